@@ -1,0 +1,654 @@
+"""One table's game: the klik move clock, the draw pile, opening, the ending and the count.
+
+Rules (RULES.md §2–7, seeds 000 e–q)
+-----------------------------------
+Seats move clockwise. Each move has a fixed time that restarts every move. The mover ends a
+move with their button: a tap when they laid tiles, a hold when they drew a tile (in the final
+round: passed), a double tap when their rack is empty (Rummikub). Only the mover may touch the
+clock; any other seat may hold its button to call the judge, which stops the clock. When the
+time runs out the seat hands over with a tap (the table stood, no draw) or a hold (the table
+was restored, penalty draw). When the last draw tile is taken, or the round's time runs out,
+the move in progress finishes and every seat makes exactly one more move; then the game is
+exhausted. At the end every seat enters its rack sum with its button and confirms it; when all
+have confirmed, the result is scored.
+
+Transition table (phase × event → what happens)
+-----------------------------------------------
+READY      tap by the seat before the starter / START    → MOVE, the starter's clock runs
+           LONG hold by any seat                          → re-deal request logged
+MOVE       mover's tap (pressed in their move)            → move ends at the press, no draw
+           mover's HOLD                                   → move ends, one tile drawn
+           double tap by the seat that just tapped        → that move was a Rummikub → SCORING
+           another seat's tap                             → ignored, logged
+           another seat's JUDGE hold / PAUSE              → PAUSED, clock stopped
+           the deadline (no press of the mover pending)   → TIMED_OUT ("wait") or next move ("auto")
+TIMED_OUT  timed-out seat's tap / HOLD                    → hand over: no draw / penalty draw
+PAUSED     tap by the seat that paused / RESUME           → back, with the time left
+           mover's LONG hold / RESTART                    → MOVE with full time from now
+           UNDO (also from MOVE, TIMED_OUT, SCORING)      → the last hand-over is taken back
+SCORING    tap +1, HOLD and every REPEAT +10, double tap confirms (adds nothing)
+           all confirmed                                  → DONE, result scored
+
+Illegal or meaningless events never raise: they come back as a ``Note`` command and leave
+the state as it was. Time is data: every event carries ``at`` (monotonic seconds) and the
+clock's time left is always computed from a deadline, never by counting ticks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from klik.core.gestures import DoubleTap, Gesture, GestureSettings, Held, Mark, Pressed, Stuck, Tap
+from klik.core.pile import DrawPile
+from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
+from klik.errors import InputError
+
+SEAT_LETTERS = "ABCD"
+
+
+class Phase(Enum):
+    READY = "ready"
+    MOVE = "move"
+    TIMED_OUT = "timed_out"
+    PAUSED = "paused"
+    SCORING = "scoring"
+    DONE = "done"
+
+
+class EndedBy(Enum):
+    TAP = "tap"
+    HOLD = "hold"
+    TIMEOUT = "timeout"
+    RUMMIKUB = "rummikub"
+
+
+class TimeoutMode(Enum):
+    WAIT = "wait"  # the clock waits for the timed-out seat to hand over
+    AUTO = "auto"  # the next move starts at once; the timed-out seat may hold to record a draw
+
+
+class Action(Enum):
+    """What the judge's key or the hub can order."""
+
+    START = "start"
+    PAUSE = "pause"
+    RESUME = "resume"
+    RESTART = "restart"
+    UNDO = "undo"
+    ROUND_OVER = "round-over"
+    END = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """One game's settings; seconds unless the name says otherwise."""
+
+    seats: tuple[str, ...] = ("A", "B", "C", "D")
+    starter: str = "A"
+    move_time_s: float = 60.0
+    rules: RuleSet = RULE_SETS["tournament"]
+    timeout: TimeoutMode = TimeoutMode.WAIT
+    penalty_tiles: int = 1
+    penalty_window_s: float = 5.0  # "auto": how long the timed-out seat may still hold
+    warn_s: float = 10.0  # short beep when this much time is left; 0: none
+    gestures: GestureSettings = field(default_factory=GestureSettings)
+
+    def check(self) -> None:
+        """Raise InputError naming the first setting that is not allowed."""
+        if not 2 <= len(self.seats) <= 4 or self.seats != tuple(SEAT_LETTERS[: len(self.seats)]):
+            raise InputError(f"seats must be 2 to 4 seats lettered from A, got {self.seats}")
+        if self.starter not in self.seats:
+            raise InputError(f"starter must be one of {', '.join(self.seats)}, got {self.starter}")
+        if not 0 < self.move_time_s <= 3600:
+            raise InputError(f"move_time_s must be from 0 to 3600, got {self.move_time_s}")
+        if not 0 <= self.penalty_tiles <= 10:
+            raise InputError(f"penalty_tiles must be from 0 to 10, got {self.penalty_tiles}")
+        if not 0 <= self.warn_s < self.move_time_s:
+            raise InputError(f"warn_s must be from 0 to below move_time_s, got {self.warn_s}")
+        if not self.penalty_window_s > 0:
+            raise InputError(f"penalty_window_s must be more than 0, got {self.penalty_window_s}")
+        self.gestures.check()
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """A judge's key press or a hub request. ``by`` is "judge" or "hub"."""
+
+    action: Action
+    at: float
+    by: str = "judge"
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time has reached ``at``; the table sends one at every moment ``next_due`` names."""
+
+    at: float
+
+
+Event = Gesture | Order | Tick
+
+
+# Commands: what the shell must do. Screens and LEDs are drawn from the state instead.
+class SoundKind(Enum):
+    WARN = "warn"  # short beep: warn_s left
+    TIMEOUT = "timeout"  # long beep: the time ran out
+    JUDGE = "judge"  # chime: the judge was called
+    END = "end"  # the game ended
+
+
+class NoteKind(Enum):
+    IGNORED = "ignored"  # a press or order that means nothing now
+    REDEAL = "redeal"  # a seat asked for a re-deal (000 b)
+    JUDGE_CALLED = "judge_called"
+    STUCK = "stuck"  # a button held past stuck_s
+    UNDONE = "undone"
+    NOT_SEATED = "not_seated"  # an edge from a button of a seat not at this table
+
+
+@dataclass(frozen=True, slots=True)
+class Sound:
+    at: float
+    kind: SoundKind
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One line for the table's log: what happened, who, and why it was not acted on."""
+
+    at: float
+    kind: NoteKind
+    seat: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResultReady:
+    at: float
+    result: Result
+
+
+Command = Sound | Note | ResultReady
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A finished move. ``drew`` is the tiles the seat took (penalty draws included)."""
+
+    seat: str
+    start: float
+    end: float
+    ended_by: EndedBy
+    drew: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """The whole state of one table's game. Replace it, never change it."""
+
+    settings: Settings
+    pile: DrawPile
+    phase: Phase = Phase.READY
+    mover: str | None = None
+    move_start: float | None = None
+    deadline: float | None = None  # MOVE: when the mover's time runs out
+    left_s: float | None = None  # PAUSED: the stopped clock's time left
+    press_at: float | None = None  # the mover's press that holds the clock until recognised
+    warned: bool = False
+    opened: frozenset[str] = frozenset()
+    moves: tuple[Move, ...] = ()
+    final_left: int | None = None  # moves left in the final round, the current one included
+    round_over: bool = False  # the round's time ran out: the final round follows this move
+    paused_by: str | None = None  # a seat letter, "judge" or "hub"
+    resume_to: Phase | None = None  # PAUSED: MOVE or TIMED_OUT
+    window: tuple[str, float] | None = None  # "auto": (timed-out seat, until) for its draw
+    last_tap: tuple[str, float] | None = None  # (seat, press) of the tap that ended the last move
+    spent: tuple[tuple[str, float], ...] = ()  # (seat, press): presses already acted on
+    ending: Ending | None = None
+    winner: str | None = None
+    scoring_at: float | None = None
+    racks: tuple[tuple[str, int], ...] = ()
+    confirmed: frozenset[str] = frozenset()
+    result: Result | None = None
+    undo: Game | None = None  # the state before the last hand-over, ready to be paused
+
+    @property
+    def final_round(self) -> bool:
+        return self.final_left is not None
+
+    def rack(self, seat: str) -> int:
+        return dict(self.racks).get(seat, 0)
+
+    def time_left(self, now: float) -> float | None:
+        """Seconds on the mover's clock at ``now``; None when no clock runs or stands."""
+        if self.phase is Phase.MOVE and self.deadline is not None:
+            until = now if self.press_at is None else min(now, self.press_at)
+            return min(self.settings.move_time_s, max(0.0, self.deadline - until))
+        if self.phase is Phase.TIMED_OUT:
+            return 0.0
+        if self.phase is Phase.PAUSED:
+            return self.left_s
+        return None
+
+
+def new_game(settings: Settings) -> Game:
+    """A table before the start: the deal is done, nobody moves yet."""
+    settings.check()
+    return Game(settings=settings, pile=DrawPile.for_seats(len(settings.seats)))
+
+
+def next_due(game: Game) -> float | None:
+    """The next moment the game changes by itself (warning, timeout, end of a draw window)."""
+    if game.phase is not Phase.MOVE or game.deadline is None:
+        return None
+    due = INF
+    if game.press_at is None:
+        due = game.deadline
+    if not game.warned:
+        due = min(due, game.deadline - game.settings.warn_s)
+    if game.window is not None:
+        due = min(due, game.window[1])
+    return None if due == INF else due
+
+
+INF = float("inf")
+
+
+def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
+    """Apply one event; returns the new state and what the shell must do."""
+    match event:
+        case Tick(at=at):
+            return _tick(game, at)
+        case Order():
+            return _order(game, event)
+        case Stuck(seat=seat, at=at):
+            text = f"przycisk {seat} zablokowany: pomijany do zwolnienia"
+            return game, (Note(at, NoteKind.STUCK, seat, text),)
+        case _:
+            return _gesture(game, event)
+
+
+# --- time -------------------------------------------------------------------------------
+
+
+def _tick(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    commands: list[Command] = []
+    while (due := next_due(game)) is not None and due <= at:
+        assert game.deadline is not None
+        if game.window is not None and game.window[1] == due:
+            game = replace(game, window=None)
+        elif not game.warned and due == game.deadline - game.settings.warn_s:
+            game = replace(game, warned=True)
+            if game.settings.warn_s > 0:
+                commands.append(Sound(due, SoundKind.WARN))
+        else:
+            game, more = _time_out(game, due)
+            commands.extend(more)
+    return game, tuple(commands)
+
+
+def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    assert game.mover is not None and game.move_start is not None
+    move = Move(game.mover, game.move_start, at, EndedBy.TIMEOUT)
+    sound = (Sound(at, SoundKind.TIMEOUT),)
+    if game.settings.timeout is TimeoutMode.WAIT:
+        timed_out = replace(
+            game, phase=Phase.TIMED_OUT, deadline=None, moves=(*game.moves, move), last_tap=None
+        )
+        return timed_out, sound
+    before = _undo_point(game, at)
+    game = replace(game, moves=(*game.moves, move), last_tap=None)
+    game, commands = _next_move(game, at)
+    if game.phase is Phase.MOVE:
+        until = at + game.settings.penalty_window_s
+        game = replace(game, window=(move.seat, until))
+    return replace(game, undo=before), sound + commands
+
+
+# --- gestures ---------------------------------------------------------------------------
+
+
+def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    if _is_spent(game, g):
+        return game, ()
+    phase = game.phase
+    if phase is Phase.READY:
+        return _ready(game, g)
+    if phase is Phase.MOVE:
+        return _move(game, g)
+    if phase is Phase.TIMED_OUT:
+        return _timed_out(game, g)
+    if phase is Phase.PAUSED:
+        return _paused(game, g)
+    if phase is Phase.SCORING:
+        return _scoring(game, g)
+    return game, ()
+
+
+def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    seats = game.settings.seats
+    before_starter = seats[seats.index(game.settings.starter) - 1]
+    if isinstance(g, Tap) and g.seat == before_starter:
+        return _start(game, g.at)
+    if isinstance(g, Held) and Mark.LONG in g.marks:
+        note = Note(g.at, NoteKind.REDEAL, g.seat, f"{g.seat} prosi o ponowne rozdanie")
+        return _spend(game, g.seat, g.pressed_at), (note,)
+    if isinstance(g, Tap):
+        return game, (_ignored(g.at, g.seat, f"start należy do {before_starter}"),)
+    return game, ()
+
+
+def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    assert game.mover is not None and game.move_start is not None and game.deadline is not None
+    commands: tuple[Command, ...] = ()
+    window = game.window
+    if window is not None and isinstance(g, Held) and g.seat == window[0] and Mark.HOLD in g.marks:
+        return _window_draw(game, g)
+    if g.seat == game.mover and _pressed_at(g) >= game.move_start:
+        if isinstance(g, Pressed):
+            if g.at < game.deadline:
+                return replace(game, press_at=g.at), ()
+            return game, ()
+        if isinstance(g, Tap):
+            return _end_move(game, g.at, EndedBy.TAP)
+        if isinstance(g, Held) and Mark.HOLD in g.marks:
+            game = _spend(game, g.seat, g.pressed_at)
+            return _end_move(game, g.at, EndedBy.HOLD)
+        return game, ()
+    if isinstance(g, DoubleTap) and game.last_tap == (g.seat, g.first_at):
+        return _rummikub(game, g)
+    if isinstance(g, Held) and Mark.JUDGE in g.marks and g.seat != game.mover:
+        return _call_judge(game, g)
+    if isinstance(g, Tap) and g.seat != game.mover:
+        commands = (_ignored(g.at, g.seat, f"ruch ma {game.mover}"),)
+    return game, commands
+
+
+def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    seat = game.moves[-1].seat
+    if g.seat == seat:
+        if isinstance(g, Tap):
+            return _hand_over(game, g.at, drew=0, opened=True)
+        if isinstance(g, Held) and Mark.HOLD in g.marks:
+            game = _spend(game, seat, g.pressed_at)
+            return _hand_over(game, g.at, drew=game.settings.penalty_tiles, opened=False)
+        return game, ()
+    if isinstance(g, Held) and Mark.JUDGE in g.marks:
+        return _call_judge(game, g)
+    if isinstance(g, Tap):
+        return game, (_ignored(g.at, g.seat, f"czas minął: przekazuje {seat}"),)
+    return game, ()
+
+
+def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    if isinstance(g, Tap) and g.seat == game.paused_by:
+        return _resume(game, g.at)
+    if isinstance(g, Held) and Mark.LONG in g.marks and g.seat == game.mover:
+        game = _spend(game, g.seat, g.pressed_at)
+        return _restart(game, g.at)
+    if isinstance(g, Tap):
+        return game, (_ignored(g.at, g.seat, "pauza"),)
+    return game, ()
+
+
+def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    seat = g.seat
+    if isinstance(g, DoubleTap) and game.last_tap == (seat, g.first_at):
+        # The tap that ended the last move of the final round was the first of a double tap.
+        return _rummikub(game, g)
+    if seat in game.confirmed:
+        return game, ()
+    entering = seat != game.winner
+    if isinstance(g, Tap) and entering:
+        return _add(game, seat, 1), ()
+    if isinstance(g, Held) and entering and (Mark.HOLD in g.marks or Mark.REPEAT in g.marks):
+        return _add(game, seat, 10), ()
+    if isinstance(g, DoubleTap):
+        assert game.scoring_at is not None
+        if entering and g.first_at >= game.scoring_at:
+            game = _add(game, seat, -1)  # the double tap's first tap counted +1: take it back
+        return _confirm(game, seat, g.at)
+    return game, ()
+
+
+# --- judge and hub ----------------------------------------------------------------------
+
+
+def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
+    phase, action, at = game.phase, order.action, order.at
+    running = phase in (Phase.MOVE, Phase.TIMED_OUT)
+    if action is Action.START and phase is Phase.READY:
+        return _start(game, at)
+    if action is Action.PAUSE and running:
+        return _pause(game, at, order.by)
+    if action is Action.RESUME and phase is Phase.PAUSED:
+        return _resume(game, at)
+    if action is Action.RESTART and (running or phase is Phase.PAUSED):
+        return _restart(game, at)
+    if action is Action.UNDO and game.undo is not None and phase is not Phase.DONE:
+        restored = replace(game.undo, paused_by=order.by)
+        assert restored.mover is not None
+        note = Note(at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}")
+        return restored, (note,)
+    if action is Action.ROUND_OVER and (running or phase is Phase.PAUSED):
+        if game.final_round or game.round_over:
+            return game, (_ignored(at, None, "ostatnia runda już trwa"),)
+        return replace(game, round_over=True), ()
+    if action is Action.END and (running or phase is Phase.PAUSED):
+        before = game if phase is Phase.PAUSED else _undo_point(game, at)
+        game, commands = _enter_scoring(game, at, Ending.EXHAUSTED, None)
+        return replace(game, undo=before), commands
+    return game, (_ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),)
+
+
+# --- transitions ------------------------------------------------------------------------
+
+
+def _start(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    return _begin_move(game, game.settings.starter, at), ()
+
+
+def _begin_move(game: Game, seat: str, at: float, left_s: float | None = None) -> Game:
+    left = game.settings.move_time_s if left_s is None else left_s
+    return replace(
+        game,
+        phase=Phase.MOVE,
+        mover=seat,
+        move_start=at if left_s is None else game.move_start,
+        deadline=at + left,
+        left_s=None,
+        press_at=None,
+        warned=left <= game.settings.warn_s,
+        paused_by=None,
+        resume_to=None,
+    )
+
+
+def _end_move(game: Game, at: float, ended_by: EndedBy) -> tuple[Game, tuple[Command, ...]]:
+    """The mover ended the move at ``at`` with a tap (no draw) or a hold (a draw)."""
+    assert game.mover is not None and game.move_start is not None
+    before = _undo_point(game, at)
+    seat = game.mover
+    drew = 0
+    if ended_by is EndedBy.HOLD and not game.final_round:
+        pile, drew = game.pile.take(1)
+        game = replace(game, pile=pile)
+    move = Move(seat, game.move_start, at, ended_by, drew)
+    game = replace(
+        game,
+        moves=(*game.moves, move),
+        opened=game.opened | {seat} if ended_by is EndedBy.TAP else game.opened,
+        last_tap=(seat, at) if ended_by is EndedBy.TAP else None,
+    )
+    game, commands = _next_move(game, at)
+    return replace(game, undo=before), commands
+
+
+def _hand_over(game: Game, at: float, drew: int, opened: bool) -> tuple[Game, tuple[Command, ...]]:
+    """The timed-out seat hands the clock on: a tap (the table stood) or a hold (penalty draw)."""
+    before = _undo_point(game, at)
+    pile, taken = game.pile.take(drew)
+    *done, last = game.moves
+    seat = last.seat
+    game = replace(
+        game,
+        pile=pile,
+        moves=(*done, replace(last, drew=taken)),
+        opened=game.opened | {seat} if opened else game.opened,
+    )
+    game, commands = _next_move(game, at)
+    return replace(game, undo=before), commands
+
+
+def _next_move(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    """The last move is over: count down the final round, or start the next seat's move."""
+    final_left = game.final_left
+    if final_left is not None:
+        final_left -= 1
+        if final_left == 0:
+            return _enter_scoring(game, at, Ending.EXHAUSTED, None)
+    elif game.pile.empty or game.round_over:
+        # The final round: every seat makes exactly one more move, the next seat first.
+        final_left = len(game.settings.seats)
+    seats = game.settings.seats
+    assert game.mover is not None
+    following = seats[(seats.index(game.mover) + 1) % len(seats)]
+    game = replace(game, final_left=final_left, round_over=False, window=None)
+    return _begin_move(game, following, at), ()
+
+
+def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
+    """"auto" timeout: the timed-out seat held within its window, so it drew penalty tiles."""
+    assert game.window is not None
+    seat = game.window[0]
+    pile, taken = game.pile.take(game.settings.penalty_tiles)
+    index = max(i for i, m in enumerate(game.moves) if m.seat == seat)
+    moves = list(game.moves)
+    moves[index] = replace(moves[index], drew=moves[index].drew + taken)
+    final_left = game.final_left
+    if pile.empty and final_left is None and not game.pile.empty:
+        final_left = len(game.settings.seats)  # the move now running is the final round's first
+    game = replace(game, pile=pile, moves=tuple(moves), window=None, final_left=final_left)
+    return _spend(game, seat, g.pressed_at), ()
+
+
+def _rummikub(game: Game, g: DoubleTap) -> tuple[Game, tuple[Command, ...]]:
+    """The double tap's first tap ended the seat's move; the second makes it a Rummikub."""
+    *done, last = game.moves
+    moves = (*done, replace(last, ended_by=EndedBy.RUMMIKUB))
+    game = replace(game, moves=moves, mover=last.seat, last_tap=None)
+    return _enter_scoring(game, g.at, Ending.RUMMIKUB, last.seat)
+
+
+def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
+    game, commands = _pause(_spend(game, g.seat, g.pressed_at), g.at, g.seat)
+    note = Note(g.at, NoteKind.JUDGE_CALLED, g.seat, f"{g.seat} wzywa sędziego")
+    return game, (*commands, Sound(g.at, SoundKind.JUDGE), note)
+
+
+def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Command, ...]]:
+    left = game.time_left(at) if game.phase is Phase.MOVE else 0.0
+    paused = replace(
+        game,
+        phase=Phase.PAUSED,
+        resume_to=game.phase,
+        left_s=left,
+        deadline=None,
+        press_at=None,
+        paused_by=by,
+        window=None,
+    )
+    return paused, ()
+
+
+def _resume(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    assert game.mover is not None
+    if game.resume_to is Phase.TIMED_OUT:
+        return replace(game, phase=Phase.TIMED_OUT, left_s=None, paused_by=None, resume_to=None), ()
+    return _begin_move(game, game.mover, at, left_s=game.left_s or 0.0), ()
+
+
+def _restart(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+    """The move starts again with full time from ``at`` (000 h: the clock was clicked early)."""
+    assert game.mover is not None
+    moves = game.moves
+    if game.phase is Phase.TIMED_OUT or game.resume_to is Phase.TIMED_OUT:
+        moves = moves[:-1]  # the timed-out move is played again
+    return _begin_move(replace(game, moves=moves), game.mover, at), ()
+
+
+def _enter_scoring(
+    game: Game, at: float, ending: Ending, winner: str | None
+) -> tuple[Game, tuple[Command, ...]]:
+    seats = game.settings.seats
+    game = replace(
+        game,
+        phase=Phase.SCORING,
+        mover=None,
+        deadline=None,
+        left_s=None,
+        press_at=None,
+        paused_by=None,
+        resume_to=None,
+        window=None,
+        ending=ending,
+        winner=winner,
+        scoring_at=at,
+        racks=tuple((s, 0) for s in seats),
+        confirmed=frozenset(),
+    )
+    return game, (Sound(at, SoundKind.END),)
+
+
+def _add(game: Game, seat: str, points: int) -> Game:
+    racks = tuple((s, max(0, r + points) if s == seat else r) for s, r in game.racks)
+    return replace(game, racks=racks)
+
+
+def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Command, ...]]:
+    game = replace(game, confirmed=game.confirmed | {seat})
+    if len(game.confirmed) < len(game.settings.seats):
+        return game, ()
+    assert game.ending is not None
+    seats: Mapping[str, SeatRack] = {
+        s: SeatRack(rack=r, opened=s in game.opened) for s, r in game.racks
+    }
+    result = score(game.settings.rules, game.ending, seats, game.winner)
+    return replace(game, phase=Phase.DONE, result=result), (ResultReady(at, result),)
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _undo_point(game: Game, at: float) -> Game:
+    """The state to go back to if the hand-over at ``at`` is undone: paused, time kept."""
+    return replace(
+        game,
+        phase=Phase.PAUSED,
+        resume_to=game.phase,
+        left_s=game.time_left(at) if game.phase is Phase.MOVE else 0.0,
+        deadline=None,
+        press_at=None,
+        window=None,
+    )
+
+
+def _pressed_at(g: Gesture) -> float:
+    return g.pressed_at if isinstance(g, Held | Stuck) else g.at
+
+
+def _spend(game: Game, seat: str, pressed_at: float) -> Game:
+    """Mark a press as acted on, so its later marks mean nothing."""
+    spent = tuple(p for p in game.spent if p[0] != seat)
+    return replace(game, spent=(*spent, (seat, pressed_at)))
+
+
+def _is_spent(game: Game, g: Gesture) -> bool:
+    return isinstance(g, Held) and (g.seat, g.pressed_at) in game.spent
+
+
+def _ignored(at: float, seat: str | None, why: str) -> Note:
+    who = f"{seat}: " if seat else ""
+    return Note(at, NoteKind.IGNORED, seat, f"{who}pominięto ({why})")

@@ -1,0 +1,211 @@
+"""Seat-button gestures from raw edges: tap, hold, double tap, long holds, stuck.
+
+Theory of operation
+-------------------
+A button reports raw edges (pressed / released, each with its monotonic timestamp). Contacts
+bounce, so an edge starts a *burst*; the burst settles once no edge has come for
+``debounce_ms`` (or, in a storm of edges, ``storm_s`` after it began) and the button takes the
+level of its last edge. A settled change is dated to the burst's first edge: the player
+pressed when the contact first closed, not when it stopped bouncing.
+
+Gestures, each dated with ``at``:
+
+* ``Pressed`` — a press began (``at`` = the press). The engine uses it to stop the move
+  clock at the press while the gesture is still being recognised.
+* ``Tap`` — released before ``hold_s`` (``at`` = the press).
+* ``DoubleTap`` — a second tap whose press came within ``double_s`` of the first tap's press;
+  emitted instead of a second ``Tap`` (``at`` = second press, ``first_at`` = first press).
+* ``Held`` — the press is still down at one of the press's marks: ``hold_s`` (HOLD),
+  ``call_judge_s`` (JUDGE), ``long_hold_s`` (LONG) and every ``repeat_s`` after ``hold_s``
+  (REPEAT). Marks that fall on the same moment come as one ``Held``.
+* ``Stuck`` — still down after ``stuck_s``: reported once, then the press is ignored until
+  the button is released.
+
+What a gesture *means* (end a move, call the judge, add 10 points) is the engine's business.
+
+Everything here is a pure function of the events given; nothing reads a clock. Work that
+is due at a moment (a burst settling, a mark) is an *item* with the time it takes effect
+(``effective``) and the time it can be decided (``decided``); ``klik.core.table`` takes
+the items of all buttons and the engine in the order they take effect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from functools import lru_cache
+
+from klik.errors import InputError
+
+INFINITY = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class GestureSettings:
+    """Timings of the seat buttons; seconds unless the name says otherwise."""
+
+    hold_s: float = 1.0
+    double_s: float = 0.4
+    call_judge_s: float = 2.0
+    long_hold_s: float = 3.0
+    repeat_s: float = 0.5
+    debounce_ms: float = 30.0
+    stuck_s: float = 10.0
+    storm_s: float = 0.25
+
+    def check(self) -> None:
+        """Raise InputError naming the first setting that cannot work with the others."""
+        for name in ("hold_s", "double_s", "call_judge_s", "long_hold_s", "repeat_s", "stuck_s"):
+            if not getattr(self, name) > 0:
+                raise InputError(f"{name} must be more than 0, got {getattr(self, name)}")
+        if not 0 <= self.debounce_ms < 1000 * self.hold_s:
+            raise InputError(f"debounce_ms must be from 0 to below hold_s, got {self.debounce_ms}")
+        if not self.hold_s < self.stuck_s:
+            raise InputError(f"hold_s must be below stuck_s ({self.stuck_s}), got {self.hold_s}")
+        for name in ("call_judge_s", "long_hold_s"):
+            if not self.hold_s <= getattr(self, name) < self.stuck_s:
+                raise InputError(
+                    f"{name} must be from hold_s ({self.hold_s}) to below stuck_s "
+                    f"({self.stuck_s}), got {getattr(self, name)}"
+                )
+
+
+class Mark(Enum):
+    HOLD = "hold"
+    REPEAT = "repeat"
+    JUDGE = "judge"
+    LONG = "long"
+
+
+@dataclass(frozen=True, slots=True)
+class Pressed:
+    seat: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    seat: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DoubleTap:
+    seat: str
+    at: float
+    first_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    seat: str
+    at: float
+    pressed_at: float
+    marks: frozenset[Mark]
+
+
+@dataclass(frozen=True, slots=True)
+class Stuck:
+    seat: str
+    at: float
+    pressed_at: float
+
+
+Gesture = Pressed | Tap | DoubleTap | Held | Stuck
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One button's debounced state. Times are monotonic seconds."""
+
+    seat: str
+    down: bool = False  # the settled level
+    raw_down: bool = False  # the level of the last raw edge
+    raw_at: float = -INFINITY  # when the last raw edge came
+    burst_at: float | None = None  # first edge of a burst not yet settled
+    pressed_at: float | None = None  # start of the current press, while down
+    marks_done: int = 0  # marks of the current press already given
+    last_tap_at: float | None = None  # press of the last single tap, for double taps
+
+
+@lru_cache(maxsize=16)
+def schedule(settings: GestureSettings) -> tuple[tuple[float, frozenset[Mark]], ...]:
+    """The marks of one press, as (seconds after the press, marks), ending with stuck_s."""
+    offsets: dict[float, set[Mark]] = {}
+
+    def add(offset: float, mark: Mark) -> None:
+        # Round so that 1.0 + 2 * 0.5 and 2.0 are one moment, whatever the float error.
+        offsets.setdefault(round(offset, 6), set()).add(mark)
+
+    add(settings.hold_s, Mark.HOLD)
+    add(settings.call_judge_s, Mark.JUDGE)
+    add(settings.long_hold_s, Mark.LONG)
+    n = 1
+    while settings.hold_s + n * settings.repeat_s < settings.stuck_s:
+        add(settings.hold_s + n * settings.repeat_s, Mark.REPEAT)
+        n += 1
+    marks = tuple(sorted((o, frozenset(m)) for o, m in offsets.items() if o < settings.stuck_s))
+    return (*marks, (settings.stuck_s, frozenset()))
+
+
+def edge(button: Button, pressed: bool, at: float) -> Button:
+    """A raw edge. A repeated edge of the level already reported is a no-op."""
+    if pressed == button.raw_down:
+        return button
+    burst_at = at if button.burst_at is None else button.burst_at
+    return replace(button, raw_down=pressed, raw_at=at, burst_at=burst_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """Work due on one button: it takes effect at ``effective``, can be decided at ``decided``."""
+
+    effective: float
+    decided: float
+
+
+def next_item(button: Button, settings: GestureSettings) -> Item | None:
+    """The button's next piece of work, or None while it has nothing pending."""
+    if button.burst_at is not None:
+        settle = min(button.raw_at + settings.debounce_ms / 1000, button.burst_at + settings.storm_s)
+        return Item(button.burst_at, settle)
+    if button.down and button.pressed_at is not None:
+        marks = schedule(settings)
+        if button.marks_done < len(marks):
+            when = button.pressed_at + marks[button.marks_done][0]
+            return Item(when, when)
+    return None
+
+
+def process(button: Button, settings: GestureSettings) -> tuple[Button, Gesture | None]:
+    """Do the button's next item (the caller has checked it is due)."""
+    if button.burst_at is not None:
+        return _settle(button, settings)
+    assert button.pressed_at is not None
+    marks = schedule(settings)
+    offset, mark_set = marks[button.marks_done]
+    at = button.pressed_at + offset
+    button = replace(button, marks_done=button.marks_done + 1)
+    if not mark_set:
+        return button, Stuck(button.seat, at, button.pressed_at)
+    return button, Held(button.seat, at, button.pressed_at, mark_set)
+
+
+def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture | None]:
+    at = button.burst_at
+    assert at is not None
+    if button.raw_down == button.down:
+        # Bounce that came back to where it was: no press, no release.
+        return replace(button, burst_at=None), None
+    if button.raw_down:
+        settled = replace(button, down=True, burst_at=None, pressed_at=at, marks_done=0)
+        return settled, Pressed(button.seat, at)
+    pressed_at = button.pressed_at if button.pressed_at is not None else at
+    released = replace(button, down=False, burst_at=None, pressed_at=None, marks_done=0)
+    if button.marks_done > 0:
+        # Held (or stuck): the marks already said what this press meant.
+        return released, None
+    first = button.last_tap_at
+    if first is not None and pressed_at - first <= settings.double_s:
+        return replace(released, last_tap_at=None), DoubleTap(button.seat, pressed_at, first)
+    return replace(released, last_tap_at=pressed_at), Tap(button.seat, pressed_at)

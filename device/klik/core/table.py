@@ -1,0 +1,110 @@
+"""One table: the seat buttons' gestures feeding the game, in the order things took effect.
+
+This is the function the daemon and the replay call: ``step(table, event)`` with a raw
+``Edge``, a judge's or hub's ``Order`` or a ``Tick``. Before an event is applied, everything
+that fell due up to its moment is done, oldest first: a burst of contact bounce settling, a
+hold reaching its mark, the move clock running out, a warning beep. A button burst that began
+before a deadline but is not settled yet holds the deadline back until it is: a player who
+pressed in time was in time, however long the contact bounced.
+
+So the outcome depends only on the events and their timestamps, never on how often the shell
+ticks (a property test checks exactly that). ``next_due`` tells the shell when to tick next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from klik.core import game as g
+from klik.core import gestures
+from klik.core.gestures import Button
+
+INF = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A raw edge of a seat's button: ``pressed`` True when the contact closed."""
+
+    seat: str
+    pressed: bool
+    at: float
+
+
+Event = Edge | g.Order | g.Tick
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    game: g.Game
+    buttons: tuple[Button, ...]
+    now: float = -INF  # the latest moment the table has seen; time never runs backwards here
+
+
+def new_table(settings: g.Settings) -> Table:
+    game = g.new_game(settings)
+    return Table(game, tuple(Button(seat) for seat in settings.seats))
+
+
+def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
+    """Apply one event; returns the new table and what the shell must do, in order."""
+    # A timestamp older than one already seen (two threads racing to the queue) is taken
+    # as happening now, so the clock never runs backwards.
+    at = max(event.at, table.now)
+    table, commands = _settle(table, at)
+    if isinstance(event, Edge):
+        seats = table.game.settings.seats
+        if event.seat not in seats:
+            note = g.Note(at, g.NoteKind.NOT_SEATED, None, f"przycisk {event.seat!r} poza stołem")
+            return table, (*commands, note)
+        i = seats.index(event.seat)
+        button = gestures.edge(table.buttons[i], event.pressed, at)
+        buttons = (*table.buttons[:i], button, *table.buttons[i + 1 :])
+        return replace(table, buttons=buttons), commands
+    if isinstance(event, g.Order):
+        game, more = g.step(table.game, replace(event, at=at))
+        return replace(table, game=game), commands + more
+    return table, commands
+
+
+def next_due(table: Table) -> float | None:
+    """When the table must next be ticked, or None if nothing happens until an event comes."""
+    settings = table.game.settings.gestures
+    due = g.next_due(table.game)
+    best = INF if due is None else due
+    for button in table.buttons:
+        item = gestures.next_item(button, settings)
+        if item is not None:
+            best = min(best, item.decided)
+    return None if best == INF else best
+
+
+def _settle(table: Table, now: float) -> tuple[Table, tuple[g.Command, ...]]:
+    """Do all work due up to ``now`` in the order it takes effect."""
+    game, buttons = table.game, table.buttons
+    settings = game.settings.gestures
+    commands: list[g.Command] = []
+    while True:
+        engine_due = g.next_due(game)
+        first, first_i = INF if engine_due is None else engine_due, -1
+        for i, button in enumerate(buttons):
+            item = gestures.next_item(button, settings)
+            # On a tie the game goes first: a press exactly at the deadline is late.
+            if item is not None and item.effective < first:
+                first, first_i, decided = item.effective, i, item.decided
+        if first == INF:
+            break
+        if first_i < 0:
+            if first > now:
+                break
+            game, more = g.step(game, g.Tick(first))
+        else:
+            if decided > now:
+                break  # the oldest work cannot be decided yet; everything after it waits
+            button, gesture = gestures.process(buttons[first_i], settings)
+            buttons = (*buttons[:first_i], button, *buttons[first_i + 1 :])
+            if gesture is None:
+                continue
+            game, more = g.step(game, gesture)
+        commands.extend(more)
+    return Table(game, buttons, max(now, table.now)), tuple(commands)
