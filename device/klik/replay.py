@@ -94,8 +94,12 @@ def _command(command: g.Command) -> Json:
     if isinstance(command, g.Sound):
         return {"at": _ms(command.at), "sound": command.kind.value}
     assert isinstance(command, g.Note)
-    return {"at": _ms(command.at), "note": command.kind.value, "seat": command.seat,
-            "text": command.text}
+    return {
+        "at": _ms(command.at),
+        "note": command.kind.value,
+        "seat": command.seat,
+        "text": command.text,
+    }
 
 
 def _ms(seconds: float) -> float:

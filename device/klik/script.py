@@ -17,6 +17,7 @@ Judge and hub actions: start, pause, resume, restart, undo, round-over, end.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final, TypeVar
@@ -54,6 +55,7 @@ def parse(text: str) -> Script:
     last_t = 0.0
     end: float | None = None
     started = False
+    set_line = 0  # settings are checked together, and blamed on the last 'set' line
     for number, raw in enumerate(text.splitlines(), start=1):
         words = raw.split("#", 1)[0].split()
         if not words:
@@ -65,10 +67,10 @@ def parse(text: str) -> Script:
                 if started:
                     raise InputError("'set' must come before the first event")
                 settings, gestures = _set(settings, gestures, words[1:])
+                set_line = number
                 continue
             if not started:
-                settings = replace(settings, gestures=gestures)
-                settings.check()
+                settings = _checked(settings, gestures, set_line)
                 started = True
             t = _time(words[0], last_t)
             last_t = t
@@ -78,10 +80,12 @@ def parse(text: str) -> Script:
             for offset, event in _event(settings, t, words[1:]):
                 timed.append((offset, len(timed), event))
         except InputError as error:
-            raise InputError(f"line {number}: {error}") from None
+            message = str(error)
+            raise InputError(
+                message if message.startswith("line ") else f"line {number}: {message}"
+            ) from None
     if not started:
-        settings = replace(settings, gestures=gestures)
-        settings.check()
+        settings = _checked(settings, gestures, set_line)
     timed.sort(key=lambda item: (item[0], item[1]))
     events = tuple(event for _, _, event in timed)
     last = max((item[0] for item in timed), default=0.0)
@@ -89,6 +93,15 @@ def parse(text: str) -> Script:
         # Stop once the last press has settled, so its gesture counts.
         end = last + settings.gestures.debounce_ms / 1000
     return Script(settings, events, max(end, last))
+
+
+def _checked(settings: Settings, gestures: GestureSettings, line: int) -> Settings:
+    settings = replace(settings, gestures=gestures)
+    try:
+        settings.check()
+    except InputError as error:
+        raise InputError(f"line {line}: {error}") from None
+    return settings
 
 
 def _set(
@@ -101,8 +114,12 @@ def _set(
         if not sep or not value:
             raise InputError(f"expected key=value, got {pair!r}")
         if key == "seats":
-            letters = "ABCD"[: _number(key, value, int)] if value.isdigit() else value
-            settings = replace(settings, seats=tuple(letters))
+            count = _number(key, value, int) if value.isdigit() else len(value)
+            if not 2 <= count <= 4 or (not value.isdigit() and value != "ABCD"[:count]):
+                raise InputError(
+                    f"seats must be 2 to 4 (or the letters AB, ABC, ABCD), got {value}"
+                )
+            settings = replace(settings, seats=tuple("ABCD"[:count]))
         elif key == "starter":
             settings = replace(settings, starter=value)
         elif key == "rules":
@@ -112,8 +129,10 @@ def _set(
             settings = replace(settings, timeout=TimeoutMode(_choice(key, value, modes)))
         elif key == "penalty_tiles":
             settings = replace(settings, penalty_tiles=_number(key, value, int))
-        elif key in GAME_KEYS:
-            settings = replace(settings, **{key: _number(key, value, float)})
+        elif key == "move_time_s":
+            settings = replace(settings, move_time_s=_number(key, value, float))
+        elif key == "warn_s":
+            settings = replace(settings, warn_s=_number(key, value, float))
         elif key in GESTURE_KEYS:
             gestures = replace(gestures, **{key: _number(key, value, float)})
         else:
@@ -203,7 +222,7 @@ def _number(key: str, value: str, kind: type[N]) -> N:
     except ValueError:
         what = "a whole number" if kind is int else "a number"
         raise InputError(f"{key} must be {what}, got {value!r}") from None
-    if number != number or number in (float("inf"), float("-inf")):  # NaN or infinite
+    if not math.isfinite(number):
         raise InputError(f"{key} must be a finite number, got {value!r}")
     return number
 

@@ -145,6 +145,8 @@ class NoteKind(Enum):
     JUDGE_CALLED = "judge_called"
     STUCK = "stuck"  # a button held past stuck_s
     UNDONE = "undone"
+    ORDER = "order"  # the judge or the hub ordered something, and it was done
+    LATE = "late"  # an "auto" timeout's penalty hold came after its window closed
     NOT_SEATED = "not_seated"  # an edge from a button of a seat not at this table
 
 
@@ -276,10 +278,11 @@ def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
 def _tick(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
     commands: list[Command] = []
     while (due := next_due(game)) is not None and due <= at:
-        assert game.deadline is not None
+        deadline = game.deadline
+        assert deadline is not None
         if game.window is not None and game.window[1] == due:
             game = replace(game, window=None)
-        elif not game.warned and due == game.deadline - game.settings.warn_s:
+        elif not game.warned and due == deadline - game.settings.warn_s:
             game = replace(game, warned=True)
             if game.settings.warn_s > 0:
                 commands.append(Sound(due, SoundKind.WARN))
@@ -290,7 +293,8 @@ def _tick(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
-    assert game.mover is not None and game.move_start is not None
+    assert game.mover is not None
+    assert game.move_start is not None
     move = Move(game.mover, game.move_start, at, EndedBy.TIMEOUT)
     sound = (Sound(at, SoundKind.TIMEOUT),)
     if game.settings.timeout is TimeoutMode.WAIT:
@@ -341,7 +345,9 @@ def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
-    assert game.mover is not None and game.move_start is not None and game.deadline is not None
+    assert game.mover is not None
+    assert game.move_start is not None
+    assert game.deadline is not None
     commands: tuple[Command, ...] = ()
     window = game.window
     if window is not None and isinstance(g, Held) and g.seat == window[0] and Mark.HOLD in g.marks:
@@ -361,6 +367,10 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return _rummikub(game, g)
     if isinstance(g, Held) and Mark.JUDGE in g.marks and g.seat != game.mover:
         return _call_judge(game, g)
+    if isinstance(g, Held) and Mark.HOLD in g.marks and _late_penalty(game, g.seat):
+        # The draw is not recorded, but the judge can see that the seat tried.
+        text = f"{g.seat}: dobranie kary po czasie ({game.settings.penalty_window_s:g} s)"
+        return game, (Note(g.at, NoteKind.LATE, g.seat, text),)
     if isinstance(g, Tap) and g.seat != game.mover:
         commands = (_ignored(g.at, g.seat, f"ruch ma {game.mover}"),)
     return game, commands
@@ -416,7 +426,28 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 # --- judge and hub ----------------------------------------------------------------------
 
 
+ORDER_WORDS = {
+    Action.START: "start gry",
+    Action.PAUSE: "pauza",
+    Action.RESUME: "wznowienie",
+    Action.RESTART: "ruch od nowa, pełny czas",
+    Action.UNDO: "cofnięcie przekazania",
+    Action.ROUND_OVER: "koniec czasu rundy: ostatnia runda po tym ruchu",
+    Action.END: "koniec gry",
+}
+
+
 def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
+    """Carry out a judge's or hub's order; every order that takes effect is logged."""
+    after, commands = _apply_order(game, order)
+    if after is game:
+        return after, commands
+    who = "sędzia" if order.by == "judge" else order.by
+    note = Note(order.at, NoteKind.ORDER, None, f"{who}: {ORDER_WORDS[order.action]}")
+    return after, (note, *commands)
+
+
+def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     phase, action, at = game.phase, order.action, order.at
     running = phase in (Phase.MOVE, Phase.TIMED_OUT)
     if action is Action.START and phase is Phase.READY:
@@ -430,7 +461,9 @@ def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if action is Action.UNDO and game.undo is not None and phase is not Phase.DONE:
         restored = replace(game.undo, paused_by=order.by)
         assert restored.mover is not None
-        note = Note(at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}")
+        note = Note(
+            at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}"
+        )
         return restored, (note,)
     if action is Action.ROUND_OVER and (running or phase is Phase.PAUSED):
         if game.final_round or game.round_over:
@@ -440,7 +473,9 @@ def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
         before = game if phase is Phase.PAUSED else _undo_point(game, at)
         game, commands = _enter_scoring(game, at, Ending.EXHAUSTED, None)
         return replace(game, undo=before), commands
-    return game, (_ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),)
+    return game, (
+        _ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),
+    )
 
 
 # --- transitions ------------------------------------------------------------------------
@@ -468,14 +503,15 @@ def _begin_move(game: Game, seat: str, at: float, left_s: float | None = None) -
 
 def _end_move(game: Game, at: float, ended_by: EndedBy) -> tuple[Game, tuple[Command, ...]]:
     """The mover ended the move at ``at`` with a tap (no draw) or a hold (a draw)."""
-    assert game.mover is not None and game.move_start is not None
+    seat, start = game.mover, game.move_start
+    assert seat is not None
+    assert start is not None
     before = _undo_point(game, at)
-    seat = game.mover
     drew = 0
     if ended_by is EndedBy.HOLD and not game.final_round:
         pile, drew = game.pile.take(1)
         game = replace(game, pile=pile)
-    move = Move(seat, game.move_start, at, ended_by, drew)
+    move = Move(seat, start, at, ended_by, drew)
     game = replace(
         game,
         moves=(*game.moves, move),
@@ -520,7 +556,7 @@ def _next_move(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
-    """"auto" timeout: the timed-out seat held within its window, so it drew penalty tiles."""
+    """ "auto" timeout: the timed-out seat held within its window, so it drew penalty tiles."""
     assert game.window is not None
     seat = game.window[0]
     pile, taken = game.pile.take(game.settings.penalty_tiles)
@@ -632,6 +668,17 @@ def _undo_point(game: Game, at: float) -> Game:
         deadline=None,
         press_at=None,
         window=None,
+    )
+
+
+def _late_penalty(game: Game, seat: str) -> bool:
+    last = game.moves[-1] if game.moves else None
+    return (
+        game.settings.timeout is TimeoutMode.AUTO
+        and game.window is None
+        and last is not None
+        and last.seat == seat
+        and last.ended_by is EndedBy.TIMEOUT
     )
 
 

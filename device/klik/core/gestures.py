@@ -167,7 +167,9 @@ class Item:
 def next_item(button: Button, settings: GestureSettings) -> Item | None:
     """The button's next piece of work, or None while it has nothing pending."""
     if button.burst_at is not None:
-        settle = min(button.raw_at + settings.debounce_ms / 1000, button.burst_at + settings.storm_s)
+        settle = min(
+            button.raw_at + settings.debounce_ms / 1000, button.burst_at + settings.storm_s
+        )
         return Item(button.burst_at, settle)
     if button.down and button.pressed_at is not None:
         marks = schedule(settings)
@@ -181,14 +183,14 @@ def process(button: Button, settings: GestureSettings) -> tuple[Button, Gesture 
     """Do the button's next item (the caller has checked it is due)."""
     if button.burst_at is not None:
         return _settle(button, settings)
-    assert button.pressed_at is not None
-    marks = schedule(settings)
-    offset, mark_set = marks[button.marks_done]
-    at = button.pressed_at + offset
+    pressed_at = button.pressed_at
+    assert pressed_at is not None
+    offset, mark_set = schedule(settings)[button.marks_done]
+    at = pressed_at + offset
     button = replace(button, marks_done=button.marks_done + 1)
     if not mark_set:
-        return button, Stuck(button.seat, at, button.pressed_at)
-    return button, Held(button.seat, at, button.pressed_at, mark_set)
+        return button, Stuck(button.seat, at, pressed_at)
+    return button, Held(button.seat, at, pressed_at, mark_set)
 
 
 def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture | None]:

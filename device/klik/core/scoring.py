@@ -124,7 +124,9 @@ def score(
     places = _competition_places({s: sign * p for s, p in small.items()})
     table = rules.big_points[len(seats)]
     big = {s: table[place - 1] for s, place in places.items()}
-    rack = {s: 0 if s in winners and ending is Ending.RUMMIKUB else r.rack for s, r in seats.items()}
+    rack = {
+        s: 0 if s in winners and ending is Ending.RUMMIKUB else r.rack for s, r in seats.items()
+    }
     return Result(ending, winners, rack, small, big, places)
 
 

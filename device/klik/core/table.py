@@ -69,14 +69,25 @@ def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
 
 def next_due(table: Table) -> float | None:
     """When the table must next be ticked, or None if nothing happens until an event comes."""
-    settings = table.game.settings.gestures
-    due = g.next_due(table.game)
-    best = INF if due is None else due
-    for button in table.buttons:
+    first = _first(table.game, table.buttons)
+    return None if first is None else first[1]
+
+
+def _first(game: g.Game, buttons: tuple[Button, ...]) -> tuple[float, float, int] | None:
+    """The work that takes effect first: (effective, decidable at, button index or -1 = game).
+
+    Nothing after it may be done before it, so the moment it can be decided is the next
+    moment anything can happen at this table.
+    """
+    engine_due = g.next_due(game)
+    first = None if engine_due is None else (engine_due, engine_due, -1)
+    settings = game.settings.gestures
+    for i, button in enumerate(buttons):
         item = gestures.next_item(button, settings)
-        if item is not None:
-            best = min(best, item.decided)
-    return None if best == INF else best
+        # On a tie the game goes first: a press exactly at the deadline is late.
+        if item is not None and (first is None or item.effective < first[0]):
+            first = (item.effective, item.decided, i)
+    return first
 
 
 def _settle(table: Table, now: float) -> tuple[Table, tuple[g.Command, ...]]:
@@ -84,25 +95,13 @@ def _settle(table: Table, now: float) -> tuple[Table, tuple[g.Command, ...]]:
     game, buttons = table.game, table.buttons
     settings = game.settings.gestures
     commands: list[g.Command] = []
-    while True:
-        engine_due = g.next_due(game)
-        first, first_i = INF if engine_due is None else engine_due, -1
-        for i, button in enumerate(buttons):
-            item = gestures.next_item(button, settings)
-            # On a tie the game goes first: a press exactly at the deadline is late.
-            if item is not None and item.effective < first:
-                first, first_i, decided = item.effective, i, item.decided
-        if first == INF:
-            break
-        if first_i < 0:
-            if first > now:
-                break
-            game, more = g.step(game, g.Tick(first))
+    while (first := _first(game, buttons)) is not None and first[1] <= now:
+        effective, _, i = first
+        if i < 0:
+            game, more = g.step(game, g.Tick(effective))
         else:
-            if decided > now:
-                break  # the oldest work cannot be decided yet; everything after it waits
-            button, gesture = gestures.process(buttons[first_i], settings)
-            buttons = (*buttons[:first_i], button, *buttons[first_i + 1 :])
+            button, gesture = gestures.process(buttons[i], settings)
+            buttons = (*buttons[:i], button, *buttons[i + 1 :])
             if gesture is None:
                 continue
             game, more = g.step(game, gesture)

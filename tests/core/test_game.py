@@ -1,0 +1,328 @@
+"""Every row of RULES.md §7 through the real table (raw edges in, state and commands out)."""
+
+from __future__ import annotations
+
+import pytest
+from play import Play
+
+from klik.core.game import EndedBy, Move, NoteKind, Phase
+from klik.core.scoring import Ending
+
+# --- ready ------------------------------------------------------------------------------
+
+
+def test_the_seat_before_the_starter_starts_the_game() -> None:
+    play = Play(move_time_s=60).tap("D", 2.0)
+    game = play.game
+    assert (game.phase, game.mover, game.move_start, game.deadline) == (Phase.MOVE, "A", 2.0, 62.0)
+    assert game.moves == ()
+    assert game.pile.tiles_left == 50
+
+
+def test_game_two_is_started_by_b_so_a_hands_over() -> None:
+    play = Play(starter="B").tap("D", 1.0)
+    assert play.game.phase is Phase.READY
+    assert play.notes[-1].kind is NoteKind.IGNORED
+    play.tap("A", 2.0)
+    assert (play.game.phase, play.game.mover) == (Phase.MOVE, "B")
+
+
+def test_the_judge_or_hub_can_start() -> None:
+    play = Play().order("start", 3.0, by="hub")
+    assert (play.game.phase, play.game.mover, play.game.move_start) == (Phase.MOVE, "A", 3.0)
+
+
+def test_a_three_second_hold_in_ready_asks_for_a_re_deal() -> None:
+    play = Play().hold("B", 1.0, length=3.5)
+    assert play.game.phase is Phase.READY
+    assert [(n.kind, n.seat, n.at) for n in play.notes] == [(NoteKind.REDEAL, "B", 4.0)]
+
+
+# --- move -------------------------------------------------------------------------------
+
+
+def test_a_tap_ends_the_move_at_the_press_without_a_draw() -> None:
+    play = Play().start(0.0).tap("A", 12.0)
+    game = play.game
+    assert game.moves == (Move("A", 0.0, 12.0, EndedBy.TAP, 0),)
+    assert (game.mover, game.move_start, game.deadline) == ("B", 12.0, 72.0)
+    assert game.opened == {"A"}
+    assert game.pile.tiles_left == 50
+
+
+def test_a_hold_draws_a_tile_and_ends_the_move_when_recognised() -> None:
+    play = Play().start(0.0).hold("A", 12.0)
+    game = play.game
+    assert game.moves == (Move("A", 0.0, 13.0, EndedBy.HOLD, 1),)
+    assert (game.mover, game.move_start) == ("B", 13.0)
+    assert game.opened == frozenset()
+    assert game.pile.tiles_left == 49
+
+
+def test_a_double_tap_is_a_rummikub() -> None:
+    play = Play().start(0.0).double("A", 20.0)
+    game = play.game
+    assert game.phase is Phase.SCORING
+    assert (game.ending, game.winner) == (Ending.RUMMIKUB, "A")
+    assert game.moves == (Move("A", 0.0, 20.0, EndedBy.RUMMIKUB, 0),)
+    assert game.opened == {"A"}
+    assert play.sounds == [(20.2, "end")]
+
+
+def test_another_seats_tap_is_ignored_and_logged() -> None:
+    play = Play().start(0.0).tap("C", 5.0)
+    assert (play.game.mover, play.game.moves) == ("A", ())
+    assert [(n.kind, n.seat, n.at) for n in play.notes] == [(NoteKind.IGNORED, "C", 5.0)]
+
+
+def test_another_seats_two_second_hold_calls_the_judge() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5)
+    game = play.game
+    assert (game.phase, game.paused_by, game.mover) == (Phase.PAUSED, "C", "A")
+    assert game.left_s == 48.0  # stopped when the hold was recognised, at 12.0
+    assert play.sounds == [(12.0, "judge")]
+    play.to(500.0)
+    assert play.time_left() == 48.0  # the clock stands while paused
+    assert play.game.phase is Phase.PAUSED
+
+
+def test_a_press_started_before_the_move_does_not_end_it() -> None:
+    # C is holding its button when B's tap hands it the clock: that press is not C's move.
+    play = Play().start(0.0).tap("A", 1.0)
+    play.down("C", 5.0).tap("B", 5.5).up("C", 6.7).to(7.0)
+    assert (play.game.mover, play.game.phase, len(play.game.moves)) == ("C", Phase.MOVE, 2)
+
+
+def test_a_press_in_time_wins_over_the_deadline() -> None:
+    # A presses 0.3 s before its time runs out and holds to draw: the hold counts.
+    play = Play(move_time_s=30).start(0.0).hold("A", 29.7)
+    assert play.game.moves == (Move("A", 0.0, 30.7, EndedBy.HOLD, 1),)
+    assert play.sounds == [(20.0, "warn")]
+
+
+def test_a_bouncing_press_just_before_the_deadline_counts() -> None:
+    play = Play(move_time_s=30).start(0.0)
+    play.down("A", 29.99).up("A", 29.995).down("A", 29.999).up("A", 30.1).to(31)
+    assert play.game.moves == (Move("A", 0.0, 29.99, EndedBy.TAP, 0),)
+
+
+def test_a_press_at_the_deadline_is_late() -> None:
+    play = Play(move_time_s=30).start(0.0).tap("A", 30.0)
+    assert play.game.moves[-1].ended_by is EndedBy.TIMEOUT
+    assert play.game.mover == "B"  # the tap at the deadline handed over (no draw)
+
+
+def test_the_warning_beeps_once_at_warn_s_left() -> None:
+    play = Play(move_time_s=40, warn_s=10).start(0.0).to(35.0)
+    assert play.sounds == [(30.0, "warn")]
+    assert play.time_left() == 5.0
+
+
+def test_time_left_comes_from_the_deadline() -> None:
+    play = Play(move_time_s=60).start(0.25).to(17.5)
+    assert play.time_left() == 42.75
+
+
+# --- timeout ----------------------------------------------------------------------------
+
+
+def test_a_timeout_waits_for_the_seat_to_hand_over() -> None:
+    play = Play(move_time_s=30, warn_s=0).start(0.0).to(45.0)
+    game = play.game
+    assert game.phase is Phase.TIMED_OUT
+    assert game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 0),)
+    assert play.time_left() == 0.0
+    assert play.sounds == [(30.0, "timeout")]
+
+
+def test_a_tap_after_a_timeout_hands_over_without_a_draw() -> None:
+    play = Play(move_time_s=30).start(0.0).to(40).tap("A", 41.0)
+    game = play.game
+    assert game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 0),)
+    assert (game.phase, game.mover, game.move_start) == (Phase.MOVE, "B", 41.0)
+    assert game.opened == {"A"}  # the table stood: A's tiles were laid
+
+
+def test_a_hold_after_a_timeout_draws_the_penalty() -> None:
+    play = Play(move_time_s=30, penalty_tiles=2).start(0.0).to(40).hold("A", 41.0)
+    game = play.game
+    assert game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 2),)
+    assert (game.mover, game.move_start, game.pile.tiles_left) == ("B", 42.0, 48)
+    assert game.opened == frozenset()
+
+
+def test_others_cannot_hand_over_for_the_timed_out_seat() -> None:
+    play = Play(move_time_s=30).start(0.0).to(40).tap("B", 41.0)
+    assert play.game.phase is Phase.TIMED_OUT
+    assert play.notes[-1].kind is NoteKind.IGNORED
+
+
+def test_auto_timeout_moves_on_and_the_seat_may_hold_for_its_draw() -> None:
+    play = Play(move_time_s=30, timeout="auto").start(0.0).to(31.0)
+    assert (play.game.phase, play.game.mover, play.game.move_start) == (Phase.MOVE, "B", 30.0)
+    play.hold("A", 32.0)  # within the 5 s window: recognised at 33.0
+    assert play.game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 1),)
+    assert play.game.pile.tiles_left == 49
+    assert play.game.mover == "B"
+
+
+def test_auto_timeout_window_closes_after_five_seconds() -> None:
+    play = Play(move_time_s=30, timeout="auto").start(0.0).hold("A", 36.0)
+    assert play.game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 0),)
+    assert play.game.pile.tiles_left == 50
+
+
+# --- pause, restart, undo ---------------------------------------------------------------
+
+
+def test_the_caller_withdraws_and_the_clock_resumes_with_its_time() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5).tap("C", 100.0)
+    game = play.game
+    assert (game.phase, game.mover, game.deadline) == (Phase.MOVE, "A", 148.0)
+    assert game.move_start == 0.0
+
+
+def test_only_the_caller_withdraws() -> None:
+    play = Play().start(0.0).hold("C", 10.0, length=2.5).tap("B", 20.0).tap("A", 21.0)
+    assert play.game.phase is Phase.PAUSED
+    assert [n.seat for n in play.notes if n.kind is NoteKind.IGNORED] == ["B", "A"]
+
+
+def test_the_movers_three_second_hold_in_a_pause_restarts_the_move() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5)
+    play.hold("A", 20.0, length=3.2)
+    game = play.game
+    assert (game.phase, game.mover, game.move_start, game.deadline) == (
+        Phase.MOVE, "A", 23.0, 83.0,
+    )  # fmt: skip
+    assert game.moves == ()
+
+
+def test_judge_pause_resume_and_restart() -> None:
+    play = Play(move_time_s=60).start(0.0).order("pause", 15.0)
+    assert (play.game.phase, play.game.paused_by, play.game.left_s) == (Phase.PAUSED, "judge", 45)
+    play.tap("A", 16.0)  # the mover cannot resume a judge's pause
+    assert play.game.phase is Phase.PAUSED
+    play.order("resume", 30.0)
+    assert play.game.deadline == 75.0
+    play.order("restart", 40.0)
+    assert (play.game.deadline, play.game.phase) == (100.0, Phase.MOVE)
+
+
+def test_undo_gives_the_move_back_with_the_time_it_had() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("A", 20.0).to(30.0).order("undo", 30.0)
+    game = play.game
+    # A's press at 20.0 stopped its clock while the hold was recognised: 40 s were left.
+    assert (game.phase, game.mover, game.left_s, game.paused_by) == (
+        Phase.PAUSED, "A", 40.0, "judge",
+    )  # fmt: skip
+    assert game.moves == ()
+    assert game.pile.tiles_left == 50  # the tile drawn goes back on the pile
+    play.order("resume", 35.0)
+    assert (play.game.phase, play.game.deadline) == (Phase.MOVE, 75.0)
+
+
+def test_undo_twice_goes_back_two_hand_overs() -> None:
+    play = Play().start(0.0).tap("A", 5.0).tap("B", 9.0).order("undo", 10).order("undo", 11)
+    assert (play.game.mover, play.game.moves, play.game.left_s) == ("A", (), 55.0)
+
+
+def test_undo_of_a_rummikub_brings_the_move_back() -> None:
+    play = Play().start(0.0).double("A", 20.0).order("undo", 25.0)
+    assert (play.game.phase, play.game.mover, play.game.left_s) == (Phase.PAUSED, "A", 40.0)
+
+
+def test_nothing_to_undo_is_logged() -> None:
+    play = Play().start(0.0).order("undo", 3.0)
+    assert play.game.phase is Phase.MOVE
+    assert play.notes[-1].kind is NoteKind.IGNORED
+
+
+@pytest.mark.parametrize(
+    ("action", "phase"),
+    [
+        ("resume", Phase.READY),  # nothing is paused
+        ("undo", Phase.READY),  # nothing to undo
+        ("round-over", Phase.READY),  # the game has not started
+        ("end", Phase.READY),
+        ("pause", Phase.READY),
+    ],
+)
+def test_orders_that_mean_nothing_now_are_logged(action: str, phase: Phase) -> None:
+    play = Play().order(action, 1.0)
+    assert play.game.phase is phase
+    assert play.notes[-1].kind is NoteKind.IGNORED
+
+
+# --- the final round --------------------------------------------------------------------
+
+
+def test_after_the_last_tile_every_seat_moves_once_more() -> None:
+    play = Play(seats=3, pile=1).start(0.0).hold("A", 5.0)  # A takes the last tile
+    assert (play.game.pile.tiles_left, play.game.final_round, play.game.mover) == (0, True, "B")
+    play.tap("B", 10.0).hold("C", 12.0)  # C passes: nothing to draw
+    assert play.game.moves[-1] == Move("C", 10.0, 13.0, EndedBy.HOLD, 0)
+    assert play.game.phase is Phase.MOVE
+    play.tap("A", 20.0)
+    assert (play.game.phase, play.game.ending) == (Phase.SCORING, Ending.EXHAUSTED)
+    assert [m.seat for m in play.game.moves] == ["A", "B", "C", "A"]
+
+
+def test_round_over_lets_the_move_finish_then_one_move_each() -> None:
+    play = Play(seats=3).start(0.0).order("round-over", 3.0)
+    assert play.game.final_round is False
+    play.hold("A", 5.0)  # the move in progress finishes with a draw
+    assert (play.game.final_round, play.game.final_left, play.game.pile.tiles_left) == (
+        True, 3, 63,
+    )  # fmt: skip
+    play.tap("B", 10).tap("C", 11).tap("A", 12)
+    assert play.game.phase is Phase.SCORING
+
+
+def test_the_judge_can_end_the_game() -> None:
+    play = Play().start(0.0).order("end", 9.0)
+    assert (play.game.phase, play.game.ending, play.game.winner) == (
+        Phase.SCORING, Ending.EXHAUSTED, None,
+    )  # fmt: skip
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+
+def test_entering_racks_with_the_buttons() -> None:
+    play = Play(seats=3).start(0.0).tap("A", 1.0).tap("B", 2.0).double("C", 3.0)
+    assert play.game.phase is Phase.SCORING
+    play.hold("A", 10.0, length=1.7)  # +10 at 1.0 s, +10 at 1.5 s
+    play.tap("A", 13.0).tap("A", 14.0)  # +1 +1
+    assert play.game.rack("A") == 22
+    play.double("A", 15.0)  # confirms, adds nothing
+    assert play.game.confirmed == {"A"}
+    play.tap("A", 16.0)  # confirmed: no more changes
+    assert play.game.rack("A") == 22
+    play.tap("C", 17.0)  # the winner only confirms
+    assert play.game.rack("C") == 0
+    play.tap("B", 18.0).double("B", 19.0).double("C", 20.0)
+    game = play.game
+    assert game.phase is Phase.DONE
+    assert game.result is not None
+    assert game.result.small == {"A": -22, "B": -1, "C": 23}
+    assert game.result.winners == ("C",)
+
+
+def test_a_seat_that_never_laid_tiles_is_scored_as_not_opened() -> None:
+    play = Play(seats=2).start(0.0).hold("A", 1.0).double("B", 5.0)
+    play.tap("A", 10.0).double("A", 11.0).double("B", 12.0)
+    assert play.game.result is not None
+    assert play.game.result.small == {"A": -100, "B": 100}
+
+
+def test_judge_orders_are_logged() -> None:
+    play = Play().start(0.0).order("pause", 5.0).order("resume", 9.0, by="hub")
+    orders = [(n.at, n.text) for n in play.notes if n.kind is NoteKind.ORDER]
+    assert orders == [(5.0, "sędzia: pauza"), (9.0, "hub: wznowienie")]
+
+
+def test_a_late_penalty_hold_is_logged_not_recorded() -> None:
+    play = Play(move_time_s=30, timeout="auto").start(0.0).hold("A", 36.0)
+    assert play.game.moves[-1].drew == 0
+    assert [(n.kind, n.seat, n.at) for n in play.notes] == [(NoteKind.LATE, "A", 37.0)]

@@ -1,0 +1,172 @@
+"""Invariants over random button storms, judge orders and tick rates (hypothesis)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import event as note_case
+from hypothesis import strategies as st
+
+from klik.core import game as g
+from klik.core.gestures import GestureSettings
+from klik.core.pile import DrawPile
+from klik.core.table import Edge, Event, Table, new_table, next_due, step
+from klik.script import rack_presses
+
+RUNNING = {g.Phase.MOVE, g.Phase.TIMED_OUT, g.Phase.PAUSED}
+ACTIONS = list(g.Action)
+
+# One press: (gap before it, seat index, length). Lengths cover bounce, taps, holds, judge
+# calls, long holds and stuck buttons; gaps cover double taps and long thinking. A length of
+# 0 stands for a double tap, so that games reach Rummikubs and the count.
+presses = st.tuples(
+    st.sampled_from([0.0, 0.005, 0.05, 0.2, 0.5, 1.0, 3.0, 12.0, 45.0]),
+    st.integers(0, 3),
+    st.sampled_from([0.0, 0.0, 0.004, 0.1, 0.1, 0.3, 1.2, 1.7, 2.4, 3.3, 11.0]),
+)
+orders = st.tuples(st.sampled_from([0.0, 0.5, 7.0]), st.sampled_from(ACTIONS))
+streams = st.lists(st.one_of(presses, presses, presses, orders), min_size=1, max_size=120)
+
+
+def build(draw_seats: int, pile: int, timeout: str) -> Table:
+    settings = g.Settings(
+        seats=tuple("ABCD"[:draw_seats]),
+        move_time_s=20.0,
+        timeout=g.TimeoutMode(timeout),
+        warn_s=5.0,
+        gestures=GestureSettings(),
+    )
+    table = new_table(settings)
+    return replace(table, game=replace(table.game, pile=DrawPile.with_tiles(pile)))
+
+
+def events(
+    stream: list[tuple[float, int, float] | tuple[float, g.Action]], seats: int
+) -> list[Event]:
+    """Edges and orders in time order; the judge starts the game so that most streams play."""
+    out: list[Event] = [g.Order(g.Action.START, 0.0, "judge")]
+    t = 0.0
+    for item in stream:
+        t += item[0]
+        if len(item) == 3:
+            seat = "ABCD"[item[1]]  # may be a seat not at the table: must be shrugged off
+            length = item[2]
+            taps = [(t, 0.1), (t + 0.2, 0.1)] if length == 0 else [(t, length)]
+            out += [e for at, n in taps for e in (Edge(seat, True, at), Edge(seat, False, at + n))]
+            t = max(t, taps[-1][0])
+        else:
+            out.append(g.Order(item[1], t, "judge"))
+    out.sort(key=lambda e: e.at)
+    return out
+
+
+def drive(table: Table, evs: list[Event], tick_s: float | None) -> tuple[Table, list[g.Command]]:
+    """Run the events; with ``tick_s`` also tick at that period, as a daemon's loop would."""
+    commands: list[g.Command] = []
+    t = 0.0
+    for event in [*evs, g.Tick((evs[-1].at if evs else 0) + 60.0)]:
+        while tick_s is not None and t + tick_s < event.at:
+            t += tick_s
+            table, more = step(table, g.Tick(t))
+            commands += more
+            check(table, t)
+        # A table ticked only at the moments it names must reach the same states.
+        while tick_s is None and (due := next_due(table)) is not None and due < event.at:
+            table, more = step(table, g.Tick(due))
+            commands += more
+            check(table, due)
+        table, more = step(table, event)
+        commands += more
+        check(table, event.at)
+    return table, commands
+
+
+def check(table: Table, now: float) -> None:
+    game = table.game
+    # Exactly one seat is on the move while a game runs, none before or after.
+    assert (game.mover is not None) == (game.phase in RUNNING)
+    if game.mover is not None:
+        assert game.mover in game.settings.seats
+    # The draw pile never goes below zero.
+    assert game.pile.tiles_left >= 0
+    assert game.pile.middle >= 0
+    assert game.pile.bank_stacks >= 0
+    # The clock shows something between 0 and the move time.
+    left = game.time_left(now)
+    assert (left is None) == (game.phase not in RUNNING)
+    if left is not None:
+        assert 0.0 <= left <= game.settings.move_time_s
+    # Moves come one after another.
+    for before, after in zip(game.moves, game.moves[1:], strict=False):
+        assert before.end <= after.start or after.start >= before.start
+    if game.final_left is not None:
+        assert 0 < game.final_left <= len(game.settings.seats)
+
+
+common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@common
+@given(
+    streams,
+    st.integers(2, 4),
+    st.integers(0, 12),
+    st.sampled_from(["wait", "auto"]),
+    st.lists(st.integers(0, 140), min_size=4, max_size=4),
+)
+def test_invariants_hold_after_every_event(
+    stream: list[tuple[float, int, float] | tuple[float, g.Action]],
+    seats: int,
+    pile: int,
+    timeout: str,
+    racks: list[int],
+) -> None:
+    table, _ = drive(build(seats, pile, timeout), events(stream, seats), tick_s=None)
+    note_case(f"ended in {table.game.phase.value}")
+    if table.game.phase is not g.Phase.SCORING:
+        return
+    note_case(f"scored a {table.game.ending.value if table.game.ending else None} ending")
+    # Every seat enters its rack with the real gestures; the winner of a Rummikub has none.
+    game = table.game
+    # (The random presses may already have entered points, or confirmed a seat.)
+    entering = {
+        s: 0 if s == game.winner else r
+        for s, r in zip(game.settings.seats, racks, strict=False)
+        if s not in game.confirmed
+    }
+    expected = {s: game.rack(s) + entering.get(s, 0) for s in game.settings.seats}
+    start = max(table.now, 0.0) + 1.0
+    count: list[Event] = []
+    for seat, points in entering.items():
+        for at, length in rack_presses(game.settings.gestures, points):
+            count += [Edge(seat, True, start + at), Edge(seat, False, start + at + length)]
+    table, commands = drive(table, sorted(count, key=lambda e: e.at), tick_s=None)
+    results = [c.result for c in commands if isinstance(c, g.ResultReady)]
+    assert table.game.phase is g.Phase.DONE
+    assert len(results) == 1
+    result = results[0]
+    assert dict(result.rack) == expected
+    total = sum(result.small.values())
+    if len(result.winners) == 1:
+        assert total == 0  # small points sum to zero...
+    else:  # ...unless winners tie: each of them is paid the others' differences
+        assert total == result.small[result.winners[0]] * (len(result.winners) - 1)
+
+
+@common
+@given(streams, st.integers(2, 4), st.integers(0, 12), st.sampled_from(["wait", "auto"]))
+def test_the_same_events_give_the_same_game_whatever_the_tick_rate(
+    stream: list[tuple[float, int, float] | tuple[float, g.Action]],
+    seats: int,
+    pile: int,
+    timeout: str,
+) -> None:
+    evs = events(stream, seats)
+    exact, exact_commands = drive(build(seats, pile, timeout), evs, tick_s=None)
+    again, again_commands = drive(build(seats, pile, timeout), evs, tick_s=None)
+    ticked, ticked_commands = drive(build(seats, pile, timeout), evs, tick_s=0.37)
+    assert again.game == exact.game
+    assert again_commands == exact_commands
+    assert ticked.game == exact.game
+    assert ticked_commands == exact_commands

@@ -1,0 +1,198 @@
+"""``klik score`` and ``klik replay`` as a judge or organiser types them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from klik.cli import main
+
+KLIK = Path(sys.executable).with_name("klik")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sheet(tmp_path: Path, doc: object) -> str:
+    path = tmp_path / "sheet.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def test_score_seed_003_example(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = {
+        "rules": "tournament",
+        "ending": "rummikub",
+        "winner": "A",
+        "seats": {"A": {}, "B": {"rack": 25}, "C": {"rack": 17}, "D": {"rack": 18}},
+    }
+    code, out, err = run(capsys, "score", sheet(tmp_path, doc))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "small": {"A": 60, "B": -25, "C": -17, "D": -18},
+        "big": {"A": 1, "B": 0, "C": 0, "D": 0},
+        "winners": ["A"],
+    }
+
+
+def test_score_reads_stdin_and_applies_penalties(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = {
+        "rules": "league",
+        "ending": "rummikub",
+        "winner": "C",
+        "seats": {
+            "A": {"rack": 12, "opened": False, "could_open": True},  # +200
+            "B": {"rack": 30, "opened": False, "could_open": True, "announced": True},  # +100
+            "C": {"rack": 0},
+        },
+    }
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO(json.dumps(doc)))
+    code, out, _ = run(capsys, "score", "-")
+    assert code == 0
+    assert json.loads(out) == {
+        "small": {"A": 200, "B": 100, "C": -300},
+        "big": {"A": 0, "B": 2, "C": 4},  # lower is better in the league: B (+100) is 2nd
+        "winners": ["C"],
+    }
+
+
+def test_score_exhausted_tie(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = {"rules": "tournament", "ending": "exhausted",
+           "seats": {"A": {"rack": 9}, "B": {"rack": 9}, "C": {"rack": 21}}}  # fmt: skip
+    code, out, _ = run(capsys, "score", sheet(tmp_path, doc))
+    assert code == 0
+    assert json.loads(out) == {
+        "small": {"A": 12, "B": 12, "C": -12},
+        "big": {"A": 1, "B": 1, "C": 0},
+        "winners": ["A", "B"],
+    }
+
+
+GOOD = {"rules": "tournament", "ending": "rummikub", "winner": "A",
+        "seats": {"A": {}, "B": {"rack": 3}}}  # fmt: skip
+
+
+def spoil(**changes: object) -> object:
+    doc = json.loads(json.dumps(GOOD))
+    for key, value in changes.items():
+        if value is None:
+            doc.pop(key, None)
+        else:
+            doc[key] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ("{not json", "input is not JSON"),  # not JSON at all
+        ("[1, 2]", "input: expected a JSON object"),  # JSON, but not a sheet
+        (spoil(rules="poker"), "rules: unknown rule set 'poker'; allowed: tournament, league"),
+        (spoil(rules=None), "rules: missing"),
+        (spoil(ending="draw"), "ending: unknown ending 'draw'; allowed: rummikub, exhausted"),
+        (spoil(seats={"A": {}}), "seats: a table has 2 to 4 seats, got 1"),  # 1 seat
+        (  # 5 seats: E is no seat letter
+            spoil(seats={s: {"rack": 1} for s in "ABCDE"}),
+            "seats.E: not a seat; seats are lettered A, B, C, D",
+        ),
+        (spoil(seats=[1, 2]), "seats: expected an object keyed by seat letter, got a list"),
+        (spoil(seats={"A": {}, "B": {"rack": -3}}), "seats.B.rack: expected a whole number ≥ 0, got -3"),
+        (spoil(seats={"A": {}, "B": {"rack": 2.5}}), "seats.B.rack: expected a whole number ≥ 0, got 2.5"),
+        (spoil(seats={"A": {}, "B": {"rack": "7"}}), 'seats.B.rack: expected a whole number ≥ 0, got "7"'),
+        (spoil(seats={"A": {}, "B": {"rack": True}}), "seats.B.rack: expected a whole number ≥ 0, got true"),
+        (spoil(seats={"A": {}, "B": {}}), "seats.B.rack: missing"),
+        (spoil(seats={"A": {}, "B": {"rak": 3}}), "seats.B.rak: unknown field (did you mean 'rack'?)"),
+        (spoil(seats={"A": {}, "B": {"rack": 3, "opened": "yes"}}), "seats.B.opened: expected true or false"),
+        (spoil(winner=None), "winner: a Rummikub ending needs the seat that went out"),
+        (spoil(winner="D"), "winner: 'D' is not seated; seated: A, B"),
+        (spoil(seats={"A": {"rack": 4}, "B": {"rack": 3}}), "seats.A.rack: the winner of a Rummikub has no tiles left, got 4"),
+        (spoil(ending="exhausted"), "winner: only a Rummikub ending has one"),
+        (spoil(winer="A"), "winer: unknown field (did you mean 'winner'?)"),
+    ],
+)  # fmt: skip
+def test_score_bad_input_is_one_line_naming_the_field(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc: object, message: str
+) -> None:
+    code, out, err = run(capsys, "score", sheet(tmp_path, doc))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith("klik score: ")
+    assert message in err
+
+
+def test_score_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "score", str(tmp_path / "nope.json"))
+    assert code == 2
+    assert err == f"klik score: {tmp_path / 'nope.json'}: cannot read (No such file or directory)\n"
+
+
+def test_replay_prints_the_record(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    script = tmp_path / "game.klik"
+    script.write_text("set seats=2 move_time_s=30\n0 B tap\n4.5 A tap\n10 end\n", "utf-8")
+    code, out, _ = run(capsys, "replay", str(script))
+    record = json.loads(out)
+    assert code == 0
+    assert {k: record[k] for k in ("state", "mover", "time_left_s", "draw_tiles_left")} == {
+        "state": "move", "mover": "B", "time_left_s": 24.5, "draw_tiles_left": 78,
+    }  # fmt: skip
+    assert record["moves"] == [
+        {"seat": "A", "start": 0.0, "end": 4.5, "ended_by": "tap", "drew": 0}
+    ]
+    assert (record["final_round"], record["opened"], record["result"]) == (False, ["A"], None)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0 A hodl\n", "line 1: 'hodl' is not a seat action (did you mean 'hold'?)"),
+        ("0 D tap\n", "line 1: 'D' is not at this table; allowed: A, B, C, judge, hub"),
+        ("zero A tap\n", "line 1: expected a time in seconds first, got 'zero'"),
+        ("5 A tap\n4 B tap\n", "line 2: time 4 is before the previous event's 5"),
+        ("0 judge pasue\n", "line 1: 'pasue' is not a judge action (did you mean 'pause'?)"),
+        ("0 A rack\n", "line 1: 'rack' needs a whole number from 0 to 999"),
+        ("0 A rack -4\n", "line 1: 'rack' needs a whole number from 0 to 999"),
+        ("0 A tap 3\n", "line 1: 'tap' takes no argument"),
+        ("set move_time=40\n", "line 1: unknown setting 'move_time' (did you mean 'move_time_s'?)"),
+        ("set rules=liga\n", "line 1: rules must be one of league, tournament, got 'liga'"),
+        ("set move_time_s=fast\n", "line 1: move_time_s must be a number, got 'fast'"),
+        ("set move_time_s=nan\n", "line 1: move_time_s must be a finite number"),
+        ("set move_time_s=-5\n0 C tap\n", "line 1: move_time_s must be from 0 to 3600"),
+        ("set seats=5\n0 A tap\n", "line 1: seats must be 2 to 4 (or the letters AB, ABC, ABCD)"),
+        ("set seats=ABD\n", "line 1: seats must be 2 to 4 (or the letters AB, ABC, ABCD)"),
+        ("set seats=3\nset starter=D\n0 A tap\n", "line 2: starter must be one of A, B, C"),
+        ("set hold_s=3\n", "line 1: call_judge_s must be from hold_s (3.0)"),
+        ("set seats\n", "line 1: expected key=value, got 'seats'"),
+        ("0 A tap\nset seats=2\n", "line 2: 'set' must come before the first event"),
+        ("0 A\n", "line 1: expected 'T WHO ACTION [ARG]' or 'T end'"),
+        ("5 end\n6 A tap\n", "line 2: nothing may follow 'T end'"),
+    ],
+)
+def test_replay_bad_line_names_the_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str
+) -> None:
+    script = tmp_path / "bad.klik"
+    script.write_text("set seats=3\n" + text if not text.startswith("set") else text, "utf-8")
+    if not text.startswith("set"):
+        message = message.replace(f"line {message[5]}", f"line {int(message[5]) + 1}", 1)
+    code, out, err = run(capsys, "replay", str(script))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith(f"klik replay: {script}: ")
+    assert message in err
+
+
+def test_the_console_script_exits_2_on_bad_input(tmp_path: Path) -> None:
+    bad = sheet(tmp_path, "{")
+    done = subprocess.run([KLIK, "score", bad], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("klik score: input is not JSON")
