@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 from klik.core.gestures import DoubleTap, Gesture, GestureSettings, Held, Mark, Pressed, Stuck, Tap
 from klik.core.pile import DrawPile
@@ -303,12 +304,11 @@ def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
         )
         return timed_out, sound
     before = _undo_point(game, at)
-    game = replace(game, moves=(*game.moves, move), last_tap=None)
-    game, commands = _next_move(game, at)
+    game, commands = _next_move(game, at, moves=(*game.moves, move), last_tap=None, undo=before)
     if game.phase is Phase.MOVE:
         until = at + game.settings.penalty_window_s
         game = replace(game, window=(move.seat, until))
-    return replace(game, undo=before), sound + commands
+    return game, sound + commands
 
 
 # --- gestures ---------------------------------------------------------------------------
@@ -360,8 +360,7 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         if isinstance(g, Tap):
             return _end_move(game, g.at, EndedBy.TAP)
         if isinstance(g, Held) and Mark.HOLD in g.marks:
-            game = _spend(game, g.seat, g.pressed_at)
-            return _end_move(game, g.at, EndedBy.HOLD)
+            return _end_move(game, g.at, EndedBy.HOLD, spent=_spent(game, g.seat, g.pressed_at))
         return game, ()
     if isinstance(g, DoubleTap) and game.last_tap == (g.seat, g.first_at):
         return _rummikub(game, g)
@@ -380,10 +379,10 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     seat = game.moves[-1].seat
     if g.seat == seat:
         if isinstance(g, Tap):
-            return _hand_over(game, g.at, drew=0, opened=True)
+            return _hand_over(game, g.at, 0, opened=True)
         if isinstance(g, Held) and Mark.HOLD in g.marks:
-            game = _spend(game, seat, g.pressed_at)
-            return _hand_over(game, g.at, drew=game.settings.penalty_tiles, opened=False)
+            spent = _spent(game, seat, g.pressed_at)
+            return _hand_over(game, g.at, game.settings.penalty_tiles, opened=False, spent=spent)
         return game, ()
     if isinstance(g, Held) and Mark.JUDGE in g.marks:
         return _call_judge(game, g)
@@ -485,10 +484,14 @@ def _start(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
     return _begin_move(game, game.settings.starter, at), ()
 
 
-def _begin_move(game: Game, seat: str, at: float, left_s: float | None = None) -> Game:
+def _begin_move(
+    game: Game, seat: str, at: float, left_s: float | None = None, **changes: Any
+) -> Game:
+    """``seat``'s clock runs from ``at`` with ``left_s`` (default: full time); one copy."""
     left = game.settings.move_time_s if left_s is None else left_s
     return replace(
         game,
+        **changes,
         phase=Phase.MOVE,
         mover=seat,
         move_start=at if left_s is None else game.move_start,
@@ -501,58 +504,65 @@ def _begin_move(game: Game, seat: str, at: float, left_s: float | None = None) -
     )
 
 
-def _end_move(game: Game, at: float, ended_by: EndedBy) -> tuple[Game, tuple[Command, ...]]:
+def _end_move(
+    game: Game, at: float, ended_by: EndedBy, **changes: Any
+) -> tuple[Game, tuple[Command, ...]]:
     """The mover ended the move at ``at`` with a tap (no draw) or a hold (a draw)."""
     seat, start = game.mover, game.move_start
     assert seat is not None
     assert start is not None
-    before = _undo_point(game, at)
-    drew = 0
+    drew, pile = 0, game.pile
     if ended_by is EndedBy.HOLD and not game.final_round:
-        pile, drew = game.pile.take(1)
-        game = replace(game, pile=pile)
-    move = Move(seat, start, at, ended_by, drew)
-    game = replace(
+        pile, drew = pile.take(1)
+    tapped = ended_by is EndedBy.TAP
+    return _next_move(
         game,
-        moves=(*game.moves, move),
-        opened=game.opened | {seat} if ended_by is EndedBy.TAP else game.opened,
-        last_tap=(seat, at) if ended_by is EndedBy.TAP else None,
+        at,
+        pile=pile,
+        moves=(*game.moves, Move(seat, start, at, ended_by, drew)),
+        opened=game.opened | {seat} if tapped else game.opened,
+        last_tap=(seat, at) if tapped else None,
+        undo=_undo_point(game, at),
+        **changes,
     )
-    game, commands = _next_move(game, at)
-    return replace(game, undo=before), commands
 
 
-def _hand_over(game: Game, at: float, drew: int, opened: bool) -> tuple[Game, tuple[Command, ...]]:
+def _hand_over(
+    game: Game, at: float, drew: int, *, opened: bool, **changes: Any
+) -> tuple[Game, tuple[Command, ...]]:
     """The timed-out seat hands the clock on: a tap (the table stood) or a hold (penalty draw)."""
-    before = _undo_point(game, at)
     pile, taken = game.pile.take(drew)
     *done, last = game.moves
-    seat = last.seat
-    game = replace(
+    return _next_move(
         game,
+        at,
         pile=pile,
         moves=(*done, replace(last, drew=taken)),
-        opened=game.opened | {seat} if opened else game.opened,
+        opened=game.opened | {last.seat} if opened else game.opened,
+        undo=_undo_point(game, at),
+        **changes,
     )
-    game, commands = _next_move(game, at)
-    return replace(game, undo=before), commands
 
 
-def _next_move(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
-    """The last move is over: count down the final round, or start the next seat's move."""
+def _next_move(game: Game, at: float, **changes: Any) -> tuple[Game, tuple[Command, ...]]:
+    """The last move is over (``changes`` say how): count down the final round, or start the
+    next seat's move. The changes and the new move are made in one copy of the state."""
+    pile: DrawPile = changes.get("pile", game.pile)
     final_left = game.final_left
     if final_left is not None:
         final_left -= 1
         if final_left == 0:
-            return _enter_scoring(game, at, Ending.EXHAUSTED, None)
-    elif game.pile.empty or game.round_over:
+            return _enter_scoring(game, at, Ending.EXHAUSTED, None, **changes)
+    elif pile.empty or game.round_over:
         # The final round: every seat makes exactly one more move, the next seat first.
         final_left = len(game.settings.seats)
     seats = game.settings.seats
     assert game.mover is not None
     following = seats[(seats.index(game.mover) + 1) % len(seats)]
-    game = replace(game, final_left=final_left, round_over=False, window=None)
-    return _begin_move(game, following, at), ()
+    moved = _begin_move(
+        game, following, at, final_left=final_left, round_over=False, window=None, **changes
+    )
+    return moved, ()
 
 
 def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
@@ -616,11 +626,12 @@ def _restart(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _enter_scoring(
-    game: Game, at: float, ending: Ending, winner: str | None
+    game: Game, at: float, ending: Ending, winner: str | None, **changes: Any
 ) -> tuple[Game, tuple[Command, ...]]:
     seats = game.settings.seats
     game = replace(
         game,
+        **changes,
         phase=Phase.SCORING,
         mover=None,
         deadline=None,
@@ -686,10 +697,13 @@ def _pressed_at(g: Gesture) -> float:
     return g.pressed_at if isinstance(g, Held | Stuck) else g.at
 
 
+def _spent(game: Game, seat: str, pressed_at: float) -> tuple[tuple[str, float], ...]:
+    """The presses acted on, with this one: its later marks mean nothing."""
+    return (*(p for p in game.spent if p[0] != seat), (seat, pressed_at))
+
+
 def _spend(game: Game, seat: str, pressed_at: float) -> Game:
-    """Mark a press as acted on, so its later marks mean nothing."""
-    spent = tuple(p for p in game.spent if p[0] != seat)
-    return replace(game, spent=(*spent, (seat, pressed_at)))
+    return replace(game, spent=_spent(game, seat, pressed_at))
 
 
 def _is_spent(game: Game, g: Gesture) -> bool:

@@ -152,8 +152,10 @@ def edge(button: Button, pressed: bool, at: float) -> Button:
     """A raw edge. A repeated edge of the level already reported is a no-op."""
     if pressed == button.raw_down:
         return button
-    burst_at = at if button.burst_at is None else button.burst_at
-    return replace(button, raw_down=pressed, raw_at=at, burst_at=burst_at)
+    b = button
+    burst_at = at if b.burst_at is None else b.burst_at
+    # Built directly rather than with replace(): this is the hottest line of the table.
+    return Button(b.seat, b.down, pressed, at, burst_at, b.pressed_at, b.marks_done, b.last_tap_at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,7 +60,7 @@ def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
         i = seats.index(event.seat)
         button = gestures.edge(table.buttons[i], event.pressed, at)
         buttons = (*table.buttons[:i], button, *table.buttons[i + 1 :])
-        return replace(table, buttons=buttons), commands
+        return Table(table.game, buttons, table.now), commands
     if isinstance(event, g.Order):
         game, more = g.step(table.game, replace(event, at=at))
         return replace(table, game=game), commands + more
