@@ -196,3 +196,29 @@ def test_the_console_script_exits_2_on_bad_input(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("klik score: input is not JSON")
+
+
+def test_klik_score_imports_no_hardware_web_or_database_modules(tmp_path: Path) -> None:
+    # Start-up time: the judge's command loads only what scoring needs.
+    path = sheet(tmp_path, GOOD)
+    code = (
+        "import sys; from klik.cli import main; main(['score', sys.argv[1]]); "
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, path], capture_output=True, text=True, check=True
+    )
+    loaded = {name.split(".")[0] for name in done.stderr.split()}
+    heavy = {
+        "gpiozero",
+        "luma",
+        "PIL",
+        "serial",
+        "sqlite3",
+        "http",
+        "socket",
+        "asyncio",
+        "threading",
+    }
+    assert loaded & heavy == set()
+    assert "klik.replay" not in done.stderr.split()
