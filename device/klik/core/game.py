@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import TypedDict, Unpack
 
 from klik.core.gestures import DoubleTap, Gesture, GestureSettings, Held, Mark, Pressed, Stuck, Tap
 from klik.core.pile import DrawPile
@@ -215,7 +215,9 @@ class Game:
     racks: tuple[tuple[str, int], ...] = ()
     confirmed: frozenset[str] = frozenset()
     result: Result | None = None
-    undo: Game | None = None  # the state before the last hand-over, ready to be paused
+    #: The state just before the last hand-over, and the hand-over's moment. Kept as it was
+    #: (states are never changed, so this costs nothing) and paused only if undone.
+    undo: tuple[Game, float] | None = None
 
     @property
     def final_round(self) -> bool:
@@ -234,6 +236,25 @@ class Game:
         if self.phase is Phase.PAUSED:
             return self.left_s
         return None
+
+
+class Changes(TypedDict, total=False):
+    """What a hand-over changes besides the clock, made in the same copy of the state."""
+
+    pile: DrawPile
+    moves: tuple[Move, ...]
+    opened: frozenset[str]
+    last_tap: tuple[str, float] | None
+    spent: tuple[tuple[str, float], ...]
+    undo: tuple[Game, float] | None
+
+
+class MoveChanges(Changes, total=False):
+    """And what starting the next move changes on top."""
+
+    final_left: int | None
+    round_over: bool
+    window: tuple[str, float] | None
 
 
 def new_game(settings: Settings) -> Game:
@@ -303,8 +324,7 @@ def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
             game, phase=Phase.TIMED_OUT, deadline=None, moves=(*game.moves, move), last_tap=None
         )
         return timed_out, sound
-    before = _undo_point(game, at)
-    game, commands = _next_move(game, at, moves=(*game.moves, move), last_tap=None, undo=before)
+    game, commands = _next_move(game, at, moves=(*game.moves, move), last_tap=None, undo=(game, at))
     if game.phase is Phase.MOVE:
         until = at + game.settings.penalty_window_s
         game = replace(game, window=(move.seat, until))
@@ -458,7 +478,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if action is Action.RESTART and (running or phase is Phase.PAUSED):
         return _restart(game, at)
     if action is Action.UNDO and game.undo is not None and phase is not Phase.DONE:
-        restored = replace(game.undo, paused_by=order.by)
+        restored = replace(_undo_point(*game.undo), paused_by=order.by)
         assert restored.mover is not None
         note = Note(
             at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}"
@@ -469,9 +489,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
             return game, (_ignored(at, None, "ostatnia runda już trwa"),)
         return replace(game, round_over=True), ()
     if action is Action.END and (running or phase is Phase.PAUSED):
-        before = game if phase is Phase.PAUSED else _undo_point(game, at)
-        game, commands = _enter_scoring(game, at, Ending.EXHAUSTED, None)
-        return replace(game, undo=before), commands
+        return _enter_scoring(game, at, Ending.EXHAUSTED, None, undo=(game, at))
     return game, (
         _ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),
     )
@@ -485,7 +503,7 @@ def _start(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _begin_move(
-    game: Game, seat: str, at: float, left_s: float | None = None, **changes: Any
+    game: Game, seat: str, at: float, left_s: float | None = None, **changes: Unpack[MoveChanges]
 ) -> Game:
     """``seat``'s clock runs from ``at`` with ``left_s`` (default: full time); one copy."""
     left = game.settings.move_time_s if left_s is None else left_s
@@ -505,7 +523,7 @@ def _begin_move(
 
 
 def _end_move(
-    game: Game, at: float, ended_by: EndedBy, **changes: Any
+    game: Game, at: float, ended_by: EndedBy, spent: tuple[tuple[str, float], ...] | None = None
 ) -> tuple[Game, tuple[Command, ...]]:
     """The mover ended the move at ``at`` with a tap (no draw) or a hold (a draw)."""
     seat, start = game.mover, game.move_start
@@ -522,13 +540,18 @@ def _end_move(
         moves=(*game.moves, Move(seat, start, at, ended_by, drew)),
         opened=game.opened | {seat} if tapped else game.opened,
         last_tap=(seat, at) if tapped else None,
-        undo=_undo_point(game, at),
-        **changes,
+        undo=(game, at),
+        spent=game.spent if spent is None else spent,
     )
 
 
 def _hand_over(
-    game: Game, at: float, drew: int, *, opened: bool, **changes: Any
+    game: Game,
+    at: float,
+    drew: int,
+    *,
+    opened: bool,
+    spent: tuple[tuple[str, float], ...] | None = None,
 ) -> tuple[Game, tuple[Command, ...]]:
     """The timed-out seat hands the clock on: a tap (the table stood) or a hold (penalty draw)."""
     pile, taken = game.pile.take(drew)
@@ -539,12 +562,14 @@ def _hand_over(
         pile=pile,
         moves=(*done, replace(last, drew=taken)),
         opened=game.opened | {last.seat} if opened else game.opened,
-        undo=_undo_point(game, at),
-        **changes,
+        undo=(game, at),
+        spent=game.spent if spent is None else spent,
     )
 
 
-def _next_move(game: Game, at: float, **changes: Any) -> tuple[Game, tuple[Command, ...]]:
+def _next_move(
+    game: Game, at: float, **changes: Unpack[Changes]
+) -> tuple[Game, tuple[Command, ...]]:
     """The last move is over (``changes`` say how): count down the final round, or start the
     next seat's move. The changes and the new move are made in one copy of the state."""
     pile: DrawPile = changes.get("pile", game.pile)
@@ -626,7 +651,7 @@ def _restart(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _enter_scoring(
-    game: Game, at: float, ending: Ending, winner: str | None, **changes: Any
+    game: Game, at: float, ending: Ending, winner: str | None, **changes: Unpack[Changes]
 ) -> tuple[Game, tuple[Command, ...]]:
     seats = game.settings.seats
     game = replace(
@@ -671,6 +696,8 @@ def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Command, ...
 
 def _undo_point(game: Game, at: float) -> Game:
     """The state to go back to if the hand-over at ``at`` is undone: paused, time kept."""
+    if game.phase is Phase.PAUSED:
+        return game
     return replace(
         game,
         phase=Phase.PAUSED,

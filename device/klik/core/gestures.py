@@ -198,18 +198,21 @@ def process(button: Button, settings: GestureSettings) -> tuple[Button, Gesture 
 def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture | None]:
     at = button.burst_at
     assert at is not None
-    if button.raw_down == button.down:
+    b = button
+    if b.raw_down == b.down:
         # Bounce that came back to where it was: no press, no release.
-        return replace(button, burst_at=None), None
-    if button.raw_down:
-        settled = replace(button, down=True, burst_at=None, pressed_at=at, marks_done=0)
-        return settled, Pressed(button.seat, at)
-    pressed_at = button.pressed_at if button.pressed_at is not None else at
-    released = replace(button, down=False, burst_at=None, pressed_at=None, marks_done=0)
-    if button.marks_done > 0:
+        return Button(b.seat, b.down, b.raw_down, b.raw_at, None, b.pressed_at, b.marks_done,
+                      b.last_tap_at), None  # fmt: skip
+    if b.raw_down:
+        settled = Button(b.seat, True, True, b.raw_at, None, at, 0, b.last_tap_at)
+        return settled, Pressed(b.seat, at)
+    pressed_at = b.pressed_at if b.pressed_at is not None else at
+    if b.marks_done > 0:
         # Held (or stuck): the marks already said what this press meant.
-        return released, None
-    first = button.last_tap_at
+        return Button(b.seat, False, False, b.raw_at, None, None, 0, b.last_tap_at), None
+    first = b.last_tap_at
     if first is not None and pressed_at - first <= settings.double_s:
-        return replace(released, last_tap_at=None), DoubleTap(button.seat, pressed_at, first)
-    return replace(released, last_tap_at=pressed_at), Tap(button.seat, pressed_at)
+        released = Button(b.seat, False, False, b.raw_at, None, None, 0, None)
+        return released, DoubleTap(b.seat, pressed_at, first)
+    released = Button(b.seat, False, False, b.raw_at, None, None, 0, pressed_at)
+    return released, Tap(b.seat, pressed_at)
