@@ -83,6 +83,8 @@ def _first(game: g.Game, buttons: tuple[Button, ...]) -> tuple[float, float, int
     first = None if engine_due is None else (engine_due, engine_due, -1)
     settings = game.settings.gestures
     for i, button in enumerate(buttons):
+        if button.burst_at is None and not button.down:
+            continue  # idle: most buttons, most of the time (the hottest loop of the table)
         item = gestures.next_item(button, settings)
         # On a tie the game goes first: a press exactly at the deadline is late.
         if item is not None and (first is None or item.effective < first[0]):
