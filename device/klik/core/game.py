@@ -47,6 +47,7 @@ from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, scor
 from klik.errors import InputError
 
 SEAT_LETTERS = "ABCD"
+INF = float("inf")
 
 
 class Phase(Enum):
@@ -275,9 +276,6 @@ def next_due(game: Game) -> float | None:
     if game.window is not None:
         due = min(due, game.window[1])
     return None if due == INF else due
-
-
-INF = float("inf")
 
 
 def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
