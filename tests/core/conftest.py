@@ -10,6 +10,6 @@ import pytest
 @pytest.fixture(autouse=True)
 def _no_sleeping(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(seconds: float) -> None:
-        raise AssertionError(f"core tests never sleep (time.sleep({seconds}))")
+        raise AssertionError(f"core tests never sleep (asked to sleep {seconds} s)")
 
     monkeypatch.setattr(time, "sleep", refuse)
