@@ -366,7 +366,6 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     assert game.mover is not None
     assert game.move_start is not None
     assert game.deadline is not None
-    commands: tuple[Command, ...] = ()
     window = game.window
     if window is not None and isinstance(g, Held) and g.seat == window[0] and Mark.HOLD in g.marks:
         return _window_draw(game, g)
@@ -388,9 +387,9 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         # The draw is not recorded, but the judge can see that the seat tried.
         text = f"{g.seat}: dobranie kary po czasie ({game.settings.penalty_window_s:g} s)"
         return game, (Note(g.at, NoteKind.LATE, g.seat, text),)
-    if isinstance(g, Tap) and g.seat != game.mover:
-        commands = (_ignored(g.at, g.seat, f"ruch ma {game.mover}"),)
-    return game, commands
+    if isinstance(g, Tap):
+        return game, (_ignored(g.at, g.seat, f"ruch ma {game.mover}"),)
+    return game, ()
 
 
 def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
@@ -589,7 +588,7 @@ def _next_move(
 
 
 def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
-    """ "auto" timeout: the timed-out seat held within its window, so it drew penalty tiles."""
+    """An "auto" timeout's seat held within its window, so it drew its penalty tiles."""
     assert game.window is not None
     seat = game.window[0]
     pile, taken = game.pile.take(game.settings.penalty_tiles)
@@ -599,16 +598,18 @@ def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
     final_left = game.final_left
     if pile.empty and final_left is None and not game.pile.empty:
         final_left = len(game.settings.seats)  # the move now running is the final round's first
-    game = replace(game, pile=pile, moves=tuple(moves), window=None, final_left=final_left)
-    return _spend(game, seat, g.pressed_at), ()
+    spent = _spent(game, seat, g.pressed_at)
+    drawn = replace(
+        game, pile=pile, moves=tuple(moves), window=None, final_left=final_left, spent=spent
+    )
+    return drawn, ()
 
 
 def _rummikub(game: Game, g: DoubleTap) -> tuple[Game, tuple[Command, ...]]:
     """The double tap's first tap ended the seat's move; the second makes it a Rummikub."""
     *done, last = game.moves
     moves = (*done, replace(last, ended_by=EndedBy.RUMMIKUB))
-    game = replace(game, moves=moves, mover=last.seat, last_tap=None)
-    return _enter_scoring(game, g.at, Ending.RUMMIKUB, last.seat)
+    return _enter_scoring(game, g.at, Ending.RUMMIKUB, last.seat, moves=moves, last_tap=None)
 
 
 def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
