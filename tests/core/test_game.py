@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from play import Play
 
-from klik.core.game import EndedBy, Move, NoteKind, Phase
+from klik.core.game import RECOVERY, EndedBy, Move, NoteKind, Phase
 from klik.core.scoring import Ending
 
 # --- ready ------------------------------------------------------------------------------
@@ -207,6 +207,14 @@ def test_judge_pause_resume_and_restart() -> None:
     assert play.game.deadline == 75.0
     play.order("restart", 40.0)
     assert (play.game.deadline, play.game.phase) == (100.0, Phase.MOVE)
+
+
+def test_after_a_power_cut_the_movers_tap_resumes_and_no_one_elses() -> None:
+    play = Play(move_time_s=60).start(0.0).order("pause", 15.0, by=RECOVERY)
+    play.tap("B", 20.0)  # only the mover goes on after a power cut
+    assert play.game.phase is Phase.PAUSED
+    play.tap("A", 30.0)
+    assert (play.game.phase, play.game.mover, play.game.deadline) == (Phase.MOVE, "A", 75.0)
 
 
 def test_undo_gives_the_move_back_with_the_time_it_had() -> None:

@@ -47,6 +47,9 @@ from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, scor
 from klik.errors import InputError
 
 SEAT_LETTERS = "ABCD"
+#: ``paused_by`` of a table that came back after a crash or power cut: the mover's tap (or the
+#: judge) resumes it, since whoever was on the move is the one waiting to go on.
+RECOVERY = "recovery"
 INF = float("inf")
 
 
@@ -409,7 +412,9 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
-    if isinstance(g, Tap) and g.seat == game.paused_by:
+    if isinstance(g, Tap) and (
+        g.seat == game.paused_by or (game.paused_by == RECOVERY and g.seat == game.mover)
+    ):
         return _resume(game, g.at)
     if isinstance(g, Held) and Mark.LONG in g.marks and g.seat == game.mover:
         game = _spend(game, g.seat, g.pressed_at)

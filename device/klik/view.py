@@ -1,0 +1,179 @@
+"""What each seat's screen shows: a pure function from the game to one small view per seat.
+
+The daemon, the virtual table and ``klik replay --frames`` all call ``seat_views``; the
+screens module draws a view (``render(view) -> Image``). A view holds only what is drawn,
+rounded as it is drawn (whole seconds), so two equal views are the same picture and a
+panel is redrawn only when its view changes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from klik.core import game as g
+
+
+class Screen(Enum):
+    READY = "ready"  # names, who starts, who starts the clock
+    MOVE = "move"  # the clock runs: large on the mover's screen, "Ruch: B 0:37" on the others
+    TIMED_OUT = "timed_out"
+    PAUSED = "paused"  # a seat called the judge, or the judge / hub paused
+    SCORING = "scoring"  # this seat enters its rack sum
+    WAITING = "waiting"  # this seat confirmed; others still entering
+    RESULT = "result"  # small and big points, and whether the hub has it
+
+
+class Delivery(Enum):
+    """Where the finished result is on its way to the hub (step 3 sends it)."""
+
+    KEPT = "kept"  # stored on the table, not sent yet
+    SENDING = "sending"
+    SENT = "sent"  # the hub's receipt is in ``receipt``
+    UNREACHABLE = "unreachable"
+
+
+class Language(Enum):
+    PL = "pl"
+    EN = "en"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatScore:
+    seat: str
+    name: str
+    rack: int  # the rack sum the seat entered
+    small: int  # small points, signed
+    big: int
+    place: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What the daemon knows besides the game: names, numbers, the hub and the hardware."""
+
+    table: str = "1"  # the table's number or name, as the hub knows it
+    game_no: int = 1
+    names: tuple[tuple[str, str], ...] = ()  # (seat, player name)
+    language: Language = Language.PL
+    stuck: frozenset[str] = frozenset()  # seats whose button is held down past stuck_s
+    panels_out: frozenset[str] = frozenset()  # seats whose screen is not answering
+    delivery: Delivery = Delivery.KEPT
+    receipt: str | None = None  # the hub's receipt for the result, e.g. "R-1234"
+    hub_down: bool = False  # the hub has not answered lately
+
+    def name(self, seat: str) -> str:
+        return dict(self.names).get(seat, "")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's screen. Equal views draw equal pictures."""
+
+    seat: str
+    name: str
+    table: str
+    game_no: int
+    screen: Screen
+    language: Language = Language.PL
+    mover: str | None = None  # whose move it is (or was, when paused or timed out)
+    mover_name: str = ""
+    seconds_left: int | None = None  # the mover's clock in whole seconds, rounded up
+    warn: bool = False  # the clock is in its last warn_s seconds
+    tiles_left: int = 0  # in the draw pile
+    final_round: bool = False
+    starter: str | None = None  # READY: who moves first
+    opener: str | None = None  # READY: the seat whose tap starts the clock
+    paused_by: str | None = None  # a seat letter, "judge", "hub" or RECOVERY
+    rack: int = 0  # SCORING / WAITING: this seat's rack sum so far
+    waiting_for: tuple[str, ...] = ()  # WAITING: seats that have not confirmed yet
+    scores: tuple[SeatScore, ...] = ()  # RESULT, in seat order
+    ending: str | None = None  # RESULT: "rummikub" or "exhausted"
+    delivery: Delivery = Delivery.KEPT
+    receipt: str | None = None
+    alerts: tuple[str, ...] = field(default=())  # problems to show, as short codes (see below)
+
+    @property
+    def is_mover(self) -> bool:
+        return self.mover == self.seat
+
+
+# Alert codes, drawn as one line each: "stuck:B" (B's button held down), "panel:C" (C's screen
+# is out), "hub" (the hub is unreachable).
+
+
+def seat_views(game: g.Game, now: float, info: TableInfo) -> tuple[SeatView, ...]:
+    """Every seat's view at ``now`` (monotonic seconds), in seat order."""
+    return tuple(seat_view(game, now, info, seat) for seat in game.settings.seats)
+
+
+def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
+    settings = game.settings
+    left = game.time_left(now)
+    seconds = None if left is None else math.ceil(left - 1e-9)
+    phase_is_move = game.phase is g.Phase.MOVE
+    alerts = tuple(
+        [f"stuck:{s}" for s in sorted(info.stuck)]
+        + [f"panel:{s}" for s in sorted(info.panels_out) if s != seat]
+        + (["hub"] if info.hub_down else [])
+    )
+    base = SeatView(
+        seat=seat,
+        name=info.name(seat),
+        table=info.table,
+        game_no=info.game_no,
+        screen=Screen.READY,
+        language=info.language,
+        mover=game.mover,
+        mover_name=info.name(game.mover) if game.mover else "",
+        seconds_left=seconds,
+        warn=phase_is_move and left is not None and 0 < left <= settings.warn_s,
+        tiles_left=game.pile.tiles_left,
+        final_round=game.final_round or game.round_over,
+        paused_by=game.paused_by,
+        alerts=alerts,
+    )
+    phase = game.phase
+    if phase is g.Phase.READY:
+        seats = settings.seats
+        opener = seats[(seats.index(settings.starter) - 1) % len(seats)]
+        return _with(base, screen=Screen.READY, starter=settings.starter, opener=opener)
+    if phase is g.Phase.MOVE:
+        return _with(base, screen=Screen.MOVE)
+    if phase is g.Phase.TIMED_OUT:
+        return _with(base, screen=Screen.TIMED_OUT)
+    if phase is g.Phase.PAUSED:
+        return _with(base, screen=Screen.PAUSED)
+    if phase is g.Phase.SCORING:
+        rack = game.rack(seat)
+        if seat in game.confirmed:
+            waiting = tuple(s for s in settings.seats if s not in game.confirmed)
+            return _with(base, screen=Screen.WAITING, rack=rack, waiting_for=waiting)
+        return _with(base, screen=Screen.SCORING, rack=rack)
+    result = game.result
+    assert result is not None
+    scores = tuple(
+        SeatScore(
+            s,
+            info.name(s),
+            result.rack.get(s, 0),
+            result.small.get(s, 0),
+            result.big.get(s, 0),
+            result.places.get(s, 0),
+        )
+        for s in settings.seats
+    )
+    return _with(
+        base,
+        screen=Screen.RESULT,
+        scores=scores,
+        ending=result.ending.value,
+        delivery=info.delivery,
+        receipt=info.receipt,
+        seconds_left=None,
+    )
+
+
+def _with(view: SeatView, **changes: object) -> SeatView:
+    return replace(view, **changes)  # type: ignore[arg-type]
