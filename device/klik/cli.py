@@ -33,11 +33,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Replay a game script (timed button presses) and print the game record.",
     )
     replay.add_argument("script", help="the game script")
+    replay.add_argument(
+        "--frames", metavar="DIR", help="also write each seat's screen as a PNG at every change"
+    )
+    config = commands.add_parser(
+        "config",
+        help="print the effective table config (defaults + your file)",
+        description="Check a table config and print the effective config as TOML.",
+    )
+    config.add_argument(
+        "--config", metavar="FILE", help="the table's config, e.g. /etc/klik/table.toml"
+    )
+    table = commands.add_parser(
+        "table",
+        help="run the table daemon (buttons, LEDs, buzzer, screens, journal)",
+        description="Run one table: the daemon systemd starts on the Pi.",
+    )
+    table.add_argument("--config", metavar="FILE", required=True, help="the table's config")
+    sim = commands.add_parser(
+        "sim",
+        help="the virtual table: the real daemon with mock pins, played in a browser",
+        description="Serve the virtual table on http://127.0.0.1:8100 (see [sim] in the config).",
+    )
+    sim.add_argument("--config", metavar="FILE", help="a table config to lay over the defaults")
+    sim.add_argument("--port", type=int, help="the port to serve on (default: [sim] port)")
+    sim.add_argument(
+        "--state-dir", metavar="DIR", help="where the journal goes (default: a temp dir)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "score":
             return _score(args.file)
-        return _replay(args.script)
+        if args.command == "config":
+            return _config(args.config)
+        if args.command == "table":
+            return _table(args.config)
+        if args.command == "sim":
+            return _sim(args.config, args.port, args.state_dir)
+        return _replay(args.script, args.frames)
     except KlikError as error:
         print(f"klik {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -65,7 +98,7 @@ def _score(name: str) -> int:
     return 0
 
 
-def _replay(name: str) -> int:
+def _replay(name: str, frames: str | None) -> int:
     import json
 
     from klik import replay, script
@@ -76,8 +109,45 @@ def _replay(name: str) -> int:
         parsed = script.parse(text)
     except InputError as error:
         raise InputError(f"{name}: {error}") from None
-    print(json.dumps(replay.record(replay.run(parsed)), ensure_ascii=False, indent=2))
+    if frames is None:
+        done = replay.run(parsed)
+    else:
+        from klik.frames import run_with_frames
+
+        done = run_with_frames(parsed, Path(frames))
+    print(json.dumps(replay.record(done), ensure_ascii=False, indent=2))
     return 0
+
+
+def _config(name: str | None) -> int:
+    from klik import config
+
+    print(config.dumps(config.load(name)), end="")
+    return 0
+
+
+def _table(name: str) -> int:
+    from klik import config
+    from klik.daemon import Daemon, serve
+    from klik.panels import open_panels
+
+    _logging()
+    table_config = config.load(name)
+    return serve(Daemon(table_config, screens=open_panels(table_config)))
+
+
+def _sim(name: str | None, port: int | None, state_dir: str | None) -> int:
+    from klik import config, sim
+
+    _logging()
+    return sim.main(config.load(name), port, state_dir)
+
+
+def _logging() -> None:
+    import logging
+
+    # journald adds the time; one line per event, the logger's name says which part spoke.
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
 
 if __name__ == "__main__":

@@ -177,3 +177,14 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
 
 def _with(view: SeatView, **changes: object) -> SeatView:
     return replace(view, **changes)  # type: ignore[arg-type]
+
+
+def next_view_change(game: g.Game, now: float) -> float | None:
+    """When the mover's whole seconds next tick down (the only change time makes by itself)."""
+    if game.phase is not g.Phase.MOVE or game.deadline is None or game.press_at is not None:
+        return None
+    left = game.deadline - now
+    if left <= 0:
+        return None
+    seconds = math.ceil(left - 1e-9)
+    return game.deadline - (seconds - 1)

@@ -1,0 +1,158 @@
+"""The table daemon: the real clock, the threads, systemd, and the hardware put together.
+
+Threads: gpiozero's callback thread only stamps edges and queues them; one engine thread
+takes them off the queue and does all the work (``engine.py``); the main thread tells systemd
+it is ready once the hardware is up and pings the watchdog only while the engine thread is
+alive and has come round its loop lately, so a hung engine is restarted by systemd.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from klik import notify
+from klik.config import Config
+from klik.engine import Engine, Item, Screens
+from klik.gpio import TableGPIO, make_factory
+from klik.journal import Journal
+from klik.view import SeatView
+
+log = logging.getLogger("klik.daemon")
+
+IDLE_WAKE_S = 1.0  # the engine comes round at least this often, for the watchdog
+_STOP = object()
+
+
+class Daemon:
+    """One table: GPIO, panels, journal and the engine thread."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        screens: Screens | None,
+        factory: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+        render: Callable[[SeatView], Image.Image] | None = None,
+        on_frame: Callable[[str, Image.Image, float], None] | None = None,
+        journal: bool = True,
+    ) -> None:
+        self.config = config
+        self._monotonic = clock
+        self.offset = 0.0
+        self.events: queue.Queue[Any] = queue.Queue()
+        if factory is None:
+            factory = make_factory(config.hardware.pin_factory)
+        self.gpio = TableGPIO(config, factory, self.events, self.clock)
+        state = Path(config.table.state_dir)
+        self.journal = Journal(state / "journal.jsonl") if journal else None
+        if self.journal is not None:
+            state.mkdir(parents=True, exist_ok=True)
+        self.engine = Engine(
+            config, self.journal, screens, set_outputs=self.gpio.set, on_frame=on_frame
+        )
+        if render is not None:
+            self.engine.render = render
+        self.beat = 0.0  # the engine loop's last round, on the table clock
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self.failure: BaseException | None = None
+
+    def clock(self) -> float:
+        """The table clock: monotonic seconds, continued from the journal after a restart."""
+        return self._monotonic() + self.offset
+
+    def start(self) -> None:
+        self.offset = self.engine.start(self._monotonic())
+        self.beat = self.clock()
+        self._thread = threading.Thread(target=self._loop, name="klik-engine", daemon=True)
+        self._thread.start()
+
+    def put(self, item: Item) -> None:
+        """Queue an order or an edge from another thread (the hub, the virtual table)."""
+        self.events.put(item)
+
+    def call(self, fn: Callable[[Engine, float], Any]) -> None:
+        """Run ``fn(engine, now)`` on the engine thread (e.g. the virtual table's next game)."""
+        self.events.put(fn)
+
+    def _loop(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                now = self.clock()
+                wake = self.engine.next_wake(now)
+                wait = IDLE_WAKE_S if wake is None else min(IDLE_WAKE_S, max(0.0, wake - now))
+                try:
+                    item = self.events.get(timeout=wait)
+                except queue.Empty:
+                    item = None
+                while item is not None:
+                    if item is _STOP:
+                        return
+                    if callable(item):
+                        item(self.engine, self.clock())
+                    else:
+                        self.engine.handle(item, self.clock())
+                    try:
+                        item = self.events.get_nowait()
+                    except queue.Empty:
+                        item = None
+                now = self.clock()
+                self.engine.tick(now)
+                self.beat = now
+        except BaseException as error:  # the main thread sees it and stops the watchdog
+            self.failure = error
+            log.exception("engine thread failed")
+            raise
+
+    def alive(self, stale_s: float) -> bool:
+        """The engine thread runs and has come round its loop within ``stale_s``."""
+        thread = self._thread
+        return thread is not None and thread.is_alive() and self.clock() - self.beat <= stale_s
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.events.put(_STOP)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.gpio.close()
+        if self.journal is not None:
+            self.journal.close()
+
+    def wait_idle(self, timeout: float = 5.0) -> None:
+        """Block until the engine has taken everything queued so far (tests, the web API)."""
+        done = threading.Event()
+        self.call(lambda engine, now: done.set())
+        done.wait(timeout)
+
+
+def serve(daemon: Daemon, status: Callable[[Daemon], str] | None = None) -> int:
+    """Run until SIGTERM/SIGINT: READY to systemd, then watchdog pings while the engine lives."""
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    daemon.start()
+    table = daemon.config.table.name
+    notify.ready(f"Stół {table}: gotowy")
+    interval = notify.watchdog_interval_s() or IDLE_WAKE_S
+    try:
+        while not stop.wait(interval):
+            if not daemon.alive(stale_s=max(3 * IDLE_WAKE_S, interval)):
+                log.error("engine thread stopped answering; no watchdog ping, systemd restarts")
+                return 1
+            notify.watchdog()
+            if status is not None:
+                notify.status(status(daemon))
+    finally:
+        notify.stopping()
+        daemon.stop()
+    return 0

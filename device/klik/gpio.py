@@ -1,0 +1,136 @@
+"""The table's GPIO: seat buttons, the judge key, seat LEDs and the buzzer, through gpiozero.
+
+Button callbacks do one thing: put the raw edge, stamped with the clock, on the engine's
+queue. lgpio delivers every pin's edges on one thread, so a slow callback would delay every
+seat; gestures (debounce, taps, holds) are decided by the engine, not by gpiozero, which is
+why the buttons have no ``bounce_time`` and no ``hold_time`` of their own.
+
+The pin factory comes from the config: ``lgpio`` (every Pi; the only one on a Pi 5),
+``rpigpio`` (RPi.GPIO, Pi 4 and older) or ``mock`` (gpiozero's MockFactory: the virtual
+table and the tests). There is no silent fallback: a factory that cannot start is an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpiozero import LED, Button, Buzzer
+
+from klik.config import Config
+from klik.core.table import Edge
+from klik.errors import KlikError
+from klik.signals import Outputs
+
+log = logging.getLogger("klik.gpio")
+
+
+class HardwareError(KlikError, OSError):
+    """The GPIO cannot be used; one line saying which factory or pin and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeEdge:
+    """A raw edge of the judge key; the engine decides tap or hold."""
+
+    pressed: bool
+    at: float
+
+
+def make_factory(name: str) -> Any:
+    """The gpiozero pin factory ``name``; raises HardwareError if it cannot start here."""
+    try:
+        if name == "mock":
+            from gpiozero.pins.mock import MockFactory
+
+            return MockFactory()
+        if name == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory
+
+            return LGPIOFactory()
+        if name == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+            return RPiGPIOFactory()
+    except Exception as error:
+        raise HardwareError(
+            f'pin factory "{name}" cannot start here ({type(error).__name__}: {error}); '
+            'on a laptop use [hardware] pin_factory = "mock" (klik sim does)'
+        ) from None
+    raise HardwareError(f'pin factory "{name}": allowed are "lgpio", "rpigpio", "mock"')
+
+
+class TableGPIO:
+    """Every GPIO part of the table, opened from the config's pin map."""
+
+    def __init__(
+        self,
+        config: Config,
+        factory: Any,
+        events: queue.Queue[Any],
+        clock: Callable[[], float],
+    ) -> None:
+        self.factory = factory
+        self.seats = config.seat_letters
+        self._last: Outputs | None = None
+        self._devices: list[Any] = []
+        pins = config.pins
+        try:
+            self.buttons = {
+                seat: Button(pins.button(seat), pull_up=True, pin_factory=factory)
+                for seat in self.seats
+            }
+            self._devices += self.buttons.values()
+            for seat, button in self.buttons.items():
+                button.when_pressed = _putter(events, clock, seat, True)
+                button.when_released = _putter(events, clock, seat, False)
+            self.judge = None
+            if config.hardware.judge_key:
+                self.judge = Button(pins.judge_key, pull_up=True, pin_factory=factory)
+                self._devices.append(self.judge)
+                self.judge.when_pressed = lambda: events.put(JudgeEdge(True, clock()))
+                self.judge.when_released = lambda: events.put(JudgeEdge(False, clock()))
+            self.leds = [LED(pins.led(seat), pin_factory=factory) for seat in self.seats]
+            self._devices += self.leds
+            self.buzzer = Buzzer(pins.buzzer, pin_factory=factory)
+            self._devices.append(self.buzzer)
+        except Exception as error:
+            self.close()
+            raise HardwareError(f"GPIO: cannot open the table's pins ({error})") from None
+
+    def button_pin(self, seat: str) -> Any:
+        """The seat button's pin object (a MockPin in the virtual table: ``drive_low()``)."""
+        return self.buttons[seat].pin
+
+    def judge_pin(self) -> Any:
+        return None if self.judge is None else self.judge.pin
+
+    def set(self, outputs: Outputs) -> None:
+        """Set the LEDs and the buzzer; only what changed is written."""
+        last = self._last
+        for i, on in enumerate(outputs.leds):
+            if last is None or last.leds[i] != on:
+                self.leds[i].value = on
+        if last is None or last.buzzer != outputs.buzzer:
+            self.buzzer.value = outputs.buzzer
+        self._last = outputs
+
+    def close(self) -> None:
+        for device in self._devices:
+            try:
+                device.close()
+            except Exception as error:
+                log.warning("GPIO: cannot close %s (%s)", device, error)
+        self._devices = []
+
+
+def _putter(
+    events: queue.Queue[Any], clock: Callable[[], float], seat: str, pressed: bool
+) -> Callable[[], None]:
+    def put() -> None:
+        events.put(Edge(seat, pressed, clock()))
+
+    return put

@@ -1,0 +1,116 @@
+"""The seat LEDs and the buzzer as pure functions of the game and the time.
+
+The engine thread sets every output from ``outputs(...)`` and sleeps until ``next_change``;
+nothing blinks on a thread of its own, so all LEDs blink in step and tests move time by
+passing numbers.
+
+LEDs: the mover's is lit, blinking fast in the last ``warn_s``; all blink slowly while paused;
+a timed-out seat's blinks fast until it hands over; in scoring, seats that have not confirmed
+are lit. Buzzer: a pattern per sound, started at the sound's moment.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from klik.core import game as g
+
+FAST_S = 0.25  # half-period of the warning blink
+SLOW_S = 1.0  # half-period of the paused blink
+
+#: Buzzer patterns: (start, length) in seconds from the sound's moment.
+PATTERNS: dict[g.SoundKind, tuple[tuple[float, float], ...]] = {
+    g.SoundKind.WARN: ((0.0, 0.12),),  # one short beep
+    g.SoundKind.TIMEOUT: ((0.0, 1.2),),  # one long beep
+    g.SoundKind.JUDGE: ((0.0, 0.1), (0.2, 0.1), (0.4, 0.3)),  # a chime: short, short, long
+    g.SoundKind.END: ((0.0, 0.15), (0.3, 0.6)),
+}
+#: What each sound setting lets through: "quiet" leaves the warning to the LEDs.
+AUDIBLE: dict[str, frozenset[g.SoundKind]] = {
+    "on": frozenset(g.SoundKind),
+    "quiet": frozenset({g.SoundKind.TIMEOUT, g.SoundKind.JUDGE, g.SoundKind.END}),
+    "off": frozenset(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    leds: tuple[bool, ...]  # in seat order
+    buzzer: bool
+
+
+def outputs(game: g.Game, now: float, sounds: tuple[g.Sound, ...], mode: str) -> Outputs:
+    """Every output at ``now``; ``sounds`` are the recent sound commands, oldest first."""
+    seats = game.settings.seats
+    return Outputs(tuple(_led(game, seat, now) for seat in seats), _buzzing(sounds, now, mode))
+
+
+def next_change(game: g.Game, now: float, sounds: tuple[g.Sound, ...], mode: str) -> float | None:
+    """The next moment any output may change by itself (blink edge, pattern edge), or None."""
+    due: list[float] = []
+    blink = _blink_half(game, now)
+    if blink is not None:
+        due.append((math.floor(now / blink) + 1) * blink)
+    if game.phase is g.Phase.MOVE and game.deadline is not None:
+        warn_from = game.deadline - game.settings.warn_s
+        if now < warn_from:
+            due.append(warn_from)
+    for sound in sounds:
+        if sound.kind not in AUDIBLE[mode]:
+            continue
+        for start, length in PATTERNS[sound.kind]:
+            for edge in (sound.at + start, sound.at + start + length):
+                if edge > now:
+                    due.append(edge)
+    return min(due) if due else None
+
+
+def _blink_half(game: g.Game, now: float) -> float | None:
+    if game.phase is g.Phase.PAUSED:
+        return SLOW_S
+    if game.phase is g.Phase.TIMED_OUT:
+        return FAST_S
+    if game.phase is g.Phase.MOVE:
+        left = game.time_left(now)
+        if left is not None and left <= game.settings.warn_s:
+            return FAST_S
+    return None
+
+
+def _led(game: g.Game, seat: str, now: float) -> bool:
+    phase = game.phase
+    if phase is g.Phase.PAUSED:
+        return _blink_on(now, SLOW_S)
+    if phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
+        if seat != game.mover:
+            return False
+        half = _blink_half(game, now)
+        return True if half is None else _blink_on(now, half)
+    if phase is g.Phase.READY:
+        seats = game.settings.seats
+        return seat == seats[(seats.index(game.settings.starter) - 1) % len(seats)]
+    if phase is g.Phase.SCORING:
+        return seat not in game.confirmed
+    return False
+
+
+def _blink_on(now: float, half: float) -> bool:
+    return math.floor(now / half) % 2 == 0
+
+
+def _buzzing(sounds: tuple[g.Sound, ...], now: float, mode: str) -> bool:
+    audible = AUDIBLE[mode]
+    return any(
+        sound.at + start <= now < sound.at + start + length
+        for sound in sounds
+        if sound.kind in audible
+        for start, length in PATTERNS[sound.kind]
+    )
+
+
+def still_sounding(sounds: tuple[g.Sound, ...], now: float) -> tuple[g.Sound, ...]:
+    """The sounds whose pattern has not finished by ``now`` (the shell keeps only these)."""
+    return tuple(
+        s for s in sounds if now < s.at + max(start + length for start, length in PATTERNS[s.kind])
+    )

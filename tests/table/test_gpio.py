@@ -1,0 +1,85 @@
+"""The table's GPIO on gpiozero's MockFactory: callbacks only queue stamped edges."""
+
+from __future__ import annotations
+
+import queue
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from klik import config as c
+from klik.core.table import Edge
+from klik.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
+from klik.signals import Outputs
+
+
+@pytest.fixture
+def parts() -> Any:
+    clock = iter(float(i) for i in range(100))
+    events: queue.Queue[Any] = queue.Queue()
+    config = c.load(None)
+    gpio = TableGPIO(config, MockFactory(), events, lambda: next(clock))
+    yield config, gpio, events
+    gpio.close()
+
+
+def drain(events: queue.Queue[Any]) -> list[Any]:
+    out = []
+    while not events.empty():
+        out.append(events.get_nowait())
+    return out
+
+
+def test_a_press_and_release_become_two_stamped_edges(parts: Any) -> None:
+    config, gpio, events = parts
+    pin = gpio.factory.pin(config.pins.seat_B_button)
+    pin.drive_low()
+    pin.drive_high()
+    assert drain(events) == [Edge("B", True, 0.0), Edge("B", False, 1.0)]
+
+
+def test_chatter_is_passed_on_edge_by_edge_for_the_engine_to_settle(parts: Any) -> None:
+    config, gpio, events = parts
+    pin = gpio.factory.pin(config.pins.seat_A_button)
+    for _ in range(5):
+        pin.drive_low()
+        pin.drive_high()
+    assert [e.pressed for e in drain(events)] == [True, False] * 5
+
+
+def test_all_four_seats_at_once_arrive_in_the_order_they_came(parts: Any) -> None:
+    config, gpio, events = parts
+    for seat in "DCBA":
+        gpio.factory.pin(config.pins.button(seat)).drive_low()
+    assert [(e.seat, e.at) for e in drain(events)] == [
+        ("D", 0.0),
+        ("C", 1.0),
+        ("B", 2.0),
+        ("A", 3.0),
+    ]
+
+
+def test_the_judge_key_is_its_own_queue_item(parts: Any) -> None:
+    config, gpio, events = parts
+    gpio.factory.pin(config.pins.judge_key).drive_low()
+    assert drain(events) == [JudgeEdge(True, 0.0)]
+
+
+def test_outputs_reach_the_pins(parts: Any) -> None:
+    config, gpio, _ = parts
+    gpio.set(Outputs((True, False, False, True), True))
+    factory = gpio.factory
+    states = [factory.pin(config.pins.led(seat)).state for seat in "ABCD"]
+    assert states == [1, 0, 0, 1]
+    assert factory.pin(config.pins.buzzer).state == 1
+    gpio.set(Outputs((False, False, False, True), False))
+    assert factory.pin(config.pins.led("A")).state == 0
+    assert factory.pin(config.pins.buzzer).state == 0
+
+
+def test_a_factory_that_cannot_start_is_one_clear_error() -> None:
+    with pytest.raises(HardwareError) as caught:
+        make_factory("lgpio")  # lgpio is not installed off a Pi
+    assert 'pin factory "lgpio" cannot start here' in str(caught.value)
+    assert 'pin_factory = "mock"' in str(caught.value)
