@@ -204,10 +204,15 @@ class Engine:
 
     def tick(self, now: float) -> None:
         """Time has reached ``now``: due work, the checkpoint, the panels' retry."""
-        before = len(self.replay.commands)
+        before, game = len(self.replay.commands), self.game
         self.replay.advance(max(now, self.replay.now))
         self._carry_out(self.replay.commands[before:])
-        if self.game.phase is g.Phase.MOVE and self.journal is not None:
+        if self.journal is not None and self.game is not game:
+            # Time decided something (a tap recognised, a timeout): journal the moment, so a
+            # recovery replays up to it and not just to the last edge.
+            self.journal.append(j.Checkpoint(now))
+            self.next_checkpoint = now + self.config.table.checkpoint_s
+        elif self.game.phase is g.Phase.MOVE and self.journal is not None:
             if self.next_checkpoint is None or now >= self.next_checkpoint:
                 self.journal.append(j.Checkpoint(now))
                 self.next_checkpoint = now + self.config.table.checkpoint_s

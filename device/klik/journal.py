@@ -83,7 +83,7 @@ class Journal:
     def start(self, header: Json) -> None:
         """Begin a new game's journal; the previous one is kept as ``game-<n>.jsonl``."""
         self.close()
-        if self.path.exists():
+        if self.path.is_file():  # only a journal of ours is kept aside, never a device
             self.path.replace(_free_name(self.path, "game"))
         self._write(json.dumps({"journal": VERSION, **header}, ensure_ascii=False))
 
@@ -133,6 +133,9 @@ class Journal:
 
 def read(path: Path) -> Recovered | None:
     """The journal at ``path``, or None if there is none or it had to be moved aside."""
+    if path.exists() and not path.is_file():
+        log.error("journal %s is not a file; starting a new game", path)
+        return None
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

@@ -88,6 +88,8 @@ class Handler(BaseHTTPRequestHandler):
             buffer = io.BytesIO()
             image.save(buffer, format="PNG")
             self._send(HTTPStatus.OK, buffer.getvalue(), "image/png")
+        elif path == "/favicon.ico":
+            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
 

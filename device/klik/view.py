@@ -138,7 +138,15 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
     if phase is g.Phase.READY:
         seats = settings.seats
         opener = seats[(seats.index(settings.starter) - 1) % len(seats)]
-        return _with(base, screen=Screen.READY, starter=settings.starter, opener=opener)
+        starter = settings.starter
+        return _with(
+            base,
+            screen=Screen.READY,
+            starter=starter,
+            opener=opener,
+            mover=starter,  # the starter's clock runs first: the screens name them
+            mover_name=info.name(starter),
+        )
     if phase is g.Phase.MOVE:
         return _with(base, screen=Screen.MOVE)
     if phase is g.Phase.TIMED_OUT:

@@ -50,6 +50,10 @@ SEAT_LETTERS = "ABCD"
 #: ``paused_by`` of a table that came back after a crash or power cut: the mover's tap (or the
 #: judge) resumes it, since whoever was on the move is the one waiting to go on.
 RECOVERY = "recovery"
+#: A press that begins sooner than this after a move started was not a reaction to it (no one
+#: reacts in under 0.15 s): when several seats slam their buttons at once, the mover's press
+#: hands over once and the next seat's press, a few milliseconds later, does not end its move.
+REACTION_S = 0.15
 INF = float("inf")
 
 
@@ -372,7 +376,7 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     window = game.window
     if window is not None and isinstance(g, Held) and g.seat == window[0] and Mark.HOLD in g.marks:
         return _window_draw(game, g)
-    if g.seat == game.mover and _pressed_at(g) >= game.move_start:
+    if g.seat == game.mover and _pressed_at(g) >= game.move_start + REACTION_S:
         if isinstance(g, Pressed):
             if g.at < game.deadline:
                 return replace(game, press_at=g.at), ()

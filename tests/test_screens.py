@@ -1,0 +1,310 @@
+"""The seat screens against golden PNGs in tests/golden, and what every screen must keep to.
+
+A golden PNG is the picture a seat's panel shows, pixel for pixel. After a deliberate change
+to the screens, rewrite them with ``KLIK_WRITE_GOLDEN=1 pytest tests/test_screens.py`` and
+look at every changed picture before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from PIL import Image, ImageChops, ImageDraw
+
+from klik import replay, screens, script
+from klik.core.table import new_table
+from klik.view import Delivery, Language, Screen, SeatScore, SeatView, TableInfo, seat_views
+
+GOLDEN = Path(__file__).parent / "golden"
+
+# Seat B, Ola, at table 7 in game 2; A Ania is on the move.
+BASE = SeatView(
+    seat="B",
+    name="Ola",
+    table="7",
+    game_no=2,
+    screen=Screen.MOVE,
+    mover="A",
+    mover_name="Ania",
+    seconds_left=37,
+    tiles_left=54,
+)
+MOVER = replace(BASE, seat="A", name="Ania")
+# READY names the starter only when the view carries it as the mover (seat_views does not yet).
+READY = replace(BASE, screen=Screen.READY, mover="A", seconds_left=None, starter="A", opener="D")
+PAUSED = replace(BASE, screen=Screen.PAUSED, seconds_left=29)
+TIMED_OUT = replace(BASE, screen=Screen.TIMED_OUT, seconds_left=0)
+SCORES = (
+    SeatScore("A", "Ania", 0, 117, 1, 1),
+    SeatScore("B", "Ola", 25, -25, 0, 2),
+    SeatScore("C", "Łucja", 17, -17, 0, 3),
+    SeatScore("D", "Żaneta", 75, -75, 0, 4),
+)
+RESULT = replace(
+    BASE, screen=Screen.RESULT, mover=None, seconds_left=None, scores=SCORES, ending="rummikub"
+)
+
+VIEWS: dict[str, SeatView] = {
+    "ready-opener": replace(READY, seat="D", name="Żaneta"),  # D's tap starts A's clock
+    "ready-other": READY,
+    "ready-en": replace(READY, language=Language.EN),
+    "move-mover": MOVER,
+    "move-mover-warn": replace(MOVER, seconds_left=7, warn=True),  # last warn_s seconds
+    "move-mover-final": replace(MOVER, tiles_left=0, final_round=True),
+    "move-mover-long": replace(MOVER, seconds_left=600),  # a 10-minute clock still fits
+    "move-other": BASE,
+    "move-other-final": replace(BASE, tiles_left=0, final_round=True),
+    "move-other-long-names": replace(  # names cut with "…", never off the screen
+        BASE, name="Grzegorz Brzęczyszczykiewicz", mover_name="Konstanty Ildefons Gałczyński"
+    ),
+    "move-en": replace(BASE, language=Language.EN, final_round=True),
+    "move-alert-stuck": replace(MOVER, alerts=("stuck:B",)),
+    "move-alerts-all": replace(BASE, final_round=True, alerts=("stuck:B", "panel:C", "hub")),
+    "move-alerts-en": replace(MOVER, language=Language.EN, alerts=("panel:C", "hub")),
+    "timed-out-mover": replace(TIMED_OUT, seat="A", name="Ania"),
+    "timed-out-other": TIMED_OUT,
+    "timed-out-mover-alert": replace(TIMED_OUT, seat="A", name="Ania", alerts=("hub",)),
+    "timed-out-en": replace(TIMED_OUT, seat="A", name="Ania", language=Language.EN),
+    "paused-seat-caller": replace(PAUSED, paused_by="B"),  # B called the judge: B may withdraw
+    "paused-seat-other": replace(PAUSED, seat="C", name="Łucja", paused_by="B"),
+    "paused-judge": replace(PAUSED, paused_by="judge"),
+    "paused-hub": replace(PAUSED, paused_by="hub"),
+    "paused-recovery-mover": replace(PAUSED, seat="A", name="Ania", paused_by="recovery"),
+    "paused-recovery-other": replace(PAUSED, paused_by="recovery"),
+    "paused-en": replace(PAUSED, paused_by="C", language=Language.EN),
+    "scoring": replace(BASE, screen=Screen.SCORING, rack=25),
+    "scoring-big": replace(BASE, screen=Screen.SCORING, rack=1234),  # shrinks to fit
+    "scoring-alert": replace(BASE, screen=Screen.SCORING, rack=7, alerts=("stuck:D",)),
+    "scoring-en": replace(BASE, screen=Screen.SCORING, rack=25, language=Language.EN),
+    "waiting": replace(BASE, screen=Screen.WAITING, rack=25, waiting_for=("B", "D")),
+    "waiting-en": replace(
+        BASE, screen=Screen.WAITING, rack=25, waiting_for=("D",), language=Language.EN
+    ),
+    "result-kept": RESULT,
+    "result-sending": replace(RESULT, delivery=Delivery.SENDING),
+    "result-sent": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234"),
+    "result-unreachable": replace(RESULT, delivery=Delivery.UNREACHABLE),
+    "result-exhausted-three": replace(  # a tie for the win at a three-seat table
+        RESULT,
+        ending="exhausted",
+        scores=(
+            SeatScore("A", "Ania", 4, 11, 1, 1),
+            SeatScore("B", "Ola", 4, 11, 1, 1),
+            SeatScore("C", "Łucja", 15, -11, 0, 3),
+        ),
+    ),
+    "result-two": replace(
+        RESULT, seat="A", scores=SCORES[:2], delivery=Delivery.SENT, receipt="R-77"
+    ),
+    "result-alert": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234", alerts=("panel:D",)),
+    "result-en": replace(
+        RESULT, language=Language.EN, ending="exhausted", delivery=Delivery.UNREACHABLE
+    ),
+}
+
+SAMPLES = {
+    "text-sample-lower": "Zażółć gęślą jaźń",
+    "text-sample-upper": "ZAŻÓŁĆ GĘŚLĄ JAŹŃ",
+}
+
+
+def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
+    """The views of the bundled sample game (3 seats) at ``until`` seconds, or at its end."""
+    parsed = script.parse(
+        (Path(screens.__file__).parent / "samples" / "sample-game.klik").read_text()
+    )
+    stop = parsed.end if until is None else until
+    played = replay.Replay(new_table(parsed.settings))
+    for event in parsed.events:
+        if event.at <= stop:
+            played.apply(event)
+    played.advance(stop)
+    info = TableInfo(table="3", game_no=1, names=(("A", "Ania"), ("B", "Bożena"), ("C", "Ćwiek")))
+    return seat_views(played.table.game, played.now, info)
+
+
+def game_views() -> dict[str, SeatView]:
+    moving = sample_game(until=20.0)  # C is on the move with 21 s left
+    done = sample_game()
+    return {
+        **{f"game-move-{v.seat.lower()}": v for v in moving},
+        **{f"game-result-{v.seat.lower()}": v for v in done},
+    }
+
+
+def same_pixels(a: Image.Image, b: Image.Image) -> tuple[int, int, int, int] | None:
+    """None if the pictures match, else the box where they differ. Compared in mode "L":
+    Pillow keeps a lit pixel of a loaded one-bit PNG as 1 but of a drawn image as 255."""
+    return ImageChops.difference(a.convert("L"), b.convert("L")).getbbox()
+
+
+def check_golden(name: str, image: Image.Image) -> None:
+    assert (image.mode, image.size) == ("1", (128, 64))
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("KLIK_WRITE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+        return
+    if not path.exists():
+        pytest.fail(
+            f"{path} is missing: write it with KLIK_WRITE_GOLDEN=1 pytest tests/test_screens.py"
+        )
+    with Image.open(path) as stored:
+        golden = stored.copy()
+    assert (golden.mode, golden.size) == (image.mode, image.size)
+    diff = same_pixels(golden, image)
+    assert diff is None, (
+        f"{name}: pixels differ in {diff}; if intended, rewrite with KLIK_WRITE_GOLDEN=1"
+    )
+
+
+def assert_on_screen(view: SeatView) -> None:
+    drawing = screens.layout(view)
+    for x0, y0, x1, y1 in [*drawing.bars, *(d.box for d in drawing.texts)]:
+        assert 0 <= x0 <= x1 <= 128, (view, (x0, y0, x1, y1))
+        assert 0 <= y0 <= y1 <= 64, (view, (x0, y0, x1, y1))
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_screen_matches_its_golden(name: str) -> None:
+    check_golden(name, screens.render(VIEWS[name]))
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_polish_letters_match_their_golden(name: str) -> None:
+    check_golden(name, screens.render_text_sample(SAMPLES[name]))
+
+
+def test_screens_of_a_real_game_match_their_goldens() -> None:
+    views = game_views()
+    assert [v.screen for v in views.values()] == [Screen.MOVE] * 3 + [Screen.RESULT] * 3
+    for name, view in views.items():
+        check_golden(name, screens.render(view))
+
+
+def test_every_screen_has_a_golden() -> None:
+    assert {v.screen for v in VIEWS.values()} == set(Screen)
+    assert {v.delivery for v in VIEWS.values()} == set(Delivery)
+    assert {v.paused_by for v in VIEWS.values()} >= {"B", "judge", "hub", "recovery"}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_nothing_is_drawn_off_the_screen(name: str) -> None:
+    assert_on_screen(VIEWS[name])
+
+
+def alert_texts(view: SeatView) -> list[str]:
+    texts = screens.TEXTS[view.language]
+    return [
+        texts[kind].format(seat=seat) for kind, _, seat in (a.partition(":") for a in view.alerts)
+    ]
+
+
+def test_alerts_are_shown_black_on_a_lit_bar() -> None:
+    for name, view in VIEWS.items():
+        drawn = {d.text: d.fill for d in screens.layout(view).texts}
+        shown = [text for text in alert_texts(view) if text in drawn]
+        assert shown[:1] == alert_texts(view)[:1], name  # the first alert, at least
+        assert all(drawn[text] == 0 for text in shown), name
+    assert len(alert_texts(VIEWS["move-alerts-all"])) == 3
+
+
+def test_both_languages_have_every_text() -> None:
+    assert set(screens.PL) == set(screens.EN)
+
+
+def test_the_mover_sees_the_time_large() -> None:
+    time = next(d for d in screens.layout(MOVER).texts if d.text == "0:37")
+    _, top, _, bottom = time.box
+    assert 22 <= bottom - top <= 26  # digits of a 30 px font
+    assert time.font.size == 30
+
+
+def test_fit_cuts_with_an_ellipsis_only_when_it_must() -> None:
+    assert screens.fit("Ola", screens.SMALL, 128)[0] == "Ola"
+    text, font = screens.fit("Konstanty Ildefons Gałczyński", screens.SMALL, 60)
+    assert text.endswith("…")
+    assert screens.text_width(text, font) <= 60
+    text, font = screens.fit("10:00", screens.BIG, 60)
+    assert text == "10:00"
+    assert font.size < 30  # shrunk, not cut
+    assert screens.fit("Ola", screens.SMALL, 2)[0] == ""
+
+
+def glyph(font: screens.Font, text: str) -> bytes:
+    image = Image.new("1", (24, 24))
+    ImageDraw.Draw(image).text((4, 4), text, font=font, fill=1)
+    return image.tobytes()
+
+
+def test_fonts_have_the_polish_letters_and_the_check_mark() -> None:
+    for bold in (False, True):
+        font = screens.font(bold, 11)
+        missing = glyph(font, "\U000f0000")  # a private-use code point: the .notdef box
+        for letter in "ąćęłńóśźżĄĆĘŁŃÓŚŹŻ✓…—−×":
+            assert glyph(font, letter) != missing, letter
+
+
+def test_oriented_turns_as_luma_does() -> None:
+    image = screens.render(MOVER)
+    for rotate in range(4):
+        turned = screens.oriented(image, rotate)
+        luma = image.rotate(rotate * -90, expand=True)  # luma.core.mixin.capabilities/preprocess
+        assert turned.size == luma.size
+        assert same_pixels(turned, luma) is None
+
+
+names = st.text(alphabet="AaBbĄąĆćĘęŁłŃńÓóŚśŹźŻżZz -.WMmw", max_size=20)
+seats = st.sampled_from("ABCD")
+scores = st.builds(
+    SeatScore,
+    seats,
+    names,
+    st.integers(0, 999),
+    st.integers(-999, 999),
+    st.integers(0, 4),
+    st.integers(0, 4),
+)
+views = st.builds(
+    SeatView,
+    seat=seats,
+    name=names,
+    table=st.text(alphabet="0123456789AB", min_size=1, max_size=4),
+    game_no=st.integers(1, 99),
+    screen=st.sampled_from(Screen),
+    language=st.sampled_from(Language),
+    mover=st.none() | seats,
+    mover_name=names,
+    seconds_left=st.none() | st.integers(0, 5999),
+    warn=st.booleans(),
+    tiles_left=st.integers(0, 78),
+    final_round=st.booleans(),
+    starter=st.none() | seats,
+    opener=st.none() | seats,
+    paused_by=st.none() | seats | st.sampled_from(["judge", "hub", "recovery"]),
+    rack=st.integers(0, 9999),
+    waiting_for=st.lists(seats, max_size=4, unique=True).map(tuple),
+    scores=st.lists(scores, max_size=4).map(tuple),
+    ending=st.none() | st.sampled_from(["rummikub", "exhausted"]),
+    delivery=st.sampled_from(Delivery),
+    receipt=st.none() | st.text(alphabet="R-0123456789", max_size=12),
+    alerts=st.lists(
+        st.sampled_from(["stuck:A", "stuck:D", "panel:B", "panel:C", "hub"]),
+        max_size=3,
+        unique=True,
+    ).map(tuple),
+)
+
+
+@given(views)
+def test_any_view_renders_on_the_screen(view: SeatView) -> None:
+    image = screens.render(view)
+    assert (image.mode, image.size) == ("1", (128, 64))
+    assert_on_screen(view)
+    drawn = {d.text for d in screens.layout(view).texts}
+    assert set(alert_texts(view)[:1]) <= drawn  # the first alert is always on screen
