@@ -5,25 +5,51 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SAMPLE := device/klik/samples/sample-game.klik
 
-.PHONY: demo test lint typecheck unit bench clean
+CHROMIUM ?= /usr/bin/chromium
 
+.PHONY: demo test lint typecheck unit bench install frames clean
+
+# The virtual table: the real daemon with mock pins, at http://127.0.0.1:8100 (Ctrl-C ends).
 demo: $(STAMP)
-	$(BIN)/klik replay $(SAMPLE)
+	$(BIN)/klik sim
 
 test: lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check device tests
-	$(BIN)/ruff format --check device tests
+	$(BIN)/ruff check device tests hardware
+	$(BIN)/ruff format --check device tests hardware
+	$(BIN)/python hardware/generate.py --check
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	$(BIN)/mypy --strict hardware/generate.py
 
-unit: $(STAMP)
+unit: $(STAMP) $(CHROMIUM)
 	$(BIN)/pytest
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_core.py
+	$(BIN)/python tests/bench/bench_panels.py
+	$(BIN)/python tests/bench/bench_table.py
+
+# On the Pi, from a checkout: sudo make install (the package in /opt/klik/venv, the config.txt
+# fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.
+install:
+	firmware/install.sh $(if $(DESTDIR),--root $(DESTDIR))
+
+# The README's screens: every seat's screen at every change of the sample game.
+frames: $(STAMP)
+	rm -rf docs/frames
+	$(BIN)/klik replay $(SAMPLE) --frames docs/frames >/dev/null
+
+# The page tests drive Debian's Chromium (Playwright never downloads a browser here).
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "make: the page tests need Chromium; run: sudo apt-get install chromium" >&2; \
+	  exit 2; \
+	fi
 
 # Debian's python3 has no venv module until python3-venv is installed: do it when we may.
 $(STAMP): pyproject.toml

@@ -23,9 +23,16 @@ from klik.core.scoring import RULE_SETS
 from klik.errors import KlikError
 
 SEATS = ("A", "B", "C", "D")
-#: Pins no seat part may take: the ID EEPROM (0, 1) and I2C1 (2, 3) always; the UART (14, 15)
+#: Pins no seat part may take: the ID EEPROM (0, 1), I2C1 (2, 3) and the shutdown button the
+#: firmware's gpio-shutdown overlay owns (4, hardware/pinmap.toml) always; the UART (14, 15)
 #: for the serial radio; SPI0 (7–11) only when a panel is on SPI.
-RESERVED_PINS = {0: "ID EEPROM", 1: "ID EEPROM", 2: "I2C SDA", 3: "I2C SCL"}
+RESERVED_PINS = {
+    0: "ID EEPROM",
+    1: "ID EEPROM",
+    2: "I2C SDA",
+    3: "I2C SCL",
+    4: "shutdown button (gpio-shutdown in config.txt)",
+}
 UART_PINS = {14: "UART TXD", 15: "UART RXD"}
 SPI_PINS = {7: "SPI CE1", 8: "SPI CE0", 9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
 

@@ -85,6 +85,7 @@ class Engine:
         self.judge_down: float | None = None
         self.next_checkpoint: float | None = None
         self.results_dir: Path | None = None if journal is None else journal.path.parent
+        self.publishing = False  # the virtual table reads snapshots; the Pi's daemon does not
         self._lock = threading.Lock()
         self._snapshot = Snapshot({}, {}, {}, {})
         self.frames: dict[str, int] = {}
@@ -215,7 +216,8 @@ class Engine:
         elif self.game.phase is g.Phase.MOVE and self.journal is not None:
             if self.next_checkpoint is None or now >= self.next_checkpoint:
                 self.journal.append(j.Checkpoint(now))
-                self.next_checkpoint = now + self.config.table.checkpoint_s
+                # A little early, so that a redraw a whole second on still takes it along.
+                self.next_checkpoint = now + 0.9 * self.config.table.checkpoint_s
         else:
             self.next_checkpoint = None
         if self.screens is not None:
@@ -225,11 +227,14 @@ class Engine:
     def next_wake(self, now: float) -> float | None:
         """The next moment the engine has something to do without a new item."""
         game = self.game
+        redraw = next_view_change(game, now)
         due = [
             t.next_due(self.replay.table),
-            next_view_change(game, now),
+            redraw,
             signals.next_change(game, now, self.sounds, self.config.hardware.sound),
-            self.next_checkpoint,
+            # While the seconds tick down the checkpoint rides on their redraw: one wake a
+            # second, not two.
+            self.next_checkpoint if redraw is None else None,
         ]
         if self.screens is not None and self.screens.out:
             due.append(now + self.config.panels.retry_s)
@@ -286,7 +291,7 @@ class Engine:
         if self.set_outputs is not None:
             mode = self.config.hardware.sound
             self.set_outputs(signals.outputs(self.game, now, self.sounds, mode))
-        if changed or not self._snapshot.record:
+        if self.publishing and (changed or not self._snapshot.record):
             self._publish()
 
     def _publish(self) -> None:
@@ -299,5 +304,6 @@ class Engine:
             )
 
     def snapshot(self) -> Snapshot:
+        """The latest published state (``publishing`` must be on: the virtual table's)."""
         with self._lock:
             return self._snapshot

@@ -2,8 +2,9 @@
 
 Button callbacks do one thing: put the raw edge, stamped with the clock, on the engine's
 queue. lgpio delivers every pin's edges on one thread, so a slow callback would delay every
-seat; gestures (debounce, taps, holds) are decided by the engine, not by gpiozero, which is
-why the buttons have no ``bounce_time`` and no ``hold_time`` of their own.
+seat; gestures (debounce, taps, holds) are decided by the engine, not by gpiozero. So the
+buttons are plain ``DigitalInputDevice``s: gpiozero's ``Button`` adds a hold thread per
+button that wakes ten times a second, which cost more CPU than the whole idle table.
 
 The pin factory comes from the config: ``lgpio`` (every Pi; the only one on a Pi 5),
 ``rpigpio`` (RPi.GPIO, Pi 4 and older) or ``mock`` (gpiozero's MockFactory: the virtual
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpiozero import LED, Button, Buzzer
+from gpiozero import LED, Buzzer, DigitalInputDevice
 
 from klik.config import Config
 from klik.core.table import Edge
@@ -80,19 +81,19 @@ class TableGPIO:
         pins = config.pins
         try:
             self.buttons = {
-                seat: Button(pins.button(seat), pull_up=True, pin_factory=factory)
+                seat: DigitalInputDevice(pins.button(seat), pull_up=True, pin_factory=factory)
                 for seat in self.seats
             }
             self._devices += self.buttons.values()
             for seat, button in self.buttons.items():
-                button.when_pressed = _putter(events, clock, seat, True)
-                button.when_released = _putter(events, clock, seat, False)
+                button.when_activated = _putter(events, clock, seat, True)
+                button.when_deactivated = _putter(events, clock, seat, False)
             self.judge = None
             if config.hardware.judge_key:
-                self.judge = Button(pins.judge_key, pull_up=True, pin_factory=factory)
+                self.judge = DigitalInputDevice(pins.judge_key, pull_up=True, pin_factory=factory)
                 self._devices.append(self.judge)
-                self.judge.when_pressed = lambda: events.put(JudgeEdge(True, clock()))
-                self.judge.when_released = lambda: events.put(JudgeEdge(False, clock()))
+                self.judge.when_activated = lambda: events.put(JudgeEdge(True, clock()))
+                self.judge.when_deactivated = lambda: events.put(JudgeEdge(False, clock()))
             self.leds = [LED(pins.led(seat), pin_factory=factory) for seat in self.seats]
             self._devices += self.leds
             self.buzzer = Buzzer(pins.buzzer, pin_factory=factory)

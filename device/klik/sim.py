@@ -52,7 +52,9 @@ def sim_config(config: Config, state_dir: str) -> Config:
 
 def make_daemon(config: Config, state_dir: str) -> Daemon:
     config = sim_config(config, state_dir)
-    return Daemon(config, screens=open_panels(config))
+    table = Daemon(config, screens=open_panels(config))
+    table.engine.publishing = True
+    return table
 
 
 class Server(ThreadingHTTPServer):

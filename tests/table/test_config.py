@@ -56,6 +56,7 @@ def test_the_printed_config_reads_back_the_same(tmp_path: Path) -> None:
         ("[pins]\nbuzzer = 5", "[pins] buzzer = 5: GPIO 5 is already seat_A_button"),
         ("[pins]\nseat_B_led = 3", "[pins] seat_B_led = 3: GPIO 3 is the I2C SCL pin"),
         ("[pins]\nseat_B_led = 14", "GPIO 14 is the UART TXD pin"),
+        ("[pins]\njudge_key = 4", "GPIO 4 is the shutdown button"),
         ('[panels]\ninterface = "spi"\n[pins]\nseat_B_led = 10', "GPIO 10 is the SPI MOSI pin"),
         ("[pins]\nbuzzer = 40", "[pins] buzzer = 40: allowed are GPIO 0 to 27"),
         ("[game\nmove_time_s = 5", "not valid TOML"),

@@ -19,7 +19,9 @@ from klik.core import game as g
 from klik.core.table import Edge
 from klik.engine import Engine
 from klik.gpio import JudgeEdge
-from klik.panels import open_panels
+from klik.i2cbus import RecordingBus
+from klik.panels import PanelConfig, Panels, open_panels, recording_serials
+from klik.screens import render
 from klik.signals import Outputs
 from klik.view import Screen
 
@@ -29,10 +31,12 @@ CONFIG = c.from_text('[panels]\ninterface = "sim"\n[players]\nA = "Ania"\nB = "B
 class Table:
     """An engine with a real journal in ``folder`` and the virtual table's panels."""
 
-    def __init__(self, folder: Path, journal: j.Journal | None = None) -> None:
+    def __init__(
+        self, folder: Path, journal: j.Journal | None = None, panels: Panels | None = None
+    ) -> None:
         self.outputs: list[Outputs] = []
         self.shown: list[tuple[str, float]] = []
-        self.panels = open_panels(CONFIG, now=0.0)
+        self.panels = panels or open_panels(CONFIG, now=0.0)
         self.journal = journal or j.Journal(folder / "journal.jsonl")
         self.engine = Engine(
             CONFIG,
@@ -216,3 +220,42 @@ def test_the_leds_follow_the_game(tmp_path: Path) -> None:
     assert table.outputs[-1] == Outputs((False, False, False, True), False)
     table.press("D", 1.0)
     assert table.outputs[-1].leds == (True, False, False, False)
+
+
+def panels_on(buses: dict[str, RecordingBus]) -> Panels:
+    configs = [PanelConfig(seat, "ssd1306", "i2c") for seat in "ABCD"]
+    return Panels.open(configs, now=0.0, make_serial=recording_serials(buses), retry_s=5.0)
+
+
+def test_a_press_during_a_panel_failure_still_counts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    buses = {seat: RecordingBus() for seat in "ABCD"}
+    table = Table(tmp_path, panels=panels_on(buses))
+    table.engine.start(0.0)
+    table.press("D", 1.0)
+    buses["C"].fail = True  # C's cable comes loose
+    with caplog.at_level(logging.WARNING):
+        table.press("A", 3.0)
+    assert (table.game.mover, len(table.game.moves)) == ("B", 1)  # the clock never stopped
+    assert table.panels.out == frozenset("C")
+    assert sum("panel C" in r.getMessage() for r in caplog.records) == 1
+    assert all("panel:C" in table.screen(seat).alerts for seat in "ABD")
+    assert buses["A"].ram.image().tobytes() == render(table.screen("A")).tobytes()
+    buses["C"].fail = False  # plugged back in
+    table.to(12.0)
+    assert table.panels.out == frozenset()
+    assert buses["C"].ram.image().tobytes() == render(table.screen("C")).tobytes()
+    assert all(table.screen(seat).alerts == () for seat in "ABCD")
+
+
+def test_a_panel_missing_at_start_is_reported_and_the_game_goes_on(tmp_path: Path) -> None:
+    buses = {seat: RecordingBus() for seat in "ABCD"}
+    buses["B"].fail = True  # never plugged in
+    table = Table(tmp_path, panels=panels_on(buses))
+    table.engine.start(0.0)
+    table.press("D", 1.0).press("A", 3.0)
+    assert table.game.mover == "B"
+    assert table.panels.out == frozenset("B")
+    assert "panel:B" in table.screen("A").alerts
+    assert "panel:B" not in table.screen("B").alerts  # no use telling a screen that is out

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Install Klik's table daemon on a Raspberry Pi (Raspberry Pi OS Bookworm). Run as root from a
+# checkout of the repo:
+#
+#     sudo firmware/install.sh            # this Pi: files, user, venv, service
+#     firmware/install.sh --root DIR      # only the files, under DIR (an SD card's root
+#                                         # mounted elsewhere, or a test's temp dir); the
+#                                         # steps that change a running system are printed
+#
+# DESTDIR=DIR works like --root DIR. KLIK_INSTALL_DRY=1 prints the system steps (user, venv,
+# pip, systemctl) instead of running them; --root implies it. Safe to run again: every step
+# checks before it changes anything, and the config.txt block is replaced, never doubled.
+#
+# What it does:
+#   1. /boot/firmware/config.txt: firmware/config.txt between "# BEGIN klik" / "# END klik"
+#   2. /boot/firmware/cmdline.txt: takes the serial console off the radio's UART
+#   3. /etc/modules-load.d/klik.conf: i2c-dev, so /dev/i2c-* exist
+#   4. /etc/klik/table.toml from firmware/table.toml, only if there is none
+#   5. /etc/systemd/system/klik-table.service
+#   6. groups gpio i2c spi dialout, system user klik in them
+#   7. a venv in /opt/klik/venv with this checkout installed
+#   8. systemctl daemon-reload, enable klik-table; a running daemon restarts on the new
+#      code, a new one starts at the reboot that the boot config changes need anyway
+set -euo pipefail
+
+# The paths as the running Pi sees them; the unit's ExecStart= names VENV_PATH/bin/klik.
+KLIK_HOME=/opt/klik
+VENV_PATH=/opt/klik/venv
+UNIT_NAME=klik-table.service
+GROUPS_NEEDED=(gpio i2c spi dialout)
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${DESTDIR:-}"
+DRY="${KLIK_INSTALL_DRY:-0}"
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+say() { echo "install.sh: $*"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift 2 ;;
+        --root=*) ROOT="${1#--root=}"; shift ;;
+        -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument '$1'; allowed: --root DIR, --help" ;;
+    esac
+done
+
+# ROOT="" means this machine's own /. Anything else is a tree we only write files into.
+ROOT="${ROOT%/}"
+if [ -n "$ROOT" ]; then
+    [ -d "$ROOT" ] || die "--root $ROOT: no such directory"
+    ROOT="$(cd "$ROOT" && pwd)"
+    [ "$ROOT" = / ] && ROOT=""
+fi
+if [ -n "$ROOT" ]; then
+    DRY=1  # useradd, pip and systemctl would act on this machine, not on $ROOT
+elif [ "$DRY" = 1 ]; then
+    die "KLIK_INSTALL_DRY=1 needs --root DIR: the file steps would still change this machine"
+elif [ "$(id -u)" != 0 ]; then
+    die "run as root: sudo $0"
+fi
+
+# A system step: run it, or in dry mode print it for the person to run on the Pi. System
+# steps name the Pi's own paths: they run only when ROOT is this machine's /.
+run() {
+    if [ "$DRY" = 1 ]; then
+        echo "would run: $*"
+    else
+        "$@"
+    fi
+}
+
+# Write stdin to $1 only if its content differs, atomically (temp file + rename), with mode
+# $2; "-" keeps the file system's own mode (the boot partition is FAT: chmod fails there).
+put() {
+    local dest="$1" mode="$2" tmp
+    mkdir -p "$(dirname "$dest")"
+    tmp="$(mktemp "$dest.klik-new.XXXXXX")"
+    cat >"$tmp"
+    if [ -f "$dest" ] && cmp -s "$tmp" "$dest"; then
+        rm -f "$tmp"
+        say "unchanged ${dest#"$ROOT"}"
+        return 0
+    fi
+    [ "$mode" = - ] || chmod "$mode" "$tmp"
+    mv -f "$tmp" "$dest"
+    say "wrote ${dest#"$ROOT"}"
+}
+
+# The first run keeps the file as it was before Klik touched it.
+backup_once() {
+    [ -f "$1.before-klik" ] || cp -p "$1" "$1.before-klik"
+}
+
+boot_dir() {
+    # Bookworm mounts the boot partition at /boot/firmware; Bullseye and older at /boot.
+    if [ -f "$ROOT/boot/firmware/config.txt" ]; then
+        echo "$ROOT/boot/firmware"
+    elif [ -f "$ROOT/boot/config.txt" ]; then
+        echo "$ROOT/boot"
+    else
+        die "no config.txt in $ROOT/boot/firmware or $ROOT/boot: is this a Raspberry Pi OS root?"
+    fi
+}
+
+# 1. config.txt: replace every "# BEGIN klik" ... "# END klik" block by one fresh block, at
+# the place of the first; append it when there is none. Other lines stay byte for byte.
+install_config_txt() {
+    local config block merged
+    config="$(boot_dir)/config.txt"
+    block="$(mktemp)"
+    merged="$(mktemp)"
+    {
+        echo "# BEGIN klik"
+        cat "$SRC/firmware/config.txt"
+        echo "# END klik"
+    } >"$block"
+    backup_once "$config"
+    # A config.txt saved on Windows has CRLF lines: markers match without the \r, and the
+    # block gets the file's own line ends.
+    awk -v block="$block" '
+        function emit(  line) {
+            while ((getline line < block) > 0) print line (crlf ? "\r" : "")
+            close(block)
+        }
+        NR == 1 { crlf = /\r$/ }
+        { bare = $0; sub(/\r$/, "", bare) }
+        bare == "# BEGIN klik" {
+            if (inside) { print "install.sh: config.txt: # BEGIN klik inside a klik block" > "/dev/stderr"; exit 3 }
+            inside = 1
+            if (!done) { emit(); done = 1 }
+            next
+        }
+        bare == "# END klik" {
+            if (!inside) { print "install.sh: config.txt: # END klik without # BEGIN klik" > "/dev/stderr"; exit 3 }
+            inside = 0
+            next
+        }
+        !inside { print }
+        END {
+            if (inside) { print "install.sh: config.txt: # BEGIN klik is never ended" > "/dev/stderr"; exit 3 }
+            if (!done) { print (crlf ? "\r" : ""); emit() }
+        }
+    ' "$config" >"$merged" || { rm -f "$block" "$merged"; die "left $config as it was"; }
+    put "$config" - <"$merged"
+    rm -f "$block" "$merged"
+}
+
+# 2. cmdline.txt: without this the kernel logs to the radio and getty offers it a login.
+install_cmdline_txt() {
+    local cmdline
+    cmdline="$(boot_dir)/cmdline.txt"
+    [ -f "$cmdline" ] || { say "no ${cmdline#"$ROOT"}: skipped"; return 0; }
+    backup_once "$cmdline"
+    awk '{
+        out = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^console=(serial0|serial1|ttyAMA0|ttyS0)(,.*)?$/) continue
+            out = out (out == "" ? "" : " ") $i
+        }
+        print out
+    }' "$cmdline" | put "$cmdline" -
+}
+
+install_files() {
+    printf 'i2c-dev\n' | put "$ROOT/etc/modules-load.d/klik.conf" 0644
+    if [ -e "$ROOT/etc/klik/table.toml" ]; then
+        say "kept /etc/klik/table.toml"
+    else
+        put "$ROOT/etc/klik/table.toml" 0640 <"$SRC/firmware/table.toml"
+    fi
+    put "$ROOT/etc/systemd/system/$UNIT_NAME" 0644 <"$SRC/systemd/$UNIT_NAME"
+}
+
+install_user() {
+    local group
+    # In dry mode the checks would look at this machine, not the Pi: print every step.
+    for group in "${GROUPS_NEEDED[@]}"; do
+        # Raspberry Pi OS has them all; plain Debian lacks gpio, i2c and spi.
+        if [ "$DRY" = 1 ] || ! getent group "$group" >/dev/null; then
+            run groupadd --system "$group"
+        fi
+    done
+    if [ "$DRY" = 1 ] || ! id klik >/dev/null 2>&1; then
+        run useradd --system --user-group --home-dir /var/lib/klik --no-create-home \
+            --shell /usr/sbin/nologin klik
+    fi
+    run usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" klik
+    run chgrp klik /etc/klik /etc/klik/table.toml
+    run chmod 0750 /etc/klik
+}
+
+install_venv() {
+    if command -v apt-get >/dev/null; then
+        # Debian's python3-lgpio is built against the system's liblgpio; the venv sees it
+        # through --system-site-packages, so pip need not compile lgpio from source.
+        run apt-get install -y --no-install-recommends python3-venv python3-lgpio i2c-tools
+    fi
+    if [ "$DRY" = 1 ] || [ ! -x "$VENV_PATH/bin/python" ]; then
+        run python3 -m venv --system-site-packages "$VENV_PATH"
+    fi
+    run "$VENV_PATH/bin/python" -m pip install --quiet --upgrade "$SRC"
+}
+
+install_service() {
+    # disable-bt frees the UART from Bluetooth; hciuart would still try to attach it. Pi 5
+    # keeps Bluetooth on a UART of its own, so its hciuart stays.
+    local model=""
+    [ -r "$ROOT/proc/device-tree/model" ] && model="$(tr -d '\0' <"$ROOT/proc/device-tree/model")"
+    case "$model" in
+        *"Raspberry Pi 5"*) ;;
+        *) if [ "$DRY" = 1 ] || systemctl cat hciuart.service >/dev/null 2>&1; then
+               run systemctl disable hciuart.service
+           fi ;;
+    esac
+    run systemctl daemon-reload
+    run systemctl enable "$UNIT_NAME"
+    # A reinstall is an upgrade: a running daemon restarts on the new code (its game is
+    # journalled in /var/lib/klik); a stopped one stays stopped until the reboot.
+    run systemctl try-restart "$UNIT_NAME"
+}
+
+install_config_txt
+install_cmdline_txt
+install_files
+install_user
+install_venv
+install_service
+say "done: installed in ${KLIK_HOME}; reboot so the I2C, UART and shutdown settings apply"
