@@ -59,7 +59,7 @@ def page(server: str) -> Iterator[Page]:
     assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 1060})
         page.goto(server)
         yield page
         browser.close()
