@@ -62,18 +62,6 @@ class GameSection:
 
 
 @dataclass(frozen=True, slots=True)
-class ButtonsSection:
-    hold_s: float = 1.0
-    double_s: float = 0.4
-    call_judge_s: float = 2.0
-    long_hold_s: float = 3.0
-    repeat_s: float = 0.5
-    debounce_ms: float = 30.0
-    stuck_s: float = 10.0
-    storm_s: float = 0.25
-
-
-@dataclass(frozen=True, slots=True)
 class HardwareSection:
     pin_factory: Literal["lgpio", "rpigpio", "mock"] = "lgpio"
     sound: Literal["on", "quiet", "off"] = "on"  # quiet: only the button LEDs warn
@@ -142,7 +130,7 @@ class SimSection:
 class Config:
     table: TableSection = TableSection()
     game: GameSection = GameSection()
-    buttons: ButtonsSection = ButtonsSection()
+    buttons: GestureSettings = field(default_factory=GestureSettings)  # the engine's own schema
     hardware: HardwareSection = HardwareSection()
     pins: PinsSection = PinsSection()
     panels: PanelsSection = PanelsSection()
@@ -166,14 +154,14 @@ class Config:
             penalty_tiles=game.penalty_tiles,
             penalty_window_s=game.penalty_window_s,
             warn_s=game.warn_s,
-            gestures=GestureSettings(**_values(self.buttons)),
+            gestures=self.buttons,
         )
 
 
 SECTIONS: dict[str, type] = {
     "table": TableSection,
     "game": GameSection,
-    "buttons": ButtonsSection,
+    "buttons": GestureSettings,
     "hardware": HardwareSection,
     "pins": PinsSection,
     "sim": SimSection,

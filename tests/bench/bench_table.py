@@ -52,14 +52,14 @@ def latency() -> list[float]:
     seats = "ABCD"
     try:
         press(table, "D")
-        time.sleep(0.3)
+        time.sleep(0.3)  # sleep-ok: the real daemon on the real clock
         for i in range(TAPS):
             mover, after = seats[i % 4], seats[(i + 1) % 4]
             shown[after].clear()
             released = press(table, mover)
             if shown[after].wait(2.0):
                 samples.append(handed[after] - released)
-            time.sleep(0.2)  # past the double-tap window, so the next tap is a new gesture
+            time.sleep(0.2)  # sleep-ok: past the double-tap window, so the next tap is new
     finally:
         table.stop()
     return samples
@@ -68,7 +68,7 @@ def latency() -> list[float]:
 def press(table: sim.Daemon, seat: str) -> float:
     pin = table.gpio.button_pin(seat)
     pin.drive_low()
-    time.sleep(0.08)
+    time.sleep(0.08)  # sleep-ok: a real press, longer than the debounce
     released = time.monotonic()
     pin.drive_high()
     return released
@@ -94,7 +94,7 @@ def daemon_run(seconds: float) -> tuple[float, int]:
         "        seats = 'DABC'\n"
         "        for i in range(1000):\n"
         "            pin = self.gpio.button_pin(seats[i % 4])\n"
-        "            pin.drive_low(); time.sleep(0.1); pin.drive_high(); time.sleep(5)\n"
+        "            pin.drive_low(); time.sleep(0.1); pin.drive_high(); time.sleep(5)\n"  # sleep-ok: the player
         "    threading.Thread(target=play, daemon=True).start()\n"
         "daemon.Daemon.start = start\n"
         "sys.exit(cli.main(sys.argv[1:]))\n"
@@ -103,9 +103,9 @@ def daemon_run(seconds: float) -> tuple[float, int]:
         [sys.executable, "-c", driver, "table", "--config", str(config)],
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(3.0)  # start-up (imports, fonts, panels) is not play
+    time.sleep(3.0)  # sleep-ok: start-up (imports, fonts, panels) is not play
     before = _cpu(process.pid)
-    time.sleep(seconds)
+    time.sleep(seconds)  # sleep-ok: the minute of play being measured
     after = _cpu(process.pid)
     peak = _peak_rss_kb(process.pid)
     process.send_signal(signal.SIGTERM)

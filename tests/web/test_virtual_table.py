@@ -81,7 +81,7 @@ def until(
         assert time.monotonic() < deadline, (
             f"gave up waiting; state is {now['state']}, mover {now['mover']}"
         )
-        time.sleep(0.05)
+        time.sleep(0.05)  # sleep-ok: polling a real server on the real clock
 
 
 def click(page: Page, seat: str) -> None:
