@@ -17,14 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from klik import notify
 from klik.config import Config
 from klik.engine import Engine, Item, Screens
 from klik.gpio import TableGPIO, make_factory
 from klik.journal import Journal
-from klik.view import SeatView
 
 log = logging.getLogger("klik.daemon")
 
@@ -42,8 +39,6 @@ class Daemon:
         screens: Screens | None,
         factory: Any = None,
         clock: Callable[[], float] = time.monotonic,
-        render: Callable[[SeatView], Image.Image] | None = None,
-        on_frame: Callable[[str, Image.Image, float], None] | None = None,
         journal: bool = True,
     ) -> None:
         self.config = config
@@ -57,11 +52,7 @@ class Daemon:
         self.journal = Journal(state / "journal.jsonl") if journal else None
         if self.journal is not None:
             state.mkdir(parents=True, exist_ok=True)
-        self.engine = Engine(
-            config, self.journal, screens, set_outputs=self.gpio.set, on_frame=on_frame
-        )
-        if render is not None:
-            self.engine.render = render
+        self.engine = Engine(config, self.journal, screens, set_outputs=self.gpio.set)
         self.beat = 0.0  # the engine loop's last round, on the table clock
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()

@@ -108,7 +108,7 @@ class Engine:
             return 0.0
         last = self.replay.now
         if self.game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
-            self._do(g.Order(g.Action.PAUSE, last, g.RECOVERY), last)
+            self._do(g.Order(g.Action.PAUSE, last, g.RECOVERY))
             log.warning(
                 "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %s s",
                 self.info.table,
@@ -163,9 +163,9 @@ class Engine:
         elif isinstance(item, t.Edge):
             if not item.pressed and item.seat in self.info.stuck:
                 self.info = replace(self.info, stuck=self.info.stuck - {item.seat})
-            self._do(item, now)
+            self._do(item)
         else:
-            self._do(item, now)
+            self._do(item)
         self.refresh(max(now, self.replay.now))
 
     def _judge(self, edge: JudgeEdge) -> None:
@@ -179,15 +179,15 @@ class Engine:
         self.judge_down = None
         phase = self.game.phase
         if held >= self.config.buttons.long_hold_s:
-            self._do(g.Order(g.Action.UNDO, edge.at), edge.at)
+            self._do(g.Order(g.Action.UNDO, edge.at))
         elif phase is g.Phase.DONE:
             self._new_game(edge.at, self.info.game_no + 1)
         elif phase is g.Phase.READY:
-            self._do(g.Order(g.Action.START, edge.at), edge.at)
+            self._do(g.Order(g.Action.START, edge.at))
         elif phase is g.Phase.PAUSED:
-            self._do(g.Order(g.Action.RESUME, edge.at), edge.at)
+            self._do(g.Order(g.Action.RESUME, edge.at))
         else:
-            self._do(g.Order(g.Action.PAUSE, edge.at), edge.at)
+            self._do(g.Order(g.Action.PAUSE, edge.at))
 
     def new_game(self, now: float) -> bool:
         """The next game at this table (judge key or the virtual table), once this one is done."""
@@ -196,7 +196,7 @@ class Engine:
         self._new_game(now, self.info.game_no + 1)
         return True
 
-    def _do(self, event: t.Edge | g.Order, now: float) -> None:
+    def _do(self, event: t.Edge | g.Order) -> None:
         if self.journal is not None:
             self.journal.append(event)
         before = len(self.replay.commands)
