@@ -28,6 +28,7 @@ from klik.core import game as g
 from klik.core import table as t
 from klik.gpio import JudgeEdge
 from klik.screens import render as render_screen
+from klik.store import GameCounter, write_atomic
 from klik.view import Delivery, Language, SeatView, TableInfo, next_view_change, seat_views
 
 log = logging.getLogger("klik.engine")
@@ -85,6 +86,8 @@ class Engine:
         self.judge_down: float | None = None
         self.next_checkpoint: float | None = None
         self.results_dir: Path | None = None if journal is None else journal.path.parent
+        self.counter = None if self.results_dir is None else GameCounter(self.results_dir)
+        self.game_started = False  # info.game_no is a game of this table (not the default)
         self.publishing = False  # the virtual table reads snapshots; the Pi's daemon does not
         self._lock = threading.Lock()
         self._snapshot = Snapshot({}, {}, {}, {})
@@ -100,44 +103,60 @@ class Engine:
         """Recover the journalled game, or begin a new one; returns the table clock's offset.
 
         The table's clock continues from the journal's last moment, so a game recovered after
-        a reboot (when the monotonic clock starts again from zero) keeps its time left.
+        a reboot (when the monotonic clock starts again from zero) keeps its time left. The
+        recovery settles what the journal holds, lets every button go and pauses a running
+        clock (``klik.core.table.recover``); it is journalled too, so that a second power cut
+        replays it exactly.
         """
         recovered = None if self.journal is None else j.read(self.journal.path)
-        if recovered is None or not self._recover(recovered):
-            self._new_game(now, self.info.game_no)
+        if recovered is None or not self._replay_journal(recovered):
+            self._new_game(now, self._next_game_no())
             return 0.0
         last = self.replay.now
-        if self.game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
-            self._do(g.Order(g.Action.PAUSE, last, g.RECOVERY))
+        if self.journal is not None:
+            self.journal.append(j.Recovery(last))
+        before = len(self.replay.commands)
+        self.replay.recover(last)
+        self._carry_out(self.replay.commands[before:])
+        if self.game.paused_by == g.RECOVERY:
             log.warning(
-                "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %s s",
+                "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %.1f s",
                 self.info.table,
                 self.info.game_no,
                 self.game.mover,
-                self.game.left_s,
+                self.game.left_s or 0.0,
             )
         self.refresh(last)
         return last - now
 
-    def _recover(self, recovered: j.Recovered) -> bool:
-        header = recovered.header
-        try:
-            settings = self.settings
-            game_no = int(header.get("game_no", 1))
-            if header.get("seats") != list(settings.seats):
-                log.error("journal: seats %s differ from the config; new game", header.get("seats"))
-                return False
-        except (TypeError, ValueError) as error:
-            log.error("journal header unusable (%s); new game", error)
+    def _replay_journal(self, recovered: j.Recovered) -> bool:
+        """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
+        seats = list(self.settings.seats)
+        if recovered.header["seats"] != seats:
+            log.error(
+                "journal: seats %s differ from the config's %s; new game",
+                ", ".join(recovered.header["seats"]),
+                ", ".join(seats),
+            )
             return False
+        game_no = recovered.game_no
+        if self.counter is not None and self.counter.last() < game_no:
+            self.counter.begin(game_no)
         self.info = replace(self.info, game_no=game_no)
-        table, last = j.replay_entries(t.new_table(settings), recovered.entries)
-        start = float(header.get("at", 0.0))
-        self.replay = r.Replay(table, max(last, start))
+        table, last = j.replay_entries(t.new_table(self.settings), recovered.entries)
+        self.replay = r.Replay(table, max(last, recovered.at))
         return True
+
+    def _next_game_no(self) -> int:
+        """Game numbers never go back: one more than any game this table has begun."""
+        counted = 0 if self.counter is None else self.counter.last()
+        return max(counted, self.info.game_no if self.game_started else 0) + 1
 
     def _new_game(self, now: float, game_no: int) -> None:
         settings = self.settings
+        if self.counter is not None:
+            self.counter.begin(game_no)
+        self.game_started = True
         self.replay = r.Replay(t.new_table(settings), now)
         self.info = replace(self.info, game_no=game_no, delivery=Delivery.KEPT, receipt=None)
         self.sounds = ()
@@ -181,7 +200,7 @@ class Engine:
         if held >= self.config.buttons.long_hold_s:
             self._do(g.Order(g.Action.UNDO, edge.at))
         elif phase is g.Phase.DONE:
-            self._new_game(edge.at, self.info.game_no + 1)
+            self._new_game(edge.at, self._next_game_no())
         elif phase is g.Phase.READY:
             self._do(g.Order(g.Action.START, edge.at))
         elif phase is g.Phase.PAUSED:
@@ -193,7 +212,7 @@ class Engine:
         """The next game at this table (judge key or the virtual table), once this one is done."""
         if self.game.phase is not g.Phase.DONE:
             return False
-        self._new_game(now, self.info.game_no + 1)
+        self._new_game(now, self._next_game_no())
         return True
 
     def _do(self, event: t.Edge | g.Order) -> None:
@@ -208,17 +227,17 @@ class Engine:
         before, game = len(self.replay.commands), self.game
         self.replay.advance(max(now, self.replay.now))
         self._carry_out(self.replay.commands[before:])
-        if self.journal is not None and self.game is not game:
-            # Time decided something (a tap recognised, a timeout): journal the moment, so a
-            # recovery replays up to it and not just to the last edge.
+        running = self.game.phase is g.Phase.MOVE
+        # A checkpoint when time decided something (a tap recognised, a timeout), so that a
+        # recovery replays up to that moment and not just to the last edge; and at least
+        # every checkpoint_s while the clock runs. It is taken a little early, so that it
+        # rides on the redraw of the seconds instead of waking the engine a second time.
+        interval = self.config.table.checkpoint_s
+        due = self.next_checkpoint is None or now >= self.next_checkpoint - 0.1 * interval
+        if self.journal is not None and (self.game is not game or (running and due)):
             self.journal.append(j.Checkpoint(now))
-            self.next_checkpoint = now + self.config.table.checkpoint_s
-        elif self.game.phase is g.Phase.MOVE and self.journal is not None:
-            if self.next_checkpoint is None or now >= self.next_checkpoint:
-                self.journal.append(j.Checkpoint(now))
-                # A little early, so that a redraw a whole second on still takes it along.
-                self.next_checkpoint = now + 0.9 * self.config.table.checkpoint_s
-        else:
+            self.next_checkpoint = now + interval if running else None
+        elif not running:
             self.next_checkpoint = None
         if self.screens is not None:
             self.screens.retry(now)
@@ -232,9 +251,7 @@ class Engine:
             t.next_due(self.replay.table),
             redraw,
             signals.next_change(game, now, self.sounds, self.config.hardware.sound),
-            # While the seconds tick down the checkpoint rides on their redraw: one wake a
-            # second, not two.
-            self.next_checkpoint if redraw is None else None,
+            self.next_checkpoint,
         ]
         if self.screens is not None and self.screens.out:
             due.append(now + self.config.panels.retry_s)
@@ -253,7 +270,10 @@ class Engine:
                 self._keep_result(command)
 
     def _keep_result(self, ready: g.ResultReady) -> None:
-        """Store the finished result next to the journal; step 3 sends it to the hub."""
+        """Keep the finished result next to the journal, durably; step 3 sends it to the hub.
+
+        Written whole or not at all and fsynced, and never over another game's result.
+        """
         record = {
             "table": self.info.table,
             "game_no": self.info.game_no,
@@ -263,10 +283,14 @@ class Engine:
         if self.results_dir is None:
             return
         path = self.results_dir / f"result-{self.info.game_no}.json"
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
         try:
-            path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+            written = write_atomic(path, data, replace=False)
         except OSError as error:
             log.error("wynik: cannot write %s (%s); it stays in the journal", path, error)
+            return
+        if written != path:
+            log.error("wynik: %s was already there; this result is kept as %s", path, written)
 
     # --- outputs -----------------------------------------------------------------------------
 

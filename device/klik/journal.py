@@ -2,13 +2,21 @@
 
 One JSON object a line. The first line is the header (which table, which game, the settings
 the game was started with); then one line per event: a seat's raw edge, a judge's or hub's
-order, or a checkpoint of the running clock (written every ``checkpoint_s`` so that after a
-power cut the move comes back with the time it had, not the time of the last press).
+order, a checkpoint of the running clock (written every ``checkpoint_s`` so that after a
+power cut the move comes back with the time it had, not the time of the last press), or the
+moment a recovery settled the buttons and paused the game (so that a second power cut
+replays the first recovery exactly).
 
-Reading back never crashes: a last line cut short by the power cut is ignored; a journal that
-is damaged anywhere else is moved aside (``*.corrupt-N``) with one clear line, and the table
-starts a fresh game instead of failing in a restart loop. A failed write (a full disk) is
-logged once and the game goes on; the journal tries again with the next event.
+Writing never leaves half a line behind: a write that fails part-way (a full disk) is cut
+back to the last whole line before anything else is appended, and a journal opened with a
+torn last line (a power cut mid-write) is cut back the same way. A failed write is logged
+once per streak and the game goes on; the journal tries again with the next event.
+
+Reading back never crashes and trusts nothing: every value is checked (the right type,
+finite, in range, in time order) and a line longer than ``MAX_LINE`` is damage, not data. A
+last line cut short is ignored; a journal damaged anywhere else is moved aside
+(``*.corrupt-N``) with one clear line, and the table starts a fresh game instead of failing
+in a restart loop.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +39,24 @@ log = logging.getLogger("klik.journal")
 VERSION = 1
 Json = dict[str, Any]
 
+#: The longest line the table ever writes is a header of about 120 bytes; anything much
+#: longer is damage (and is never logged in full).
+MAX_LINE = 1024
+#: The table clock is monotonic seconds carried on from one journal to the next: it starts
+#: near 0 on a new Pi and grows only with time played. A billion seconds is 31 years.
+MAX_AT = 1e9
+#: Edges are stamped on the GPIO thread and queued, so one may be journalled just after a
+#: checkpoint the engine wrote a moment later. More than this back in time is damage.
+BACK_S = 10.0
+SEATS = ("A", "B", "C", "D")
+BY = ("judge", "hub", g.RECOVERY)
+MAX_GAME_NO = 10**9
+
+
+class DamageError(ValueError):
+    """A journal line that cannot be trusted; ``str()`` says which field and why, never the
+    line itself (it may be megabytes of garbage)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
@@ -38,7 +65,14 @@ class Checkpoint:
     at: float
 
 
-Entry = Edge | g.Order | Checkpoint
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """The table came back from a power cut at ``at``: buttons settled and let go, paused."""
+
+    at: float
+
+
+Entry = Edge | g.Order | Checkpoint | Recovery
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +81,14 @@ class Recovered:
     entries: tuple[Entry, ...]
     dropped_tail: bool  # the last line was cut short and left out
 
+    @property
+    def game_no(self) -> int:
+        return int(self.header["game_no"])
+
+    @property
+    def at(self) -> float:
+        return float(self.header["at"])
+
 
 def encode(entry: Entry) -> Json:
     at = round(entry.at, 6)
@@ -54,21 +96,59 @@ def encode(entry: Entry) -> Json:
         return {"at": at, "seat": entry.seat, "down": entry.pressed}
     if isinstance(entry, g.Order):
         return {"at": at, "order": entry.action.value, "by": entry.by}
+    if isinstance(entry, Recovery):
+        return {"at": at, "recovery": True}
     return {"at": at, "checkpoint": True}
 
 
-def decode(line: Json) -> Entry:
-    """One journal line back into its entry; raises ValueError/KeyError/TypeError if damaged."""
-    at = float(line["at"])
-    if "seat" in line:
+def decode(line: Any) -> Entry:
+    """One parsed journal line back into its entry; raises DamageError naming what is wrong."""
+    if not isinstance(line, dict):
+        raise DamageError("not a JSON object")
+    at = _at(line)
+    keys = set(line)
+    if keys == {"at", "seat", "down"}:
+        if line["seat"] not in SEATS:
+            raise DamageError("seat is not one of A, B, C, D")
         if not isinstance(line["down"], bool):
-            raise TypeError("down must be true or false")
-        return Edge(str(line["seat"]), line["down"], at)
-    if "order" in line:
-        return g.Order(g.Action(line["order"]), at, str(line["by"]))
-    if line.get("checkpoint") is True:
+            raise DamageError("down is not true or false")
+        return Edge(line["seat"], line["down"], at)
+    if keys == {"at", "order", "by"}:
+        actions = {a.value: a for a in g.Action}
+        if not isinstance(line["order"], str) or line["order"] not in actions:
+            raise DamageError(f"order is not one of {', '.join(actions)}")
+        if line["by"] not in BY:
+            raise DamageError(f"by is not one of {', '.join(BY)}")
+        return g.Order(actions[line["order"]], at, line["by"])
+    if keys == {"at", "checkpoint"} and line["checkpoint"] is True:
         return Checkpoint(at)
-    raise ValueError(f"unknown journal line {line}")
+    if keys == {"at", "recovery"} and line["recovery"] is True:
+        return Recovery(at)
+    raise DamageError("not an edge, order, checkpoint or recovery line")
+
+
+def check_header(header: Any) -> Json:
+    """The header's fields, checked; raises DamageError naming the first one that is wrong."""
+    if not isinstance(header, dict) or header.get("journal") != VERSION:
+        raise DamageError(f"not a version {VERSION} journal header")
+    _at(header)
+    game_no = header.get("game_no")
+    if type(game_no) is not int or not 1 <= game_no <= MAX_GAME_NO:
+        raise DamageError(f"header game_no is not a whole number from 1 to {MAX_GAME_NO}")
+    seats = header.get("seats")
+    if not isinstance(seats, list) or seats not in [list(SEATS[:n]) for n in (2, 3, 4)]:
+        raise DamageError("header seats are not A, B[, C[, D]]")
+    if not isinstance(header.get("table"), str):
+        raise DamageError("header table is not text")
+    return header
+
+
+def _at(line: Json) -> float:
+    at = line.get("at")
+    if not isinstance(at, int | float) or isinstance(at, bool) or not 0 <= at <= MAX_AT:
+        # (NaN fails the range too.)
+        raise DamageError(f"at is not a number of seconds from 0 to {MAX_AT:g}")
+    return float(at)
 
 
 class Journal:
@@ -76,7 +156,8 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file: Any = None
+        self._fd: int | None = None
+        self._end = 0  # where the last whole line ends: a failed write is cut back to it
         self.failing = False  # the last write failed (a full disk); logged once per streak
         self.lines = 0
 
@@ -91,13 +172,31 @@ class Journal:
         """Append and fsync one entry; False (and one log line per failure streak) if it failed."""
         return self._write(json.dumps(encode(entry)))
 
-    def _write(self, text: str) -> bool:
+    def _open(self) -> int:
+        """Open for appending, cutting a torn last line (a power cut mid-write) back first."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            if self._file is None:
-                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (kept open)
-            self._file.write(text + "\n")
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            end = os.fstat(fd).st_size
+            whole = self.path.read_bytes()[:end].rfind(b"\n") + 1 if end else 0
+            if whole != end:
+                os.ftruncate(fd, whole)
+                os.fsync(fd)
+                end = whole
+        except OSError:
+            os.close(fd)
+            raise
+        self._end = end
+        return fd
+
+    def _write(self, text: str) -> bool:
+        data = (text + "\n").encode()
+        try:
+            if self._fd is None:
+                self._fd = self._open()
+            done = 0
+            while done < len(data):  # a nearly full disk takes part of a line, then refuses
+                done += os.write(self._fd, data[done:])
+            os.fsync(self._fd)
         except OSError as error:
             if not self.failing:
                 log.error(
@@ -107,28 +206,34 @@ class Journal:
                     error.strerror or error,
                 )
             self.failing = True
-            self._drop_file()
+            self._cut_back()
             return False
+        self._end += len(data)
         if self.failing:
             log.warning("journal %s: writing again", self.path)
         self.failing = False
         self.lines += 1
         return True
 
-    def _drop_file(self) -> None:
-        # A half-written line may be in the buffer; close without flushing it again.
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
+    def _cut_back(self) -> None:
+        """Take back the part of a line that got in, so the next line starts a line of its own.
+
+        If even that fails, the file is closed: opening it again cuts the torn line first.
+        """
+        if self._fd is None:
+            return
+        try:
+            if os.fstat(self._fd).st_size != self._end:
+                os.ftruncate(self._fd, self._end)
+                os.fsync(self._fd)
+        except OSError:
+            self.close()
 
     def close(self) -> None:
-        if self._file is not None:
-            try:
-                self._file.close()
-            except OSError as error:
-                log.error("journal %s: cannot close (%s)", self.path, error)
-            self._file = None
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
 
 
 def read(path: Path) -> Recovered | None:
@@ -147,29 +252,59 @@ def read(path: Path) -> Recovered | None:
     complete, tail = lines[:-1], lines[-1]  # a whole journal ends with a newline
     dropped = bool(tail.strip())
     try:
-        if not complete:
-            raise ValueError("no header line")
-        header = json.loads(complete[0])
-        if not isinstance(header, dict) or header.get("journal") != VERSION:
-            raise ValueError(f"not a version {VERSION} journal header")
-        entries = []
-        for number, line in enumerate(complete[1:], start=2):
-            if not line.strip():
-                continue
-            try:
-                entries.append(decode(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as error:
-                raise ValueError(f"line {number}: {error}") from None
-    except (ValueError, UnicodeDecodeError) as error:
+        recovered = _parse(complete, dropped)
+    except DamageError as error:
         aside = _free_name(path, "corrupt")
-        path.replace(aside)
+        try:
+            path.replace(aside)
+        except OSError as move_error:
+            log.error(
+                "journal %s is damaged (%s) and cannot be moved aside (%s); starting a new game",
+                path,
+                error,
+                move_error.strerror,
+            )
+            return None
         log.error(
             "journal %s is damaged (%s): moved to %s; starting a new game", path, error, aside
         )
         return None
     if dropped:
         log.warning("journal %s: the last line was cut short (power cut?) and is left out", path)
+    return recovered
+
+
+def _parse(complete: list[bytes], dropped: bool) -> Recovered:
+    if not complete:
+        raise DamageError("no header line")
+    header = check_header(_json(complete[0], 1))
+    entries: list[Entry] = []
+    latest = float(header["at"])
+    for number, line in enumerate(complete[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            entry = decode(_json(line, number))
+        except DamageError as error:
+            raise DamageError(f"line {number}: {error}") from None
+        if entry.at < latest - BACK_S:
+            raise DamageError(f"line {number}: at goes back {latest - entry.at:.0f} s in time")
+        latest = max(latest, entry.at)
+        entries.append(entry)
     return Recovered(header, tuple(entries), dropped)
+
+
+def _json(line: bytes, number: int) -> Any:
+    if len(line) > MAX_LINE:
+        raise DamageError(f"line {number} is {len(line)} bytes long (at most {MAX_LINE})")
+    try:
+        return json.loads(line, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise DamageError(f"line {number} is not JSON") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
 
 
 def _free_name(path: Path, what: str) -> Path:
@@ -181,11 +316,15 @@ def _free_name(path: Path, what: str) -> Path:
 
 def replay_entries(table: t.Table, entries: tuple[Entry, ...]) -> tuple[t.Table, float]:
     """Feed journal entries to a table; returns it and the last moment in the journal."""
-    last = -float("inf")
+    last = -math.inf
     for entry in entries:
         while (due := t.next_due(table)) is not None and due <= entry.at:
             table, _ = t.step(table, g.Tick(due))
-        event: Event = g.Tick(entry.at) if isinstance(entry, Checkpoint) else entry
-        table, _ = t.step(table, event)
+        if isinstance(entry, Recovery):
+            table, _ = t.step(table, g.Tick(entry.at))
+            table, _ = t.recover(table, entry.at)
+        else:
+            event: Event = g.Tick(entry.at) if isinstance(entry, Checkpoint) else entry
+            table, _ = t.step(table, event)
         last = max(last, entry.at)
     return table, last

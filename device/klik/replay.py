@@ -40,6 +40,12 @@ class Replay:
         self.commands.extend(commands)
         self.now = max(self.now, until)
 
+    def recover(self, at: float) -> None:
+        """The table comes back from a power cut at ``at`` (``klik.core.table.recover``)."""
+        self.advance(at)
+        self.table, commands = t.recover(self.table, at)
+        self.commands.extend(commands)
+
 
 def run(script: Script) -> Replay:
     replay = Replay(t.new_table(script.settings))

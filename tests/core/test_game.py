@@ -334,3 +334,19 @@ def test_a_late_penalty_hold_is_logged_not_recorded() -> None:
     play = Play(move_time_s=30, timeout="auto").start(0.0).hold("A", 36.0)
     assert play.game.moves[-1].drew == 0
     assert [(n.kind, n.seat, n.at) for n in play.notes] == [(NoteKind.LATE, "A", 37.0)]
+
+
+# --- every press that holds the clock ends in a hand-over or lets the clock go -----------
+
+
+def test_a_double_tap_whose_first_tap_was_before_the_move_is_a_tap() -> None:
+    # B tapped in A's move (ignored), A handed over, and B's next tap came within double_s of
+    # the ignored one: it is B's move-ending tap, not a Rummikub, and the clock must not freeze.
+    play = Play(move_time_s=10, warn_s=3).tap("D", 0.0)
+    play.down("B", 5.0).up("B", 5.05).down("A", 5.1).up("A", 5.15)
+    play.down("B", 5.3).up("B", 5.35).to(300.0)
+    moves = [(m.seat, m.start, m.end, m.ended_by) for m in play.game.moves]
+    assert moves[:2] == [("A", 0.0, 5.1, EndedBy.TAP), ("B", 5.1, 5.3, EndedBy.TAP)]
+    assert play.game.press_at is None
+    assert play.game.phase is Phase.TIMED_OUT
+    assert play.game.mover == "C"

@@ -102,6 +102,12 @@ def check(table: Table, now: float) -> None:
         assert before.end <= after.start or after.start >= before.start
     if game.final_left is not None:
         assert 0 < game.final_left <= len(game.settings.seats)
+    # A press that holds the clock is still down (or just let go): every such press ends in
+    # a hand-over or lets the clock go, so the clock can never freeze.
+    if game.press_at is not None:
+        assert game.mover is not None
+        button = table.buttons[game.settings.seats.index(game.mover)]
+        assert button.down or button.burst_at is not None, "the clock is held by no press"
 
 
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,164 @@ def test_replaying_entries_gives_the_same_table() -> None:
     table, last = j.replay_entries(t.new_table(settings), tuple(ENTRIES[:4]))
     assert last == 5.0
     assert (table.game.phase, table.game.mover, table.game.left_s) == (g.Phase.PAUSED, "A", 26.0)
+
+
+# --- nothing read from a journal is trusted ---------------------------------------------
+
+
+def header_line(**fields: object) -> bytes:
+    return json.dumps({"journal": 1, **HEADER, **fields}).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    "journal",
+    [
+        header_line(at="soon"),  # the header's moment is text
+        header_line(at=None),  # ...or null
+        header_line(at=1e17),  # ...or so far on that adding a second changes nothing
+        header_line(game_no="3"),  # the game number is text
+        header_line(game_no=0),  # ...or below 1
+        header_line(game_no=True),  # ...or true
+        header_line(seats=["A", "C"]),  # seats with a gap
+        header_line(table=7),  # the table's name is a number
+        header_line() + b'{"at": Infinity, "checkpoint": true}\n',  # a checkpoint at infinity
+        header_line() + b'{"at": NaN, "checkpoint": true}\n',  # ...or at no time at all
+        header_line() + b'{"at": 1e17, "checkpoint": true}\n',  # ...or in a billion years
+        header_line() + b'{"at": -5.0, "checkpoint": true}\n',  # ...or before the clock began
+        header_line() + b'{"at": 90.0, "checkpoint": true}\n{"at": 20.0, "checkpoint": true}\n',
+        header_line() + b"[" * 5000 + b"]" * 5000 + b"\n",  # nested past the recursion limit
+        header_line() + b"[" * 500 + b"]" * 500 + b"\n",  # nested, and not an object
+        header_line() + b'{"at": 3.0, "seat": "' + b"A" * 100_000 + b'", "down": true}\n',
+        header_line() + b'{"at": 3.0, "seat": "E", "down": true}\n',  # a seat that is no seat
+        header_line() + b'{"at": 3.0, "order": "start", "by": "someone"}\n',  # an unknown orderer
+        header_line() + b'{"at": 3.0, "checkpoint": true, "extra": 1}\n',  # a field too many
+        header_line() + b'{"at": 3.0, "recovery": false}\n',  # a recovery that is not one
+        header_line() + b'{"at": 3.0, "seat": "A", "down": 1}\n',  # 1 is not true
+    ],
+)
+def test_every_value_is_checked_and_damage_is_moved_aside_in_one_short_line(
+    tmp_path: Path, journal: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(journal)
+    with caplog.at_level(logging.ERROR):
+        assert j.read(path) is None
+    assert not path.exists()
+    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes() == journal
+    assert len(caplog.records) == 1
+    message = caplog.records[0].getMessage()
+    assert "damaged" in message
+    assert len(message) < 300  # the damage is named, never copied into the log
+
+
+def test_entries_a_little_out_of_order_are_not_damage(tmp_path: Path) -> None:
+    # An edge stamped on the GPIO thread can be journalled just after a later checkpoint.
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(
+        header_line()
+        + b'{"at": 5.0, "checkpoint": true}\n{"at": 4.98, "seat": "A", "down": true}\n'
+    )
+    recovered = j.read(path)
+    assert recovered is not None
+    assert recovered.entries == (j.Checkpoint(5.0), Edge("A", True, 4.98))
+
+
+def test_a_recovery_line_replays_the_recovery() -> None:
+    # B's press was down when the power went; the recovery let it go and paused B's move.
+    entries = (
+        Edge("D", True, 1.0),
+        Edge("D", False, 1.1),
+        Edge("A", True, 5.0),
+        Edge("A", False, 5.1),
+        Edge("B", True, 9.0),
+        j.Checkpoint(9.5),
+        j.Recovery(9.5),
+        j.Checkpoint(20.0),
+    )
+    table, last = j.replay_entries(t.new_table(g.Settings(move_time_s=30)), entries)
+    assert last == 20.0
+    game = table.game
+    assert (game.phase, game.mover, game.paused_by) == (g.Phase.PAUSED, "B", g.RECOVERY)
+    assert game.left_s == pytest.approx(26.0)  # B's clock stopped at B's press, at 9.0
+    assert not any(b.down for b in table.buttons)
+
+
+# --- a failed write never leaves half a line ---------------------------------------------
+
+
+def test_a_journal_with_a_torn_last_line_is_cut_back_before_appending(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    written(path)
+    with path.open("ab") as f:
+        f.write(b'{"at": 12.0, "seat": "A", "do')  # the power went mid-write
+    journal = j.Journal(path)
+    assert journal.append(j.Checkpoint(13.0))
+    journal.close()
+    recovered = j.read(path)
+    assert recovered is not None
+    assert list(recovered.entries) == [*ENTRIES, j.Checkpoint(13.0)]
+    assert not recovered.dropped_tail
+
+
+# Runs as root of its own user and mount namespace, so it can mount a real 16 KiB tmpfs.
+FULL_DISK = r"""
+import json, os, sys
+from pathlib import Path
+from klik import journal as j
+from klik.core.table import Edge
+
+folder = Path(sys.argv[1])
+filler = folder / "filler"
+with open(filler, "wb") as f:  # everything but the journal's first page
+    try:
+        f.write(b"x" * (12 * 1024))
+    except OSError:
+        pass
+journal = j.Journal(folder / "journal.jsonl")
+journal.start({"table": "1", "game_no": 1, "seats": ["A", "B", "C", "D"], "at": 0.0})
+kept, failed = [], 0
+for i in range(400):  # about 40 bytes a line: the page is full after about 100
+    entry = Edge("ABCD"[i % 4], i % 8 < 4, 1.0 + i)
+    if journal.append(entry):
+        kept.append(entry)
+    else:
+        failed += 1
+    if i == 300:
+        filler.unlink()  # the organiser frees some space; the journal writes again
+journal.close()
+recovered = j.read(folder / "journal.jsonl")
+assert recovered is not None, "the journal was damaged"
+assert list(recovered.entries) == kept, (len(recovered.entries), len(kept))
+assert not recovered.dropped_tail
+print(json.dumps({"kept": len(kept), "failed": failed}))
+"""
+
+
+def test_a_full_disk_leaves_whole_lines_on_a_real_tmpfs(tmp_path: Path) -> None:
+    folder = tmp_path / "small"
+    folder.mkdir()
+    script = tmp_path / "full_disk.py"
+    script.write_text(FULL_DISK)
+    run = subprocess.run(
+        [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            'mount -t tmpfs -o size=16k tmpfs "$1" && exec "$2" "$3" "$1"',
+            "sh",
+            str(folder),
+            sys.executable,
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    counts = json.loads(run.stdout)
+    assert counts["failed"] > 0  # the disk did fill up
+    assert counts["kept"] > 150  # and the journal went on once space was freed

@@ -342,6 +342,11 @@ def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if _is_spent(game, g):
         return game, ()
+    if isinstance(g, DoubleTap) and not _double_means_something(game, g):
+        # Its first tap was ignored (it came before this move, or meant nothing), so the
+        # second press is a tap like any other: the mover's ends the move. Otherwise the
+        # press that stopped the clock would hold it for ever.
+        g = Tap(g.seat, g.at)
     phase = game.phase
     if phase is Phase.READY:
         return _ready(game, g)
@@ -726,6 +731,11 @@ def _late_penalty(game: Game, seat: str) -> bool:
         and last.seat == seat
         and last.ended_by is EndedBy.TIMEOUT
     )
+
+
+def _double_means_something(game: Game, g: DoubleTap) -> bool:
+    """A Rummikub (its first tap ended the seat's move) or, in the count, a confirmation."""
+    return game.last_tap == (g.seat, g.first_at) or game.phase is Phase.SCORING
 
 
 def _pressed_at(g: Gesture) -> float:

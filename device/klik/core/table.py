@@ -67,6 +67,44 @@ def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
     return table, commands
 
 
+def recover(table: Table, at: float) -> tuple[Table, tuple[g.Command, ...]]:
+    """After a power cut: settle what the journal holds, let every button go, then pause.
+
+    ``table`` is the journal replayed; ``at`` its last moment. A release the journal holds
+    but whose contact bounce had not settled is decided now, as if the contact had gone
+    quiet, so the tap it ends is not lost. A press still down is dropped: whatever it would
+    have become happened after the journal's last line, and no one is holding it after the
+    reboot. Then every button is up, and a running clock is paused for its mover (or the
+    judge) to resume, with the time it showed at ``at``.
+    """
+    game, buttons = table.game, table.buttons
+    settings = game.settings.gestures
+    commands: list[g.Command] = []
+    # Everything that took effect by ``at``, oldest first; bursts are decided without
+    # waiting for the quiet that will not come now.
+    while (first := _first(game, buttons)) is not None and first[0] <= at:
+        effective, _, i = first
+        if i < 0:
+            game, more = g.step(game, g.Tick(effective))
+            commands.extend(more)
+            continue
+        button = buttons[i]
+        if button.burst_at is not None and button.raw_down and not button.down:
+            gesture = None  # a press that had not settled: dropped
+            button = Button(button.seat, last_tap_at=button.last_tap_at)
+        else:
+            button, gesture = gestures.process(button, settings)
+        buttons = (*buttons[:i], button, *buttons[i + 1 :])
+        if gesture is not None:
+            game, more = g.step(game, gesture)
+            commands.extend(more)
+    released = tuple(Button(b.seat, last_tap_at=b.last_tap_at) for b in buttons)
+    if game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
+        game, more = g.step(game, g.Order(g.Action.PAUSE, at, g.RECOVERY))
+        commands.extend(more)
+    return Table(game, released, max(at, table.now)), tuple(commands)
+
+
 def next_due(table: Table) -> float | None:
     """When the table must next be ticked, or None if nothing happens until an event comes."""
     first = _first(table.game, table.buttons)

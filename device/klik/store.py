@@ -1,0 +1,109 @@
+"""Small files the table must not lose: written whole or not at all, and fsynced.
+
+``write_atomic`` writes a temporary file in the same folder, fsyncs it, renames it into place
+and fsyncs the folder, so after a power cut the file is either the old one or the new one,
+never half of each. ``GameCounter`` keeps the number of the table's last game, so game
+numbers never go back, not even after a damaged journal was moved aside.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from pathlib import Path
+
+log = logging.getLogger("klik.store")
+
+RESULT = re.compile(r"^result-(\d{1,9})(?:\.\d+)?\.json$")
+
+
+def write_atomic(path: Path, data: bytes, *, replace: bool = True) -> Path:
+    """Write ``data`` to ``path`` durably; returns the path written.
+
+    With ``replace=False`` an existing file is never overwritten: the data goes to the first
+    free ``stem.N.suffix`` beside it instead. Raises OSError if the data cannot be kept.
+    """
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        done = 0
+        while done < len(data):
+            done += os.write(fd, data[done:])
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    os.close(fd)
+    try:
+        if replace:
+            os.replace(temporary, path)
+        else:
+            path = _link_free(temporary, path)
+            temporary.unlink()
+        _sync_folder(path.parent)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    return path
+
+
+def _link_free(temporary: Path, path: Path) -> Path:
+    """Hard-link ``temporary`` at ``path`` or the first free name beside it (never replacing)."""
+    candidate, n = path, 1
+    while True:
+        try:
+            os.link(temporary, candidate)
+            return candidate
+        except FileExistsError:
+            candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
+            n += 1
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class GameCounter:
+    """The number of the last game begun at this table, in ``state_dir/game-no``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "game-no"
+        self.folder = folder
+
+    def last(self) -> int:
+        """The highest game number this table has begun or finished (0 for a new table).
+
+        The kept results are a floor too, in case the counter itself was lost.
+        """
+        counted = 0
+        try:
+            text = self.path.read_text(encoding="ascii").strip()
+            counted = int(text) if text.isdigit() and len(text) <= 9 else -1
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError) as error:
+            log.error("game counter %s: cannot read (%s); using the results kept", self.path, error)
+        if counted < 0:
+            log.error("game counter %s is damaged; using the results kept", self.path)
+            counted = 0
+        results = [0]
+        with contextlib.suppress(OSError):
+            names = [p.name for p in self.folder.iterdir()]
+            results += [int(m.group(1)) for name in names if (m := RESULT.match(name))]
+        return max(counted, *results)
+
+    def begin(self, game_no: int) -> None:
+        """Record that game ``game_no`` has begun; logged, not raised, if the disk refuses."""
+        try:
+            write_atomic(self.path, f"{game_no}\n".encode())
+        except OSError as error:
+            log.error("game counter %s: cannot write (%s)", self.path, error.strerror or error)
