@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from klik.core import game as g
 from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
-from klik.core.table import Edge, Event, Table, new_table, next_due, step
+from klik.core.table import Edge, Event, Table, new_table, next_due, recover, step
 from klik.script import rack_presses
 
 RUNNING = {g.Phase.MOVE, g.Phase.TIMED_OUT, g.Phase.PAUSED}
@@ -61,11 +61,17 @@ def events(
     return out
 
 
-def drive(table: Table, evs: list[Event], tick_s: float | None) -> tuple[Table, list[g.Command]]:
-    """Run the events; with ``tick_s`` also tick at that period, as a daemon's loop would."""
+def drive(
+    table: Table, evs: list[Event], tick_s: float | None, until: float | None = None
+) -> tuple[Table, list[g.Command]]:
+    """Run the events; with ``tick_s`` also tick at that period, as a daemon's loop would.
+
+    Then time runs on to ``until`` (default: a minute after the last event).
+    """
     commands: list[g.Command] = []
     t = 0.0
-    for event in [*evs, g.Tick((evs[-1].at if evs else 0) + 60.0)]:
+    end = (evs[-1].at if evs else 0) + 60.0 if until is None else until
+    for event in [*evs, g.Tick(end)]:
         while tick_s is not None and t + tick_s < event.at:
             t += tick_s
             table, more = step(table, g.Tick(t))
@@ -176,3 +182,74 @@ def test_the_same_events_give_the_same_game_whatever_the_tick_rate(
     assert again_commands == exact_commands
     assert ticked.game == exact.game
     assert ticked_commands == exact_commands
+
+
+def passed_through(table: Table, evs: list[Event]) -> list[g.Game]:
+    """Every state the table passes through on the whole stream, ticked where it names."""
+    seen = [table.game]
+    for event in [*evs, g.Tick(evs[-1].at + 60.0)]:
+        while (due := next_due(table)) is not None and due < event.at:
+            table, _ = step(table, g.Tick(due))
+            seen.append(table.game)
+        table, _ = step(table, event)
+        seen.append(table.game)
+    return seen
+
+
+def essence(game: g.Game) -> tuple[object, ...]:
+    """What a power cut may not change: whose move, the moves, the pile, the count."""
+    return (
+        game.mover,
+        game.moves,
+        game.pile,
+        game.opened,
+        game.final_left,
+        game.round_over,
+        game.ending,
+        game.winner,
+        game.racks,
+        game.confirmed,
+        game.result,
+    )
+
+
+@common
+@given(
+    streams,
+    st.integers(2, 4),
+    st.integers(0, 12),
+    st.sampled_from(["wait", "auto"]),
+    st.data(),
+)
+def test_a_stream_cut_anywhere_recovers_paused_in_a_state_it_passed_through(
+    stream: list[tuple[float, int, float] | tuple[float, g.Action]],
+    seats: int,
+    pile: int,
+    timeout: str,
+    data: st.DataObject,
+) -> None:
+    evs = events(stream, seats)
+    start = build(seats, pile, timeout)
+    seen = passed_through(start, evs)
+    cut = data.draw(st.integers(1, len(evs)), label="events before the power cut")
+    last = evs[cut - 1].at
+    table, _ = drive(start, evs[:cut], tick_s=None, until=last)
+    recovered, _ = recover(table, last)
+    check(recovered, last)
+    game = recovered.game
+    # Every button is up: nothing still pressed, nothing half-settled.
+    assert all(not b.down and not b.raw_down and b.burst_at is None for b in recovered.buttons)
+    assert game.press_at is None
+    if game.paused_by == g.RECOVERY:
+        note_case("a running clock came back paused")
+        assert game.phase is g.Phase.PAUSED
+        matches = [s for s in seen if s.phase is game.resume_to and essence(s) == essence(game)]
+        assert matches, "recovered to a move the whole stream never reached"
+        if game.resume_to is g.Phase.MOVE:
+            # The time left is the time the clock showed at the cut: a press holding the
+            # clock gives its time back, since what it would have become is lost.
+            assert any(s.time_left(last) == game.left_s for s in matches)
+    else:
+        assert game.phase not in (g.Phase.MOVE, g.Phase.TIMED_OUT)
+        matches = [s for s in seen if s.phase is game.phase and essence(s) == essence(game)]
+        assert matches, "recovered to a state the whole stream never passed through"
