@@ -53,6 +53,11 @@ class Snapshot:
     images: dict[str, Image.Image]
     views: dict[str, SeatView]
     frames: dict[str, int]  # how many images each seat has been shown: the page's cache key
+    game: g.Game | None = None  # states are never changed, so another thread may read one
+
+    def time_left(self, now: float) -> float | None:
+        """The mover's clock at ``now`` (the record's is as of the last redraw)."""
+        return None if self.game is None else self.game.time_left(now)
 
 
 class Engine:
@@ -324,7 +329,7 @@ class Engine:
         record["game_no"] = self.info.game_no
         with self._lock:
             self._snapshot = Snapshot(
-                record, dict(self.images), dict(self.views), dict(self.frames)
+                record, dict(self.images), dict(self.views), dict(self.frames), self.game
             )
 
     def snapshot(self) -> Snapshot:

@@ -173,8 +173,13 @@ def state(table: Daemon) -> dict[str, Any]:
     snapshot = table.engine.snapshot()
     seats = table.config.seat_letters
     gpio = table.gpio
+    now = table.clock()
+    left = snapshot.time_left(now)
     return {
         **snapshot.record,
+        # The record is as of the last redraw; the clock is read as the request comes.
+        "time_left_s": None if left is None else round(left, 3),
+        "now": round(now, 3),
         "seats": list(seats),
         "names": dict(table.config.players),
         "leds": {seat: bool(led.value) for seat, led in zip(seats, gpio.leds, strict=True)},
