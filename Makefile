@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_core.py
 	$(BIN)/python tests/bench/bench_panels.py
 	$(BIN)/python tests/bench/bench_table.py
+	$(BIN)/python tests/bench/bench_recovery.py
 
 # On the Pi, from a checkout: sudo make install (the package in /opt/klik/venv, the config.txt
 # fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.

@@ -78,7 +78,7 @@ class VirtualTable:
             with contextlib.suppress(OSError):
                 self.state()
                 return self
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep-ok: the real daemon on the real clock
         raise AssertionError(f"klik sim did not come up: {self.log.read_text()}")
 
     def kill(self) -> None:
@@ -119,24 +119,26 @@ class VirtualTable:
 
     def tap(self, seat: str) -> None:
         self.down(seat)
-        time.sleep(0.1)
+        time.sleep(0.1)  # sleep-ok: the real daemon on the real clock
         self.up(seat)
-        time.sleep(0.2)  # past the debounce: the tap is recognised
+        time.sleep(
+            0.2
+        )  # past the debounce: the tap is recognised  # sleep-ok: the real daemon on the real clock
 
     def double(self, seat: str, *, settle: bool = True) -> None:
         """Two taps 0.2 s apart; without ``settle`` it returns right after the last release."""
         for _ in range(2):
             self.down(seat)
-            time.sleep(0.1)
+            time.sleep(0.1)  # sleep-ok: the real daemon on the real clock
             self.up(seat)
             if settle or _ == 0:
-                time.sleep(0.1)
+                time.sleep(0.1)  # sleep-ok: the real daemon on the real clock
 
     def hold(self, seat: str, seconds: float) -> None:
         self.down(seat)
-        time.sleep(seconds)
+        time.sleep(seconds)  # sleep-ok: the real daemon on the real clock
         self.up(seat)
-        time.sleep(0.2)
+        time.sleep(0.2)  # sleep-ok: the real daemon on the real clock
 
 
 @pytest.fixture
@@ -180,7 +182,7 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
 
     # Right after a hand-over: B's clock has just started.
     table.tap("A")
-    time.sleep(0.3)
+    time.sleep(0.3)  # sleep-ok: the real daemon on the real clock
     before, lost = killed_at(table)
     assert before["mover"] == "B"
     after = restarted(table)
@@ -191,22 +193,26 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
     assert (table.state()["state"], len(table.state()["moves"])) == ("move", 1)
 
     # During a hold: B holds to draw, and the power goes before the hold is a draw.
-    time.sleep(1.2)  # more than one checkpoint interval into the resumed move
+    time.sleep(
+        1.2
+    )  # more than one checkpoint interval into the resumed move  # sleep-ok: the real daemon on the real clock
     table.down("B")
-    time.sleep(0.5)
+    time.sleep(0.5)  # sleep-ok: the real daemon on the real clock
     before, lost = killed_at(table)
     after = restarted(table)
     # The press held the clock; it is let go without drawing, and gives its time back.
     assert_recovered(after, before, moves=1, mover="B", lost_s=0.0)
     assert after["draw_tiles_left"] == before["draw_tiles_left"]
-    time.sleep(3.5)  # a press left down would now be a long hold: the move would restart
+    time.sleep(
+        3.5
+    )  # a press left down would now be a long hold: the move would restart  # sleep-ok: the real daemon on the real clock
     assert table.state()["state"] == "paused"
     table.tap("B")  # resumes
     assert table.state()["state"] == "move"
 
     # Right after a release: B's move-ending tap is in the journal, not yet debounced.
     table.down("B")
-    time.sleep(0.1)
+    time.sleep(0.1)  # sleep-ok: the real daemon on the real clock
     table.up("B")
     before, lost = killed_at(table)
     after = restarted(table)
@@ -218,7 +224,7 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
 
     # During a draw: C's hold is a draw at 1 s; the power goes at 1.3 s, still held.
     table.down("C")
-    time.sleep(1.3)
+    time.sleep(1.3)  # sleep-ok: the real daemon on the real clock
     before, lost = killed_at(table)
     assert before["mover"] == "D"
     assert before["moves"][-1]["drew"] == 1
@@ -226,7 +232,7 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
     assert_recovered(after, before, moves=3, mover="D", lost_s=lost)
     assert after["draw_tiles_left"] == before["draw_tiles_left"]
     table.tap("D")  # resumes
-    time.sleep(0.3)
+    time.sleep(0.3)  # sleep-ok: the real daemon on the real clock
 
     # During a double tap: D's Rummikub, cut right after the second release.
     table.double("D", settle=False)
@@ -244,17 +250,19 @@ def test_kills_during_the_count(table: VirtualTable) -> None:
     assert table.state()["state"] == "scoring"
     # B holds: +10 at 1 s and +10 every 0.5 s after; the power goes at 1.7 s, still held.
     table.down("B")
-    time.sleep(1.7)
+    time.sleep(1.7)  # sleep-ok: the real daemon on the real clock
     before, _ = killed_at(table)
     assert before["racks"]["B"] == 20
     after = restarted(table)
     assert after["state"] == "scoring"
     assert after["racks"] == before["racks"]
-    time.sleep(1.2)  # a press left down would go on adding 10 every half second
+    time.sleep(
+        1.2
+    )  # a press left down would go on adding 10 every half second  # sleep-ok: the real daemon on the real clock
     assert table.state()["racks"] == before["racks"]
     # The count goes on: B confirms with a double tap.
     table.double("B")
-    time.sleep(0.2)
+    time.sleep(0.2)  # sleep-ok: the real daemon on the real clock
     assert table.state()["racks"]["B"] == 20
 
 
@@ -316,7 +324,9 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
         # The disk is full: C's tap and D's hold go on in play, the journal cannot keep them.
         table.tap("C")
         table.hold("D", 1.3)
-        time.sleep(1.5)  # checkpoints try to write, and fail
+        time.sleep(
+            1.5
+        )  # checkpoints try to write, and fail  # sleep-ok: the real daemon on the real clock
         assert table.state()["mover"] == "A"
         table.kill()
         os.unlink(filler)  # the organiser frees some space before the table comes back
