@@ -1,0 +1,225 @@
+"""The table ↔ hub protocol: canonical JSON, signed envelopes, serial frames, receipts.
+
+Both sides import this module; ``docs/protocol.md`` is its contract in prose. Pure: no I/O,
+no clock (callers pass bytes and numbers in).
+
+- **Canonical JSON** is ``json.dumps(obj, sort_keys=True, separators=(",", ":"),
+  ensure_ascii=True)``. Signed objects hold no floats (times are whole milliseconds), so
+  every implementation writes the same bytes for the same object.
+- **Envelope**: ``{"v": 1, "type": T, "device": D, "seq": N, "body": {...}, "mac": HEX}``,
+  where ``mac`` is HMAC-SHA256 over the canonical JSON of the envelope without ``mac``,
+  keyed with the bytes the pairing key's 64 hex digits stand for (32 bytes).
+- **Serial frame**: the envelope's canonical JSON, a space, the CRC-32 of that JSON as 8
+  lower-case hex digits, and ``\\n``. At most ``MAX_FRAME`` bytes with the newline.
+- **Receipt**: five characters of an alphabet without 0, O, 1 and I, taken from the
+  SHA-256 of the stored record; the screens show it as ``R-XXXXX``, short enough for a
+  player to read it off a screen to a judge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from klik.errors import KlikError
+
+VERSION = 1
+TYPES = ("result", "heartbeat", "ack")
+MAX_FRAME = 2048  # bytes of one serial frame, newline included
+MAX_BODY = 16 * 1024  # bytes of one HTTP envelope
+KEY_HEX = re.compile(r"^[0-9a-f]{64}$")
+DEVICE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+RECEIPT_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 signs: no 0/O, no 1/I
+RECEIPT_LENGTH = 5
+
+Json = dict[str, Any]
+
+
+class ProtocolError(KlikError, ValueError):
+    """An envelope or frame that breaks the contract; ``str()`` names the field."""
+
+    def __init__(self, field_name: str, why: str) -> None:
+        super().__init__(f"{field_name}: {why}")
+        self.field = field_name
+
+
+def canonical(obj: Any) -> bytes:
+    """The one byte string every implementation writes for ``obj``; refuses floats."""
+    _no_floats(obj, "")
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def _no_floats(obj: Any, where: str) -> None:
+    if isinstance(obj, float):
+        raise ProtocolError(where or "(top)", "floats are not allowed in signed objects")
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise ProtocolError(where or "(top)", "object keys must be text")
+            _no_floats(value, f"{where}.{key}" if where else key)
+    elif isinstance(obj, list | tuple):
+        for i, value in enumerate(obj):
+            _no_floats(value, f"{where}[{i}]")
+
+
+def key_bytes(key_hex: str) -> bytes:
+    """The HMAC key: the 32 bytes a pairing key's 64 lower-case hex digits stand for."""
+    if not KEY_HEX.match(key_hex):
+        raise ProtocolError("key", "must be 64 lower-case hex digits (256 bits)")
+    return bytes.fromhex(key_hex)
+
+
+def mac(unsigned: Json, key: bytes) -> str:
+    return hmac.new(key, canonical(unsigned), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    type: str
+    device: str
+    seq: int
+    body: Json = field(default_factory=dict)
+    v: int = VERSION
+
+    def unsigned(self) -> Json:
+        return {"v": self.v, "type": self.type, "device": self.device, "seq": self.seq,
+                "body": self.body}  # fmt: skip
+
+    def signed(self, key: bytes) -> Json:
+        unsigned = self.unsigned()
+        return {**unsigned, "mac": mac(unsigned, key)}
+
+
+def seal(envelope: Envelope, key: bytes) -> bytes:
+    """The envelope signed, as the canonical bytes of one HTTP body."""
+    return canonical(envelope.signed(key))
+
+
+def open_envelope(data: Json | bytes) -> tuple[Envelope, str]:
+    """Parse an envelope (not yet verified); returns it and its ``mac``.
+
+    Raises ProtocolError naming the first field that breaks the contract. The caller looks
+    up the device's key and calls ``verify`` before believing anything in it.
+    """
+    if isinstance(data, bytes):
+        if len(data) > MAX_BODY:
+            raise ProtocolError("(envelope)", f"over {MAX_BODY} bytes")
+        try:
+            data = json.loads(data, parse_constant=_refuse_constant)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise ProtocolError("(envelope)", "not JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("(envelope)", "must be a JSON object")
+    if data.get("v") != VERSION or isinstance(data.get("v"), bool):
+        raise ProtocolError("v", f"must be {VERSION}")
+    if data.get("type") not in TYPES:
+        raise ProtocolError("type", f"must be one of {', '.join(TYPES)}")
+    device = data.get("device")
+    if not isinstance(device, str) or not DEVICE.match(device):
+        raise ProtocolError("device", "must be 1 to 64 letters, digits, - or _")
+    seq = data.get("seq")
+    first = 1 if data["type"] == "result" else 0  # a result's seq counts results, from 1
+    if type(seq) is not int or not first <= seq < 2**53:
+        raise ProtocolError("seq", f"must be a whole number from {first}")
+    body = data.get("body")
+    if not isinstance(body, dict):
+        raise ProtocolError("body", "must be a JSON object")
+    signature = data.get("mac")
+    if not isinstance(signature, str) or not re.fullmatch(r"[0-9a-f]{64}", signature):
+        raise ProtocolError("mac", "must be 64 lower-case hex digits")
+    extra = set(data) - {"v", "type", "device", "seq", "body", "mac"}
+    if extra:
+        raise ProtocolError(sorted(extra)[0], "unknown envelope field")
+    return Envelope(data["type"], device, seq, body), signature
+
+
+def verify(envelope: Envelope, signature: str, key: bytes) -> bool:
+    """Whether ``signature`` is the envelope's MAC under ``key`` (in constant time)."""
+    try:
+        expected = mac(envelope.unsigned(), key)
+    except ProtocolError:
+        return False  # a float somewhere: it cannot have been signed by a table of ours
+    return hmac.compare_digest(expected, signature)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+# --- serial frames ----------------------------------------------------------------------
+
+
+def frame(envelope: Envelope, key: bytes) -> bytes:
+    """One serial frame: canonical JSON, a space, its CRC-32 in 8 hex digits, newline."""
+    body = seal(envelope, key)
+    line = body + b" " + f"{zlib.crc32(body):08x}".encode("ascii") + b"\n"
+    if len(line) > MAX_FRAME:
+        raise ProtocolError("(frame)", f"over {MAX_FRAME} bytes; send a smaller body")
+    return line
+
+
+@dataclass
+class Deframer:
+    """Serial bytes in, whole frames' envelope bytes out; what is dropped is counted.
+
+    A frame over ``MAX_FRAME`` bytes, with a bad CRC or not ASCII is dropped; the bytes up to
+    the next newline go with it, so one damaged frame never swallows the next one.
+    """
+
+    dropped: dict[str, int] = field(default_factory=lambda: {"oversize": 0, "crc": 0})
+    _buffer: bytearray = field(default_factory=bytearray)
+    _skipping: bool = False  # inside an oversize frame: drop until its newline
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        self._buffer += data
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                if len(self._buffer) >= MAX_FRAME:
+                    if not self._skipping:
+                        self.dropped["oversize"] += 1
+                    self._skipping = True
+                    self._buffer.clear()
+                return
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if self._skipping:
+                self._skipping = False
+                continue
+            if len(line) + 1 > MAX_FRAME:
+                self.dropped["oversize"] += 1
+                continue
+            body = check_frame(line)
+            if body is None:
+                self.dropped["crc"] += 1
+                continue
+            yield body
+
+
+def check_frame(line: bytes) -> bytes | None:
+    """The envelope bytes of a frame (without its newline), or None if its CRC is wrong."""
+    body, space, crc = line.rpartition(b" ")
+    if not space or len(crc) != 8 or not re.fullmatch(rb"[0-9a-f]{8}", crc):
+        return None
+    if f"{zlib.crc32(body):08x}".encode("ascii") != crc or not body.isascii():
+        return None
+    return body
+
+
+# --- receipts ---------------------------------------------------------------------------
+
+
+def receipt(record: Json) -> str:
+    """The short code of a stored record (five signs; the screens show ``R-`` before it)."""
+    digest = int.from_bytes(hashlib.sha256(canonical(record)).digest()[:8], "big")
+    signs = []
+    for _ in range(RECEIPT_LENGTH):
+        digest, sign = divmod(digest, len(RECEIPT_ALPHABET))
+        signs.append(RECEIPT_ALPHABET[sign])
+    return "".join(signs)
