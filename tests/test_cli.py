@@ -165,7 +165,17 @@ def test_replay_prints_the_record(capsys: pytest.CaptureFixture[str], tmp_path: 
         ("set rules=liga\n", "line 1: rules must be one of league, tournament, got 'liga'"),
         ("set move_time_s=fast\n", "line 1: move_time_s must be a number, got 'fast'"),
         ("set move_time_s=nan\n", "line 1: move_time_s must be a finite number"),
-        ("set move_time_s=-5\n0 C tap\n", "line 1: move_time_s must be from 0 to 3600"),
+        ("set move_time_s=-5\n0 C tap\n", "line 1: move_time_s = -5.0: allowed are 5 to 600 s"),
+        ("set move_time_s=4\n", "line 1: move_time_s = 4.0: allowed are 5 to 600 s"),  # too short to think
+        ("set move_time_s=3601\n", "line 1: move_time_s = 3601.0: allowed are 5 to 600 s"),  # the old limit
+        ("set move_time_s=5\n", "line 1: warn_s must be below move_time_s (5.0), got 10.0"),  # the default warn_s: says why
+        ("set penalty_tiles=9\n", "line 1: penalty_tiles = 9: allowed are 0 to 3 tiles"),
+        ("set warn_s=-1\n", "line 1: warn_s = -1.0: allowed are 0 to 600 s"),
+        ("set hold_s=0\n", "line 1: hold_s = 0.0: allowed are 0.3 to 3 s"),
+        ("set double_s=100\n", "line 1: double_s = 100.0: allowed are 0.1 to 1 s"),
+        ("set double_s=0.9 hold_s=0.8 call_judge_s=1\n", "line 1: double_s must be below hold_s (0.8), got 0.9"),
+        ("set debounce_ms=500\n", "line 1: debounce_ms = 500.0: allowed are 0 to 100 ms"),
+        ("set long_hold_s=20\n", "line 1: long_hold_s = 20.0: allowed are 0.3 to 10 s"),
         ("set seats=5\n0 A tap\n", "line 1: seats must be 2 to 4 (or the letters AB, ABC, ABCD)"),
         ("set seats=ABD\n", "line 1: seats must be 2 to 4 (or the letters AB, ABC, ABCD)"),
         ("set seats=3\nset starter=D\n0 A tap\n", "line 2: starter must be one of A, B, C"),
@@ -175,7 +185,7 @@ def test_replay_prints_the_record(capsys: pytest.CaptureFixture[str], tmp_path: 
         ("0 A\n", "line 1: expected 'T WHO ACTION [ARG]' or 'T end'"),
         ("5 end\n6 A tap\n", "line 2: nothing may follow 'T end'"),
     ],
-)
+)  # fmt: skip
 def test_replay_bad_line_names_the_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str
 ) -> None:
@@ -222,3 +232,49 @@ def test_klik_score_imports_no_hardware_web_or_database_modules(tmp_path: Path) 
     }
     assert loaded & heavy == set()
     assert "klik.replay" not in done.stderr.split()
+
+
+# --- the table and the virtual table: a folder or a port they cannot use is one line -------
+
+
+def klik(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real ``klik`` command; a daemon that wrongly starts is stopped by the timeout."""
+    return subprocess.run([KLIK, *args], capture_output=True, text=True, check=False, timeout=60)
+
+
+def table_toml(tmp_path: Path, state_dir: str) -> str:
+    path = tmp_path / "table.toml"
+    path.write_text(
+        f'[table]\nstate_dir = "{state_dir}"\n[hardware]\npin_factory = "mock"\n'
+        '[panels]\ninterface = "sim"\n',
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "state_dir", "line"),
+    [
+        ("sim --state-dir {tmp}/file", None, "klik sim: --state-dir {tmp}/file: cannot make this folder (a file is in the way)"),  # a file, not a folder
+        ("sim --state-dir {tmp}/file/journal", None, "klik sim: --state-dir {tmp}/file/journal: cannot make this folder (Not a directory)"),  # under a file
+        ("sim --state-dir /proc/klik", None, "klik sim: --state-dir /proc/klik: cannot make this folder (No such file or directory)"),  # /proc takes none
+        ("table --config {config}", "/proc/klik", 'klik table: {config}: [table] state_dir = "/proc/klik": cannot make this folder (No such file or directory)'),  # from the config
+        ("table --config {config}", "{tmp}/file", 'klik table: {config}: [table] state_dir = "{tmp}/file": cannot make this folder (a file is in the way)'),  # the same
+        ("sim --port 70000", None, "klik sim: argument --port: 70000: allowed are 1 to 65535 (see klik sim --help)"),  # TCP ports end at 65535
+        ("sim --port -1", None, "klik sim: argument --port: -1: allowed are 1 to 65535 (see klik sim --help)"),  # and start at 1
+        ("sim --port 0", None, "klik sim: argument --port: 0: allowed are 1 to 65535 (see klik sim --help)"),  # 0 fell back to 8100
+        ("sim --port http", None, "klik sim: argument --port: http: allowed are 1 to 65535 (see klik sim --help)"),  # a name
+        ("table", None, "klik table: the following arguments are required: --config (see klik table --help)"),  # argparse, one line
+        ("sim --prot 8100", None, "klik: unrecognized arguments: --prot 8100 (see klik --help)"),  # a typo
+    ],
+)  # fmt: skip
+def test_a_daemon_that_cannot_start_says_why_in_one_line(
+    tmp_path: Path, args: str, state_dir: str | None, line: str
+) -> None:
+    (tmp_path / "file").write_text("not a folder\n", encoding="utf-8")
+    names = {"tmp": str(tmp_path), "config": str(tmp_path / "table.toml")}
+    if state_dir is not None:
+        table_toml(tmp_path, state_dir.format(**names))
+    done = klik(*args.format(**names).split())
+    assert "Traceback" not in done.stderr
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", line.format(**names) + "\n")

@@ -10,14 +10,31 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from klik.errors import KlikError
 
 EXIT_BAD_INPUT = 2
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with a mistake on the command line said in one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def port(text: str) -> int:
+    """``--port``: a TCP port, 1 to 65535 (as ``[sim] port``)."""
+    from klik.config import PORT
+
+    if not (text.isdigit() and PORT.allows(int(text))):
+        raise argparse.ArgumentTypeError(f"{text}: allowed are {PORT}")
+    return int(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="klik", description="Table-side move clock and scorer for Rummikub tournaments."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -56,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Serve the virtual table on http://127.0.0.1:8100 (see [sim] in the config).",
     )
     sim.add_argument("--config", metavar="FILE", help="a table config to lay over the defaults")
-    sim.add_argument("--port", type=int, help="the port to serve on (default: [sim] port)")
+    sim.add_argument("--port", type=port, help="the port to serve on (default: [sim] port)")
     sim.add_argument(
         "--state-dir", metavar="DIR", help="where the journal goes (default: a temp dir)"
     )
@@ -133,7 +150,18 @@ def _table(name: str) -> int:
 
     _logging()
     table_config = config.load(name)
-    return serve(Daemon(table_config, screens=open_panels(table_config)))
+    config.make_state_dir(table_config)  # before the hardware is opened
+    try:
+        table = Daemon(table_config, screens=open_panels(table_config))
+    except OSError as error:
+        raise KlikError(f"{name}: the table cannot start ({_reason(error)})") from None
+    return serve(table)
+
+
+def _reason(error: OSError) -> str:
+    """An OSError as a person reads it: ``Permission denied: /var/lib/klik/journal.jsonl``."""
+    what = error.strerror or str(error)
+    return f"{what}: {error.filename}" if error.filename else what
 
 
 def _sim(name: str | None, port: int | None, state_dir: str | None) -> int:

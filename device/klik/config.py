@@ -2,25 +2,35 @@
 
 ``load(path)`` reads the shipped ``defaults.toml``, lays the organiser's file over it key by
 key, and checks the result against the schema below: every section is a frozen dataclass
-whose fields are the allowed keys, with their types and units in their names. An unknown key
-gets a "did you mean"; a wrong type or value names the file, the key and what is allowed.
+whose fields are the allowed keys, with their types and units in their names, and every
+number and text carries its range next to it (``field(metadata=allowed(...))``; the game's
+and the buttons' ranges are the engine's own, ``klik.core.limits``). An unknown key gets a
+"did you mean"; a wrong type or value names the file, the key, the value and what is
+allowed, in one shape::
+
+    table.toml: [buttons] storm_s = 0.0: allowed are 0.05 to 1 s
+
 ``klik config --config FILE`` prints the effective config as TOML.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, Protocol, get_args, get_origin
 
 from klik.core import game as g
+from klik.core import limits
 from klik.core.gestures import GestureSettings
+from klik.core.limits import Range
 from klik.core.scoring import RULE_SETS
-from klik.errors import KlikError
+from klik.errors import InputError, KlikError
 
 SEATS = ("A", "B", "C", "D")
 #: Pins no seat part may take: the ID EEPROM (0, 1), I2C1 (2, 3) and the shutdown button the
@@ -41,24 +51,101 @@ class ConfigError(KlikError, ValueError):
     """The table's config cannot be used; ``str()`` names the file, the key and what is allowed."""
 
 
+# --- ranges ------------------------------------------------------------------------------
+
+
+class Allowed(Protocol):
+    """What a key may be: a number ``Range``, a ``Text`` or a ``OneOf``."""
+
+    def allows(self, value: Any) -> bool: ...
+    def shown(self, value: Any) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """``lo`` to ``hi`` printable characters (no control characters), not all spaces."""
+
+    lo: int
+    hi: int
+    spaces: bool = True  # False: a host name, where a space is always a typo
+
+    def allows(self, value: str) -> bool:
+        return (
+            self.lo <= len(value) <= self.hi
+            and value.isprintable()
+            and bool(value.strip())
+            and (self.spaces or " " not in value)
+        )
+
+    def shown(self, value: str) -> str:
+        # A 5,000-character name is shown by its start and its length, on one line.
+        if len(value) > 40:
+            return f"{_toml(value[:20] + '…')} ({len(value)} characters)"
+        return _toml(value)
+
+    def __str__(self) -> str:
+        rule = "not all spaces" if self.spaces else "no spaces"
+        return f"{self.lo} to {self.hi} printable characters, {rule}"
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """One of a few numbers, e.g. a panel's half turns."""
+
+    values: tuple[int, ...]
+    note: str = ""
+
+    def allows(self, value: int) -> bool:
+        return value in self.values
+
+    def shown(self, value: int) -> str:
+        return repr(value)
+
+    def __str__(self) -> str:
+        *rest, last = (str(v) for v in self.values)
+        return f"{', '.join(rest)} and {last}" + (f" ({self.note})" if self.note else "")
+
+
+def allowed(limit: Allowed) -> dict[str, Allowed]:
+    """A field's metadata: what its key may be."""
+    return {"allowed": limit}
+
+
+GPIO = Range(0, 27, label="GPIO ")  # BCM numbers of the 40-pin header
+PORT = Range(1, 65535)  # TCP
+PLAYER = Text(1, 24)  # a player's name, as the seat screens show it
+
+
 @dataclass(frozen=True, slots=True)
 class TableSection:
-    name: str = "1"  # the table's number or name, as the hub knows it
-    seats: int = 4  # players at this table: 2, 3 or 4 (seats A, B, C, D in clockwise order)
+    # the table's number or name, as the hub knows it
+    name: str = field(default="1", metadata=allowed(Text(1, 16)))
+    # players at this table: 2, 3 or 4 (seats A, B, C, D in clockwise order)
+    seats: int = field(default=4, metadata=allowed(Range(2, 4, "seats")))
     language: Literal["pl", "en"] = "pl"
-    state_dir: str = "/var/lib/klik"  # the journal lives here; systemd's StateDirectory
-    checkpoint_s: float = 1.0  # how often a running clock is written to the journal
+    # the journal lives here; systemd's StateDirectory
+    state_dir: str = field(default="/var/lib/klik", metadata=allowed(Text(1, 4096)))
+    # how often a running clock is written to the journal (each one is an fsync)
+    checkpoint_s: float = field(default=1.0, metadata=allowed(Range(0.2, 5, "s")))
+
+
+def _game(key: str, default: float) -> Any:
+    return field(default=default, metadata=allowed(limits.GAME[key]))
 
 
 @dataclass(frozen=True, slots=True)
 class GameSection:
-    move_time_s: float = 60.0
+    move_time_s: float = _game("move_time_s", 60.0)
     starter: Literal["A", "B", "C", "D"] = "A"
     rules: Literal["tournament", "league"] = "tournament"
     timeout: Literal["wait", "auto"] = "wait"
-    penalty_tiles: int = 1
-    penalty_window_s: float = 5.0
-    warn_s: float = 10.0
+    penalty_tiles: int = _game("penalty_tiles", 1)
+    penalty_window_s: float = _game("penalty_window_s", 5.0)
+    warn_s: float = _game("warn_s", 10.0)
+
+
+def _pin(default: int) -> Any:
+    return field(default=default, metadata=allowed(GPIO))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +159,16 @@ class HardwareSection:
 class PinsSection:
     """BCM GPIO numbers; generated from hardware/pinmap.toml into the defaults."""
 
-    seat_A_button: int = 5  # noqa: N815 (the seat letter is part of the name)
-    seat_A_led: int = 12  # noqa: N815
-    seat_B_button: int = 6  # noqa: N815
-    seat_B_led: int = 13  # noqa: N815
-    seat_C_button: int = 16  # noqa: N815
-    seat_C_led: int = 19  # noqa: N815
-    seat_D_button: int = 20  # noqa: N815
-    seat_D_led: int = 26  # noqa: N815
-    buzzer: int = 18
-    judge_key: int = 21
+    seat_A_button: int = _pin(5)  # noqa: N815 (the seat letter is part of the name)
+    seat_A_led: int = _pin(12)  # noqa: N815
+    seat_B_button: int = _pin(6)  # noqa: N815
+    seat_B_led: int = _pin(13)  # noqa: N815
+    seat_C_button: int = _pin(16)  # noqa: N815
+    seat_C_led: int = _pin(19)  # noqa: N815
+    seat_D_button: int = _pin(20)  # noqa: N815
+    seat_D_led: int = _pin(26)  # noqa: N815
+    buzzer: int = _pin(18)
+    judge_key: int = _pin(21)
 
     def button(self, seat: str) -> int:
         return int(getattr(self, f"seat_{seat}_button"))
@@ -96,15 +183,18 @@ class PanelSection:
 
     driver: Literal["ssd1306", "sh1106", "none"] = "ssd1306"  # none: this seat has no screen
     interface: Literal["i2c", "spi", "sim"] = "i2c"  # sim: a recording bus (virtual table)
-    i2c_bus: int = 1
-    i2c_address: int = 0x3C
-    mux_address: int = 0x70  # TCA9548A behind the i2c-mux overlay; 0 = no mux
-    mux_channel: int = 0
-    spi_port: int = 0
-    spi_device: int = 0
-    gpio_dc: int = 24
-    gpio_reset: int = 25
-    rotate: int = 0  # quarter turns: 0, or 2 for a panel mounted upside down
+    i2c_bus: int = field(default=1, metadata=allowed(Range(0, 255)))  # /dev/i2c-N
+    # 7-bit addresses without the reserved ones at both ends
+    i2c_address: int = field(default=0x3C, metadata=allowed(Range(0x03, 0x77, hex=True)))
+    # TCA9548A behind the i2c-mux overlay (its pins set 0x70 to 0x77); 0 = no mux
+    mux_address: int = field(default=0x70, metadata=allowed(Range(0x70, 0x77, hex=True, also=(0,))))
+    mux_channel: int = field(default=0, metadata=allowed(Range(0, 7)))  # the mux has 8
+    spi_port: int = field(default=0, metadata=allowed(Range(0, 1)))  # /dev/spidevP.D
+    spi_device: int = field(default=0, metadata=allowed(Range(0, 2)))
+    gpio_dc: int = field(default=24, metadata=allowed(GPIO))
+    gpio_reset: int = field(default=25, metadata=allowed(GPIO))
+    # quarter turns: 0, or 2 for a panel mounted upside down
+    rotate: int = field(default=0, metadata=allowed(OneOf((0, 2), "upside down")))
 
 
 RETRY_S = 5.0
@@ -112,7 +202,8 @@ RETRY_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class PanelsSection:
-    retry_s: float = RETRY_S  # how often a panel that is out is tried again
+    # how often a panel that is out is tried again; each try costs the bus a few ms
+    retry_s: float = field(default=RETRY_S, metadata=allowed(Range(1, 60, "s")))
     common: PanelSection = PanelSection()
     seats: tuple[tuple[str, PanelSection], ...] = ()
 
@@ -122,8 +213,9 @@ class PanelsSection:
 
 @dataclass(frozen=True, slots=True)
 class SimSection:
-    host: str = "127.0.0.1"
-    port: int = 8100
+    # a host name or address; a DNS name is at most 253 characters
+    host: str = field(default="127.0.0.1", metadata=allowed(Text(1, 253, spaces=False)))
+    port: int = field(default=8100, metadata=allowed(PORT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +274,8 @@ def load(path: str | Path | None) -> Config:
     if path is not None:
         source = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            # utf-8-sig: Windows editors start a UTF-8 file with a byte order mark.
+            text = Path(path).read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise ConfigError(
                 f"{path}: no such file (give --config an existing TOML file)"
@@ -192,6 +285,24 @@ def load(path: str | Path | None) -> Config:
             raise ConfigError(f"{path}: cannot read ({reason})") from None
         _merge(merged, _parse(text, source))
     return _build(merged, source)
+
+
+def make_state_dir(config: Config, flag: str | None = None) -> None:
+    """Make the journal's folder ``[table] state_dir`` (and its parents) if it is missing.
+
+    The daemons call this before they open any hardware. Raises ConfigError, one line naming
+    the key (or the command line's ``flag``, e.g. ``--state-dir``) and why it cannot be used.
+    """
+    path = config.table.state_dir
+    where = f"{flag} {path}" if flag else f"{config.source}: [table] state_dir = {_toml(path)}"
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        # mkdir(exist_ok=True) says "File exists" when the name is a file's: say that plainly.
+        reason = "a file is in the way" if isinstance(error, FileExistsError) else error.strerror
+        raise ConfigError(f"{where}: cannot make this folder ({reason or error})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"{where}: cannot write in this folder (no permission)")
 
 
 def from_text(text: str, source: str = "<text>") -> Config:
@@ -236,10 +347,10 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> None:
 
 
 def _build(data: dict[str, Any], source: str) -> Config:
-    allowed = [*SECTIONS, "players", "panels"]
+    known = [*SECTIONS, "players", "panels"]
     for key, value in data.items():
-        if key not in allowed:
-            raise ConfigError(f"{source}: unknown section [{key}]{_hint(key, allowed)}")
+        if key not in known:
+            raise ConfigError(f"{source}: unknown section [{key}]{_hint(key, known)}")
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: {key} must be a section [{key}], got {_kind(value)}")
     built = {
@@ -258,23 +369,39 @@ def _build(data: dict[str, Any], source: str) -> Config:
 def _section(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls) if f.name in hints and _is_value(hints[f.name])]
+    ranges = _ranges(cls)
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in names:
             raise ConfigError(f"{source}: unknown key [{where}] {key}{_hint(key, names)}")
-        values[key] = _typed(value, hints[key], f"[{where}] {key}", source)
+        values[key] = _value(value, hints[key], ranges.get(key), f"[{where}] {key}", source)
     return cls(**values)
+
+
+def _ranges(cls: type) -> Mapping[str, Allowed]:
+    """What each key of section ``cls`` may be, from its fields' metadata."""
+    if cls is GestureSettings:  # the engine's own dataclass: its ranges are in klik.core.limits
+        return limits.GESTURES
+    return {f.name: f.metadata["allowed"] for f in fields(cls) if "allowed" in f.metadata}
 
 
 def _is_value(hint: Any) -> bool:
     return hint in (str, int, float, bool) or get_origin(hint) is Literal
 
 
+def _value(value: Any, hint: Any, limit: Allowed | None, key: str, source: str) -> Any:
+    """``value`` as the schema's type, checked against its range; ConfigError if not."""
+    value = _typed(value, hint, key, source)
+    if limit is not None and not limit.allows(value):
+        raise ConfigError(f"{source}: {key} = {limit.shown(value)}: allowed are {limit}")
+    return value
+
+
 def _typed(value: Any, hint: Any, key: str, source: str) -> Any:
     if get_origin(hint) is Literal:
-        allowed = get_args(hint)
-        if value not in allowed or isinstance(value, bool):
-            options = ", ".join(f'"{a}"' for a in allowed)
+        choices = get_args(hint)
+        if value not in choices or isinstance(value, bool):
+            options = ", ".join(f'"{a}"' for a in choices)
             raise ConfigError(f"{source}: {key} = {_toml(value)}: allowed are {options}")
         return value
     ok = {
@@ -296,14 +423,14 @@ def _players(data: dict[str, Any], source: str) -> tuple[tuple[str, str], ...]:
     for seat, name in data.items():
         if seat not in SEATS:
             raise ConfigError(f"{source}: unknown key [players] {seat}: seats are A, B, C, D")
-        players.append((seat, _typed(name, str, f"[players] {seat}", source)))
+        players.append((seat, _value(name, str, PLAYER, f"[players] {seat}", source)))
     return tuple(sorted(players))
 
 
 def _panels(data: dict[str, Any], source: str) -> PanelsSection:
     common_keys = {k: v for k, v in data.items() if not isinstance(v, dict)}
     retry = common_keys.pop("retry_s", RETRY_S)
-    retry_s = _typed(retry, float, "[panels] retry_s", source)
+    retry_s = _value(retry, float, _ranges(PanelsSection)["retry_s"], "[panels] retry_s", source)
     common = _section(PanelSection, common_keys, "panels", source)
     seats = []
     for seat, table in data.items():
@@ -317,33 +444,21 @@ def _panels(data: dict[str, Any], source: str) -> PanelsSection:
 
 
 def _check(config: Config, source: str) -> None:
-    """Whole-config rules: the engine's own checks, then the pins and the panels."""
-    if config.table.seats not in (2, 3, 4):
-        raise ConfigError(
-            f"{source}: [table] seats = {config.table.seats}: allowed are 2, 3, 4 "
-            "(seats must be 2 to 4 seats lettered from A)"
-        )
+    """Whole-config rules, once every key is in its range: how the game's and the buttons'
+    settings fit together (the engine's own check), then the pins."""
     try:
-        config.settings().check()
-    except (KlikError, ValueError) as error:
+        config.settings().check(name=_setting)
+    except InputError as error:
         raise ConfigError(f"{source}: {error}") from None
-    if config.game.starter not in config.seat_letters:
-        seats = ", ".join(config.seat_letters)
-        raise ConfigError(f"{source}: [game] starter = {config.game.starter}: allowed are {seats}")
-    if not 0 < config.table.checkpoint_s <= 60:
-        raise ConfigError(f"{source}: [table] checkpoint_s must be from 0 to 60 seconds")
-    if not 1 <= config.sim.port <= 65535:
-        raise ConfigError(f"{source}: [sim] port = {config.sim.port}: allowed are 1 to 65535")
-    panels = [config.panels.seat(s) for s in config.seat_letters]
-    for seat, panel in zip(config.seat_letters, panels, strict=True):
-        where = f"[panels.{seat}]" if seat in dict(config.panels.seats) else "[panels]"
-        if panel.rotate not in (0, 2):
-            raise ConfigError(
-                f"{source}: {where} rotate = {panel.rotate}: allowed are 0 and 2 (upside down)"
-            )
-        if not 0 <= panel.mux_channel <= 7:
-            raise ConfigError(f"{source}: {where} mux_channel must be from 0 to 7")
-    _check_pins(config, source, spi=any(p.interface == "spi" for p in panels))
+    spi = any(config.panels.seat(seat).interface == "spi" for seat in config.seat_letters)
+    _check_pins(config, source, spi=spi)
+
+
+def _setting(key: str) -> str:
+    """An engine setting's name as the config file has it: ``warn_s`` is ``[game] warn_s``."""
+    if key in limits.GESTURES:
+        return f"[buttons] {key}"
+    return "[table] seats" if key == "seats" else f"[game] {key}"
 
 
 def _check_pins(config: Config, source: str, spi: bool) -> None:
@@ -353,8 +468,6 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
     taken = {**RESERVED_PINS, **UART_PINS, **(SPI_PINS if spi else {})}
     for name in names:
         pin = getattr(config.pins, name)
-        if not 0 <= pin <= 27:
-            raise ConfigError(f"{source}: [pins] {name} = {pin}: allowed are GPIO 0 to 27")
         if pin in taken:
             raise ConfigError(
                 f"{source}: [pins] {name} = {pin}: GPIO {pin} is the {taken[pin]} pin"
@@ -374,11 +487,11 @@ def _values(section: Any) -> dict[str, Any]:
     return {f.name: getattr(section, f.name) for f in fields(section)}
 
 
-def _hint(key: str, allowed: list[str]) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+def _hint(key: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     if close:
         return f" (did you mean {close[0]}?)"
-    return f"; allowed are {', '.join(allowed)}"
+    return f"; allowed are {', '.join(names)}"
 
 
 def _kind(value: Any) -> str:
@@ -393,5 +506,24 @@ def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + "".join(_TOML_ESCAPES.get(c) or _escaped(c) for c in value) + '"'
     return repr(value)
+
+
+_TOML_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _escaped(char: str) -> str:
+    """A character as a TOML string holds it: control characters escaped, so a message that
+    shows a bad value stays one line."""
+    if char.isprintable():
+        return char
+    return f"\\u{ord(char):04X}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08X}"

@@ -9,6 +9,10 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
 - ``POST /api/judge`` ``{"pressed": true|false}`` (the judge key)
 - ``GET /api/seats/{seat}/screen.png`` the seat's screen, pixel for pixel (128×64)
 - ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs and buzzer
+
+A press must be sent as ``Content-Type: application/json`` (else 415) and, from a browser,
+from this server's own page (a foreign ``Origin`` gets 403); another method on a path gets
+405 with ``Allow``. Every error is one line of JSON, ``{"error": "..."}``.
 """
 
 from __future__ import annotations
@@ -19,13 +23,14 @@ import logging
 import re
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from klik.config import Config
+from klik.config import Config, make_state_dir
 from klik.daemon import Daemon
 from klik.errors import KlikError
 from klik.panels import open_panels
@@ -35,6 +40,7 @@ log = logging.getLogger("klik.sim")
 SEAT_BUTTON = re.compile(r"^/api/seats/([A-Za-z])/button$")
 SEAT_SCREEN = re.compile(r"^/api/seats/([A-Za-z])/screen\.png$")
 MAX_BODY = 1024
+EMPTY: Mapping[str, str] = {}
 
 
 def sim_config(config: Config, state_dir: str) -> Config:
@@ -51,31 +57,79 @@ def sim_config(config: Config, state_dir: str) -> Config:
 
 
 def make_daemon(config: Config, state_dir: str) -> Daemon:
+    """The virtual table's daemon, its journal in ``state_dir`` (``--state-dir``), not started.
+
+    Raises KlikError with one line if the folder cannot be made or the daemon cannot start.
+    """
     config = sim_config(config, state_dir)
-    table = Daemon(config, screens=open_panels(config))
+    make_state_dir(config, "--state-dir")  # before any pin is taken
+    try:
+        table = Daemon(config, screens=open_panels(config))
+    except OSError as error:
+        what = error.strerror or str(error)
+        where = f": {error.filename}" if error.filename else ""
+        raise KlikError(f"the virtual table cannot start ({what}{where})") from None
     table.engine.publishing = True
     return table
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
+IDLE_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is closed
+PAGES = ("/", "/index.html", "/api/state", "/favicon.ico")
 
-    def __init__(self, address: tuple[str, int], table: Daemon) -> None:
+
+class Server(ThreadingHTTPServer):
+    """The virtual table's HTTP server: one thread per connection.
+
+    A connection that sends nothing for ``idle_timeout_s`` (a half-sent request, a browser's
+    idle keep-alive) is closed, so silent clients cannot hold threads for ever; the listen
+    queue takes a crowd of clients at once (socketserver's default is 5).
+    """
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(
+        self, address: tuple[str, int], table: Daemon, *, idle_timeout_s: float = IDLE_TIMEOUT_S
+    ) -> None:
         self.table = table
+        self.idle_timeout_s = idle_timeout_s
         super().__init__(address, Handler)
 
 
+def allowed_methods(path: str) -> tuple[str, ...] | None:
+    """The methods ``path`` answers (for the ``Allow`` header), or None if there is no such path."""
+    if path in PAGES or SEAT_SCREEN.match(path):
+        return ("GET", "HEAD")
+    if path == "/api/judge" or SEAT_BUTTON.match(path):
+        return ("POST",)
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
+    """Answers one connection's requests; every error is one line of JSON, ``{"error": ...}``.
+
+    A button press must be ``Content-Type: application/json`` and, if it names an
+    ``Origin`` (a browser always does), come from this server's own page: any other page
+    open in the same browser could otherwise press the buttons. Scripts send no Origin.
+    """
+
     server: Server
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle_timeout_s)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 
-    # --- GET -------------------------------------------------------------------------------
+    # --- GET and HEAD ----------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
+        self._take_body()
+        path = self._route()
+        if path is None:
+            return
         if path in ("/", "/index.html"):
             page = resources.files("klik").joinpath("web/index.html").read_bytes()
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
@@ -90,17 +144,24 @@ class Handler(BaseHTTPRequestHandler):
             buffer = io.BytesIO()
             image.save(buffer, format="PNG")
             self._send(HTTPStatus.OK, buffer.getvalue(), "image/png")
-        elif path == "/favicon.ico":
-            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         else:
-            self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")  # /favicon.ico
+
+    def do_HEAD(self) -> None:
+        self.do_GET()  # _send leaves the body out
 
     # --- POST ------------------------------------------------------------------------------
 
     def do_POST(self) -> None:
         table = self.server.table
-        path = self.path.split("?", 1)[0]
-        pressed = self._pressed()
+        body = self._take_body()
+        path = self._route()
+        if path is None or not self._from_own_page():
+            return
+        if self.headers.get_content_type() != "application/json":  # none: "text/plain"
+            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+            return
+        pressed = self._pressed(body)
         if pressed is None:
             return
         if match := SEAT_BUTTON.match(path):
@@ -110,14 +171,11 @@ class Handler(BaseHTTPRequestHandler):
                 self._error(HTTPStatus.NOT_FOUND, f"no seat {seat} at this table (seats: {seats})")
                 return
             pin = table.gpio.button_pin(seat)
-        elif path == "/api/judge":
-            pin = table.gpio.judge_pin()
+        else:
+            pin = table.gpio.judge_pin()  # /api/judge
             if pin is None:
                 self._error(HTTPStatus.NOT_FOUND, "this table has no judge key")
                 return
-        else:
-            self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: POST {path}")
-            return
         with _pins:  # one pin change at a time, as on real hardware
             if pressed:
                 pin.drive_low()
@@ -126,43 +184,118 @@ class Handler(BaseHTTPRequestHandler):
         table.wait_idle(2.0)
         self._json(HTTPStatus.OK, {"ok": True})
 
-    def _pressed(self) -> bool | None:
-        """The request's ``pressed`` flag, or None after answering 400 with why."""
+    # --- anything else: 405 on a path we have, 404 on one we have not ----------------------
+
+    def do_PUT(self) -> None:
+        self._refuse()
+
+    def do_DELETE(self) -> None:
+        self._refuse()
+
+    def do_PATCH(self) -> None:
+        self._refuse()
+
+    def do_OPTIONS(self) -> None:
+        self._refuse()  # so no CORS preflight passes either
+
+    def do_TRACE(self) -> None:
+        self._refuse()
+
+    def _refuse(self) -> None:
+        self._take_body()
+        self._route()
+
+    # --- checks ----------------------------------------------------------------------------
+
+    def _take_body(self) -> bytes | None:
+        """The request's body, read before any answer so the next request starts in step;
+        None if it is too long to read (the connection is then closed after the answer)."""
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
-        if not 0 < length <= MAX_BODY:
+        if not 0 <= length <= MAX_BODY or "Transfer-Encoding" in self.headers:
+            self.close_connection = True
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _route(self) -> str | None:
+        """The request's path, or None after answering 404 (no such path) or 405 (with Allow)."""
+        path = self.path.split("?", 1)[0]
+        methods = allowed_methods(path)
+        if methods is None:
+            if self.command in ("GET", "HEAD"):
+                self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+            else:
+                self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.command} {path}")
+            return None
+        if self.command not in methods:
+            allow = ", ".join(methods)
+            self._error(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"{self.command} is not allowed on {path}; allowed: {allow}",
+                {"Allow": allow},
+            )
+            return None
+        return path
+
+    def _from_own_page(self) -> bool:
+        """No Origin (a script) or this server's own (its page); else False after a 403."""
+        origin = self.headers.get("Origin")
+        if origin is None or origin == f"http://{self.headers.get('Host')}":
+            return True
+        self._error(HTTPStatus.FORBIDDEN, f"{origin[:100]} may not press buttons here")
+        return False
+
+    def _pressed(self, body: bytes | None) -> bool | None:
+        """The body's ``pressed`` flag, or None after answering 400 with why."""
+        if not body:
             self._error(
                 HTTPStatus.BAD_REQUEST, f'send {{"pressed": true|false}} (1 to {MAX_BODY} bytes)'
             )
             return None
-        raw = self.rfile.read(length)
         try:
-            body = json.loads(raw)
+            sent = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             self._error(HTTPStatus.BAD_REQUEST, 'body is not JSON; send {"pressed": true|false}')
             return None
-        if not isinstance(body, dict) or not isinstance(body.get("pressed"), bool):
+        if not isinstance(sent, dict) or not isinstance(sent.get("pressed"), bool):
             self._error(HTTPStatus.BAD_REQUEST, 'send {"pressed": true|false}')
             return None
-        return bool(body["pressed"])
+        return bool(sent["pressed"])
 
     # --- replies ---------------------------------------------------------------------------
 
-    def _json(self, status: HTTPStatus, body: Any) -> None:
-        self._send(status, json.dumps(body, ensure_ascii=False).encode(), "application/json")
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a bad request line, an unknown method) as one JSON line.
 
-    def _error(self, status: HTTPStatus, message: str) -> None:
-        self._json(status, {"error": message})
+        The request may not have been read to its end, so the connection is closed after.
+        """
+        self.close_connection = True
+        status = HTTPStatus(code)
+        self._error(status, message or status.phrase)
 
-    def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
+    def _json(self, status: HTTPStatus, body: Any, headers: Mapping[str, str] = EMPTY) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode()
+        self._send(status, data, "application/json", headers)
+
+    def _error(self, status: HTTPStatus, message: str, headers: Mapping[str, str] = EMPTY) -> None:
+        self._json(status, {"error": message}, headers)
+
+    def _send(
+        self, status: HTTPStatus, body: bytes, kind: str, headers: Mapping[str, str] = EMPTY
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 _pins = threading.Lock()
@@ -194,7 +327,7 @@ def main(config: Config, port: int | None, state_dir: str | None) -> int:
     folder = state_dir or tempfile.mkdtemp(prefix="klik-sim-")
     table = make_daemon(config, folder)
     table.start()
-    host, port = config.sim.host, port or config.sim.port
+    host, port = config.sim.host, config.sim.port if port is None else port
     try:
         server = Server((host, port), table)
     except OSError as error:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from klik import config
 from klik.cli import main
+from klik.core import game as g
+from klik.core.gestures import GestureSettings
+from klik.errors import InputError
 
 
 def test_the_defaults_alone_are_a_working_config() -> None:
@@ -48,10 +52,10 @@ def test_the_printed_config_reads_back_the_same(tmp_path: Path) -> None:
             '[hardware]\nsound = "loud"',
             '[hardware] sound = "loud": allowed are "on", "quiet", "off"',
         ),
-        ("[panels]\nrotate = 1", "[panels.A] rotate = 1: allowed are 0 and 2"),
-        ("[table]\nseats = 5", "seats must be 2 to 4 seats"),
+        ("[panels]\nrotate = 1", "[panels] rotate = 1: allowed are 0 and 2"),
+        ("[table]\nseats = 5", "[table] seats = 5: allowed are 2 to 4 seats"),
         ('[table]\nseats = 3\n[game]\nstarter = "D"', "starter must be one of A, B, C, got D"),
-        ("[game]\nmove_time_s = 5\nwarn_s = 10", "warn_s must be from 0 to below move_time_s"),
+        ("[game]\nmove_time_s = 5\nwarn_s = 10", "warn_s must be below [game] move_time_s (5.0)"),
         # pins: twice the same, a bus pin, out of range
         ("[pins]\nbuzzer = 5", "[pins] buzzer = 5: GPIO 5 is already seat_A_button"),
         ("[pins]\nseat_B_led = 3", "[pins] seat_B_led = 3: GPIO 3 is the I2C SCL pin"),
@@ -101,3 +105,211 @@ def test_a_missing_or_bad_config_exits_2_with_one_line(
     bad.write_text("[game]\nmove_time_s = true\n")
     assert main([command, "--config", str(bad)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# --- every key has a range, and a value outside it is one line naming it ----------------
+
+# (key as the message names it, "whole" or "number", bad values as TOML, what the message
+# allows). Each row's values cover zero, a negative, NaN, inf and too big wherever they are
+# bad; the wrong types are tried for every row by the tests below.
+RANGES = [
+    ("[table] seats", "whole", ["0", "-2", "1", "5"], "2 to 4 seats"),  # a game needs 2 to 4 players
+    ("[table] checkpoint_s", "number", ["0", "-1", "nan", "inf", "0.1", "6"], "0.2 to 5 s"),  # 0: fsync after fsync
+    ("[game] move_time_s", "number", ["0", "-60", "nan", "inf", "4.9", "601", "1e9"], "5 to 600 s"),  # seconds to minutes
+    ("[game] penalty_tiles", "whole", ["-1", "4", "100"], "0 to 3 tiles"),  # 0 is allowed: no penalty
+    ("[game] penalty_window_s", "number", ["0", "-5", "nan", "inf", "0.5", "31"], "1 to 30 s"),  # "auto": time to hold
+    ("[game] warn_s", "number", ["-1", "nan", "inf", "601"], "0 to 600 s"),  # 0 is allowed: no warning
+    ("[buttons] hold_s", "number", ["0", "-1", "nan", "inf", "0.2", "3.5"], "0.3 to 3 s"),  # a hold is meant
+    ("[buttons] double_s", "number", ["0", "-0.4", "nan", "inf", "0.05", "100"], "0.1 to 1 s"),  # 100 passed before
+    ("[buttons] call_judge_s", "number", ["0", "-2", "nan", "inf", "0.2", "11"], "0.3 to 10 s"),  # and from hold_s
+    ("[buttons] long_hold_s", "number", ["0", "-3", "nan", "inf", "0.2", "11"], "0.3 to 10 s"),  # and below stuck_s
+    ("[buttons] repeat_s", "number", ["0", "-0.5", "nan", "inf", "1e-9", "2.5"], "0.1 to 2 s"),  # 1e-9 hung the engine
+    ("[buttons] debounce_ms", "number", ["-1", "nan", "inf", "101"], "0 to 100 ms"),  # 0 is allowed: no bounce
+    ("[buttons] stuck_s", "number", ["0", "-10", "nan", "inf", "4", "121"], "5 to 120 s"),  # after a long hold
+    ("[buttons] storm_s", "number", ["0", "-0.25", "nan", "inf", "0.01", "1.5"], "0.05 to 1 s"),  # 0: a tap and a double
+    ("[pins] seat_A_button", "whole", ["-1", "28", "99999"], "GPIO 0 to 27"),  # the header's BCM numbers
+    ("[pins] buzzer", "whole", ["-5", "40"], "GPIO 0 to 27"),  # every pin has the same range
+    ("[panels] retry_s", "number", ["0", "-5", "nan", "inf", "-inf", "0.5", "61"], "1 to 60 s"),  # 0: a busy loop
+    ("[panels] i2c_bus", "whole", ["-7", "256"], "0 to 255"),  # /dev/i2c-N
+    ("[panels] i2c_address", "whole", ["-1", "0", "2", "0x78", "300"], "0x03 to 0x77"),  # 7 bits, none reserved
+    ("[panels] mux_address", "whole", ["-1", "1", "0x6F", "0x78"], "0 or 0x70 to 0x77"),  # 0: no mux; TCA9548A
+    ("[panels] mux_channel", "whole", ["-1", "8"], "0 to 7"),  # a TCA9548A has 8 channels
+    ("[panels] spi_port", "whole", ["-1", "2"], "0 to 1"),  # SPI0 or SPI1
+    ("[panels] spi_device", "whole", ["-1", "3"], "0 to 2"),  # chip selects
+    ("[panels] gpio_dc", "whole", ["-1", "28"], "GPIO 0 to 27"),  # SPI panels' data/command pin
+    ("[panels] gpio_reset", "whole", ["-1", "28"], "GPIO 0 to 27"),  # and reset pin
+    ("[panels] rotate", "whole", ["-2", "1", "3", "4"], "0 and 2 (upside down)"),  # half turns only
+    ("[panels.B] i2c_address", "whole", ["0x78"], "0x03 to 0x77"),  # a seat's own section is named
+    ("[sim] port", "whole", ["0", "-1", "65536", "70000"], "1 to 65535"),  # TCP
+]  # fmt: skip
+# (key, bad values as TOML, what the message allows)
+TEXTS = [
+    ("[table] name", ['""', '"   "', '"12345678901234567"', '"a\\tb"'], "1 to 16 printable characters, not all spaces"),  # as the hub knows it
+    ("[table] state_dir", ['""', '"/var/lib/\\nklik"'], "1 to 4096 printable characters, not all spaces"),  # a path
+    ("[players] A", ['""', '"  "', '"Ania\\u0007"', '"Aleksandra Zażółć-Gęśląjaźń"'], "1 to 24 printable characters, not all spaces"),  # fits a screen
+    ("[sim] host", ['""', '"local host"', '"127.0.0.1\\n"'], "1 to 253 printable characters, no spaces"),  # a name or address
+]  # fmt: skip
+
+
+def toml_of(key: str, value: str) -> str:
+    section, name = key.split()
+    return f"{section}\n{name} = {value}\n"
+
+
+def shown(key: str, kind: str, value: str) -> str:
+    """The value as the message shows it: as read (a number as a float), addresses in hex."""
+    number = tomllib.loads(f"v = {value}")["v"]
+    if kind == "number":
+        return repr(float(number))
+    if key.endswith("_address") and number > 0:
+        return f"0x{number:02X}"
+    return repr(number)
+
+
+@pytest.mark.parametrize(
+    ("key", "kind", "value", "allowed"),
+    [(key, kind, value, allowed) for key, kind, values, allowed in RANGES for value in values],
+    ids=lambda v: str(v).replace(" ", "")[:24],
+)
+def test_a_number_out_of_range_is_one_line_with_the_range(
+    key: str, kind: str, value: str, allowed: str
+) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(toml_of(key, value), "table.toml")
+    line = str(caught.value)
+    assert line == f"table.toml: {key} = {shown(key, kind, value)}: allowed are {allowed}"
+
+
+@pytest.mark.parametrize(("key", "kind"), [(key, kind) for key, kind, _, _ in RANGES])
+@pytest.mark.parametrize(
+    ("value", "got"), [('"1"', "text"), ("true", "true/false"), ("[1]", "a list")]
+)
+def test_a_number_of_the_wrong_type_is_one_line(key: str, kind: str, value: str, got: str) -> None:
+    want = {"whole": "a whole number", "number": "a number"}[kind]
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(toml_of(key, value), "table.toml")
+    assert str(caught.value) == f"table.toml: {key} = {value}: must be {want}, got {got}"
+
+
+@pytest.mark.parametrize("key", [key for key, kind, _, _ in RANGES if kind == "whole"])
+def test_a_whole_number_key_refuses_a_fraction(key: str) -> None:
+    with pytest.raises(config.ConfigError, match=r"= 1\.5: must be a whole number, got a number$"):
+        config.from_text(toml_of(key, "1.5"), "table.toml")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "allowed"),
+    [(key, value, allowed) for key, values, allowed in TEXTS for value in values],
+    ids=lambda v: str(v).replace(" ", "")[:24],
+)
+def test_a_text_out_of_range_is_one_line_with_the_range(key: str, value: str, allowed: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(toml_of(key, value), "table.toml")
+    line = str(caught.value)
+    assert line == f"table.toml: {key} = {value}: allowed are {allowed}"
+    assert line.isprintable()  # control characters are shown escaped, never sent raw
+
+
+@pytest.mark.parametrize("key", [key for key, _, _ in TEXTS])
+def test_a_text_of_the_wrong_type_is_one_line(key: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(toml_of(key, "7"), "table.toml")
+    assert str(caught.value) == f"table.toml: {key} = 7: must be text, got a whole number"
+
+
+def test_a_very_long_name_is_refused_at_once_and_shown_short() -> None:
+    # 5,000 characters stalled start-up; the line shows the start and the length.
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(f'[players]\nB = "{"x" * 5000}"\n', "table.toml")
+    assert str(caught.value) == (
+        f'table.toml: [players] B = "{"x" * 20}…" (5000 characters): '
+        "allowed are 1 to 24 printable characters, not all spaces"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # the default warn_s = 10 cannot be below a 5 s move: the line says why
+        ("[game]\nmove_time_s = 5", "[game] warn_s must be below [game] move_time_s (5.0), got 10.0"),
+        # the same, with both given
+        ("[game]\nmove_time_s = 20\nwarn_s = 20", "[game] warn_s must be below [game] move_time_s (20.0), got 20.0"),
+        # two taps must come sooner than a hold
+        ("[buttons]\nhold_s = 0.4\ndouble_s = 0.5", "[buttons] double_s must be below [buttons] hold_s (0.4), got 0.5"),
+        # a judge call is longer than a draw's hold
+        ("[buttons]\ncall_judge_s = 0.5", "[buttons] call_judge_s must be from [buttons] hold_s (1.0) to below [buttons] stuck_s (10.0), got 0.5"),
+        # a long hold ends before the button counts as stuck
+        ("[buttons]\nstuck_s = 5\nlong_hold_s = 6", "[buttons] long_hold_s must be from [buttons] hold_s (1.0) to below [buttons] stuck_s (5.0), got 6.0"),
+        # a storm cap at or below the debounce would settle every press mid-bounce
+        ("[buttons]\ndebounce_ms = 60\nstorm_s = 0.05", "[buttons] storm_s must be above [buttons] debounce_ms (60.0 ms), got 0.05"),
+        # the starter must sit at the table
+        ('[table]\nseats = 3\n[game]\nstarter = "D"', "[game] starter must be one of A, B, C, got D"),
+        # a seat's own panel section is named when its value is wrong
+        ("[panels.C]\nrotate = 3", "[panels.C] rotate = 3: allowed are 0 and 2 (upside down)"),
+        # an unknown player seat
+        ('[players]\nE = "Ewa"', "unknown key [players] E: seats are A, B, C, D"),
+    ],
+)  # fmt: skip
+def test_settings_that_do_not_fit_together_say_why(text: str, line: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(text, "table.toml")
+    assert str(caught.value) == f"table.toml: {line}"
+
+
+CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface"}
+
+
+def test_every_number_and_text_key_has_a_row_above() -> None:
+    # The effective config lists every key: one added later without a range fails here.
+    rows = {key for key, *_ in RANGES} | {key for key, *_ in TEXTS}
+    effective = tomllib.loads(config.dumps(config.load(None)))
+    for section, keys in effective.items():
+        for name, value in keys.items():
+            if isinstance(value, dict | bool) or name in CHOICES or section == "pins":
+                continue  # [panels.X], a flag, a choice; every pin has one range (rows above)
+            assert f"[{section}] {name}" in rows, f"[{section}] {name} has no row"
+    assert "[players] A" in rows
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[buttons]\nhold_s = 0.3\ndouble_s = 0.1\ncall_judge_s = 0.3\nlong_hold_s = 0.3",  # the buttons' low ends
+        "[buttons]\nhold_s = 3\ndouble_s = 1\ncall_judge_s = 10\nlong_hold_s = 10\nstuck_s = 120\nrepeat_s = 2",  # and high
+        "[buttons]\ndebounce_ms = 0\nstorm_s = 0.05",  # no debounce at all (the virtual table)
+        "[game]\nmove_time_s = 600\nwarn_s = 599\npenalty_tiles = 3\npenalty_window_s = 30",  # the game's high ends
+        "[game]\nmove_time_s = 5\nwarn_s = 0\npenalty_tiles = 0\npenalty_window_s = 1",  # and low
+        '[panels]\nmux_address = 0\ni2c_address = 0x03\ni2c_bus = 0\n[sim]\nport = 65535\nhost = "::1"',  # no mux
+        '[table]\nname = "Stół 16 — finał"\n[players]\nA = "Zażółć Gęślą Jaźń"',  # Polish letters print
+    ],
+)  # fmt: skip
+def test_the_ends_of_every_range_are_allowed(text: str) -> None:
+    config.from_text(text, "table.toml")
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (GestureSettings(storm_s=0.0), "storm_s = 0.0: allowed are 0.05 to 1 s"),  # a bounce became a tap and a double tap
+        (GestureSettings(repeat_s=1e-9), "repeat_s = 1e-09: allowed are 0.1 to 2 s"),  # hung the engine at 100% CPU
+        (GestureSettings(stuck_s=float("nan")), "stuck_s = nan: allowed are 5 to 120 s"),  # NaN fails every comparison
+        (GestureSettings(double_s=100), "double_s = 100: allowed are 0.1 to 1 s"),  # far longer than a hold
+        (g.Settings(move_time_s=float("inf")), "move_time_s = inf: allowed are 5 to 600 s"),  # a clock that never runs out
+        (g.Settings(penalty_window_s=0.0), "penalty_window_s = 0.0: allowed are 1 to 30 s"),  # no time to hold
+        (g.Settings(move_time_s=5), "warn_s must be below move_time_s (5), got 10.0"),  # the default warn_s, said why
+        (g.Settings(gestures=GestureSettings(debounce_ms=-1)), "debounce_ms = -1: allowed are 0 to 100 ms"),  # via the game
+    ],
+)  # fmt: skip
+def test_the_engine_refuses_the_same_values_for_scripts(
+    settings: GestureSettings | g.Settings, message: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        settings.check()
+    assert str(caught.value) == message
+
+
+def test_a_config_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    # Windows Notepad starts UTF-8 files with a BOM.
+    path = tmp_path / "table.toml"
+    path.write_bytes('\ufeff[table]\nname = "Stół 3"\n'.encode())
+    assert config.load(path).table.name == "Stół 3"

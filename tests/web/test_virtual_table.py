@@ -10,9 +10,12 @@ time (a hold is a real second); they are the only tests that do.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import select
 import shutil
+import socket
 import threading
 import time
 import urllib.request
@@ -25,6 +28,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from klik import config as c
 from klik import sim
+from klik.daemon import Daemon
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
@@ -38,20 +42,32 @@ FLAGS = [
     "--disable-sync",
 ]
 DOCS = Path(__file__).parents[2] / "docs"
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
+def table(tmp_path: Path) -> Iterator[Daemon]:
     config = c.from_text('[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n')
     table = sim.make_daemon(config, str(tmp_path))
     table.start()
+    yield table
+    table.stop()
+
+
+@pytest.fixture
+def httpd(table: Daemon) -> Iterator[sim.Server]:
+    """The virtual table's server on an ephemeral loopback port, serving in a thread."""
     httpd = sim.Server(("127.0.0.1", 0), table)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield httpd
     httpd.shutdown()
     httpd.server_close()
-    table.stop()
+
+
+@pytest.fixture
+def server(httpd: sim.Server) -> str:
+    return f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
 @pytest.fixture
@@ -176,9 +192,204 @@ def test_bad_requests_get_one_clear_line(server: str) -> None:
         ("/api/nothing", b'{"pressed": true}', 404, "no such endpoint"),
     ]
     for path, body, status, message in cases:
-        request = urllib.request.Request(f"{server}{path}", data=body, method="POST")
+        request = urllib.request.Request(f"{server}{path}", data=body, method="POST", headers=JSON)
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(request, timeout=5)
         assert caught.value.code == status
         assert message in json.load(caught.value)["error"]
     assert state(server)["state"] == "ready"  # and the table goes on
+
+
+# --- the server keeps to its API: methods, content type, origin, slow and many clients -----
+
+
+def ask(
+    httpd: sim.Server, method: str, path: str, body: bytes | None = None, **headers: str
+) -> tuple[int, dict[str, str], bytes]:
+    """One request on a fresh connection: (status, headers, body). ``Content_Type=`` sends
+    ``Content-Type:``."""
+    conn = http.client.HTTPConnection("127.0.0.1", httpd.server_address[1], timeout=5)
+    try:
+        sent = {name.replace("_", "-"): value for name, value in headers.items()}
+        conn.request(method, path, body=body, headers=sent)
+        reply = conn.getresponse()
+        return reply.status, dict(reply.getheaders()), reply.read()
+    finally:
+        conn.close()
+
+
+def one_line_error(body: bytes) -> str:
+    assert body.count(b"\n") == 0
+    return str(json.loads(body)["error"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/api/seats/A/button", "POST"),  # a button is pressed with POST only
+        ("DELETE", "/api/seats/A/button", "POST"),
+        ("PATCH", "/api/judge", "POST"),
+        ("OPTIONS", "/api/judge", "POST"),  # no CORS preflight passes: other sites cannot press
+        ("GET", "/api/judge", "POST"),  # a link cannot press the judge key
+        ("DELETE", "/api/state", "GET, HEAD"),
+        ("PUT", "/", "GET, HEAD"),
+        ("POST", "/api/state", "GET, HEAD"),  # the state is read, not written
+    ],
+)
+def test_another_method_gets_405_with_allow(
+    httpd: sim.Server, method: str, path: str, allow: str
+) -> None:
+    status, headers, body = ask(
+        httpd, method, path, b'{"pressed": true}', Content_Type="application/json"
+    )
+    assert (status, headers["Allow"]) == (405, allow)
+    assert one_line_error(body) == f"{method} is not allowed on {path}; allowed: {allow}"
+    assert headers["Content-Type"] == "application/json"
+
+
+def test_a_refused_request_leaves_its_connection_in_step(httpd: sim.Server) -> None:
+    # The refused request's body is read, so the next request on the connection is whole.
+    conn = http.client.HTTPConnection("127.0.0.1", httpd.server_address[1], timeout=5)
+    try:
+        conn.request("PUT", "/api/judge", body=b'{"pressed": true}')
+        reply = conn.getresponse()
+        assert (reply.status, reply.getheader("Connection")) == (405, None)  # kept alive
+        reply.read()
+        conn.request("GET", "/api/state")
+        assert conn.getresponse().status == 200
+    finally:
+        conn.close()
+
+
+def test_head_answers_a_get_path_without_a_body(httpd: sim.Server) -> None:
+    status, headers, body = ask(httpd, "HEAD", "/api/state")
+    assert (status, headers["Content-Type"], body) == (200, "application/json", b"")
+    assert int(headers["Content-Length"]) > 0
+
+
+def pin_down(table: Daemon, seat: str) -> bool:
+    return not table.gpio.button_pin(seat).state  # the button pulls its pin low
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "text/plain",  # what a page may send another site without asking first
+        "application/x-www-form-urlencoded",  # an HTML form
+        "multipart/form-data; boundary=x",  # an HTML form with a file
+        None,  # none at all
+    ],
+)
+def test_a_post_that_is_not_json_presses_nothing(
+    httpd: sim.Server, table: Daemon, kind: str | None
+) -> None:
+    headers = {} if kind is None else {"Content_Type": kind}
+    status, _, body = ask(httpd, "POST", "/api/seats/D/button", b'{"pressed": true}', **headers)
+    assert (status, one_line_error(body)) == (415, "send Content-Type: application/json")
+    table.wait_idle()
+    assert not pin_down(table, "D")
+    assert table.engine.snapshot().record["state"] == "ready"
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example",  # another site open in the same browser
+        "null",  # a sandboxed frame or a file:// page
+        "http://127.0.0.1:1",  # another port on this machine is another origin
+        "https://127.0.0.1:{port}",  # so is another scheme
+    ],
+)
+def test_a_post_from_another_origin_presses_nothing(
+    httpd: sim.Server, table: Daemon, origin: str
+) -> None:
+    origin = origin.format(port=httpd.server_address[1])
+    status, _, body = ask(
+        httpd, "POST", "/api/seats/D/button", b'{"pressed": true}',
+        Content_Type="application/json", Origin=origin,
+    )  # fmt: skip
+    assert (status, one_line_error(body)) == (403, f"{origin} may not press buttons here")
+    table.wait_idle()
+    assert not pin_down(table, "D")
+    assert table.engine.snapshot().record["state"] == "ready"
+
+
+def test_the_page_itself_and_a_script_press(httpd: sim.Server, table: Daemon) -> None:
+    own = f"http://127.0.0.1:{httpd.server_address[1]}"
+    press, release = b'{"pressed": true}', b'{"pressed": false}'
+    json_type = "application/json"
+    assert (
+        ask(httpd, "POST", "/api/seats/D/button", press, Content_Type=json_type, Origin=own)[0]
+        == 200
+    )
+    assert pin_down(table, "D")
+    json_type += "; charset=utf-8"  # a script sends no Origin; a charset is fine
+    assert ask(httpd, "POST", "/api/seats/D/button", release, Content_Type=json_type)[0] == 200
+    assert not pin_down(table, "D")
+
+
+@pytest.fixture
+def quick(table: Daemon) -> Iterator[sim.Server]:
+    """A server that closes a silent connection after 0.3 s (the default is 10 s)."""
+    httpd = sim.Server(("127.0.0.1", 0), table, idle_timeout_s=0.3)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_the_server_defaults_are_ten_seconds_and_a_long_queue(table: Daemon) -> None:
+    httpd = sim.Server(("127.0.0.1", 0), table)
+    try:
+        assert (httpd.idle_timeout_s, httpd.request_queue_size) == (10.0, 128)
+    finally:
+        httpd.server_close()
+
+
+def test_half_open_connections_are_closed_after_the_timeout(quick: sim.Server) -> None:
+    # 25 clients that sent half a request and went quiet held 25 threads for ever.
+    port = quick.server_address[1]
+    start = time.monotonic()
+    clients = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(25)]
+    for client in clients[:10]:
+        client.sendall(b"POST /api/seats/A/but")  # half a request line
+    for client in clients[10:20]:
+        client.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\n")  # the headers never end
+    for client in clients:  # and the last five send nothing at all
+        assert client.recv(100) == b""  # closed by the server, unanswered
+        client.close()
+    assert time.monotonic() - start < 3.0
+    assert ask(quick, "GET", "/api/state")[0] == 200  # and the table still serves
+
+
+def test_fifty_clients_at_once_all_get_answers(table: Daemon) -> None:
+    # With a listen backlog of 5, the clients beyond the sixth waited for a SYN retry (or
+    # were reset) while the server was busy; this server is busy until all have connected.
+    httpd = sim.Server(("127.0.0.1", 0), table)
+    clients: list[socket.socket] = []
+    try:
+        for _ in range(50):
+            client = socket.socket()
+            client.setblocking(False)
+            client.connect_ex(httpd.server_address)
+            clients.append(client)
+        waiting, deadline = list(clients), time.monotonic() + 1.0
+        while waiting and time.monotonic() < deadline:
+            _, ready, _ = select.select([], waiting, [], 0.05)
+            waiting = [c for c in waiting if c not in ready]
+        assert not waiting, f"{len(waiting)} of 50 clients could not connect in 1 s"
+        for client in clients:
+            client.settimeout(10)
+            client.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        for client in clients:
+            reply = b""
+            while chunk := client.recv(65536):
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 200 ")
+    finally:
+        for client in clients:
+            client.close()
+        httpd.shutdown()
+        httpd.server_close()

@@ -36,12 +36,13 @@ clock's time left is always computed from a deadline, never by counting ticks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TypedDict, Unpack
 
 from klik.core.gestures import DoubleTap, Gesture, GestureSettings, Held, Mark, Pressed, Stuck, Tap
+from klik.core.limits import GAME, refuse_outside
 from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
 from klik.errors import InputError
@@ -104,21 +105,28 @@ class Settings:
     warn_s: float = 10.0  # short beep when this much time is left; 0: none
     gestures: GestureSettings = field(default_factory=GestureSettings)
 
-    def check(self) -> None:
-        """Raise InputError naming the first setting that is not allowed."""
+    def check(self, name: Callable[[str], str] = lambda key: key) -> None:
+        """Raise InputError naming the first setting that is not allowed (``klik.core.limits``).
+
+        ``name`` says a setting as the caller's user knows it: ``[game] warn_s`` in a config
+        file, plain ``warn_s`` in a game script.
+        """
         if not 2 <= len(self.seats) <= 4 or self.seats != tuple(SEAT_LETTERS[: len(self.seats)]):
-            raise InputError(f"seats must be 2 to 4 seats lettered from A, got {self.seats}")
+            raise InputError(
+                f"{name('seats')} must be 2 to 4 seats lettered from A, got {self.seats}"
+            )
         if self.starter not in self.seats:
-            raise InputError(f"starter must be one of {', '.join(self.seats)}, got {self.starter}")
-        if not 0 < self.move_time_s <= 3600:
-            raise InputError(f"move_time_s must be from 0 to 3600, got {self.move_time_s}")
-        if not 0 <= self.penalty_tiles <= 10:
-            raise InputError(f"penalty_tiles must be from 0 to 10, got {self.penalty_tiles}")
-        if not 0 <= self.warn_s < self.move_time_s:
-            raise InputError(f"warn_s must be from 0 to below move_time_s, got {self.warn_s}")
-        if not self.penalty_window_s > 0:
-            raise InputError(f"penalty_window_s must be more than 0, got {self.penalty_window_s}")
-        self.gestures.check()
+            raise InputError(
+                f"{name('starter')} must be one of {', '.join(self.seats)}, got {self.starter}"
+            )
+        for key, allowed in GAME.items():
+            refuse_outside(name(key), getattr(self, key), allowed)
+        if not self.warn_s < self.move_time_s:
+            raise InputError(
+                f"{name('warn_s')} must be below {name('move_time_s')} ({self.move_time_s}), "
+                f"got {self.warn_s}"
+            )
+        self.gestures.check(name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,12 @@ the items of all buttons and the engine in the order they take effect.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 
+from klik.core.limits import GESTURES, refuse_outside
 from klik.errors import InputError
 
 INFINITY = float("inf")
@@ -53,21 +55,31 @@ class GestureSettings:
     stuck_s: float = 10.0
     storm_s: float = 0.25
 
-    def check(self) -> None:
-        """Raise InputError naming the first setting that cannot work with the others."""
-        for name in ("hold_s", "double_s", "call_judge_s", "long_hold_s", "repeat_s", "stuck_s"):
-            if not getattr(self, name) > 0:
-                raise InputError(f"{name} must be more than 0, got {getattr(self, name)}")
-        if not 0 <= self.debounce_ms < 1000 * self.hold_s:
-            raise InputError(f"debounce_ms must be from 0 to below hold_s, got {self.debounce_ms}")
-        if not self.hold_s < self.stuck_s:
-            raise InputError(f"hold_s must be below stuck_s ({self.stuck_s}), got {self.hold_s}")
-        for name in ("call_judge_s", "long_hold_s"):
-            if not self.hold_s <= getattr(self, name) < self.stuck_s:
+    def check(self, name: Callable[[str], str] = lambda key: key) -> None:
+        """Raise InputError naming the first setting outside its range (``klik.core.limits``)
+        or that cannot work with the others. ``name`` says a setting as the caller's user
+        knows it: ``[buttons] hold_s`` in a config file, plain ``hold_s`` in a game script.
+        """
+        for key, allowed in GESTURES.items():
+            refuse_outside(name(key), getattr(self, key), allowed)
+        # The ranges already keep debounce_ms below hold_s and hold_s below stuck_s.
+        if not self.double_s < self.hold_s:
+            raise InputError(
+                f"{name('double_s')} must be below {name('hold_s')} ({self.hold_s}), "
+                f"got {self.double_s}"
+            )
+        for key in ("call_judge_s", "long_hold_s"):
+            if not self.hold_s <= getattr(self, key) < self.stuck_s:
                 raise InputError(
-                    f"{name} must be from hold_s ({self.hold_s}) to below stuck_s "
-                    f"({self.stuck_s}), got {getattr(self, name)}"
+                    f"{name(key)} must be from {name('hold_s')} ({self.hold_s}) to below "
+                    f"{name('stuck_s')} ({self.stuck_s}), got {getattr(self, key)}"
                 )
+        if not self.storm_s * 1000 > self.debounce_ms:
+            # Otherwise every burst would settle at storm_s, mid-bounce: no debounce at all.
+            raise InputError(
+                f"{name('storm_s')} must be above {name('debounce_ms')} "
+                f"({self.debounce_ms} ms), got {self.storm_s}"
+            )
 
 
 class Mark(Enum):
