@@ -165,7 +165,17 @@ class Journal:
         """Begin a new game's journal; the previous one is kept as ``game-<n>.jsonl``."""
         self.close()
         if self.path.is_file():  # only a journal of ours is kept aside, never a device
-            self.path.replace(_free_name(self.path, "game"))
+            try:
+                self.path.replace(_free_name(self.path, "game"))
+            except OSError as error:
+                # The last game's result is kept apart; its journal is not worth a crash.
+                log.error(
+                    "journal %s: cannot keep the last game's journal (%s); writing over it",
+                    self.path,
+                    error.strerror or error,
+                )
+                with contextlib.suppress(OSError):
+                    os.truncate(self.path, 0)
         self._write(json.dumps({"journal": VERSION, **header}, ensure_ascii=False))
 
     def append(self, entry: Entry) -> bool:

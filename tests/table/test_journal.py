@@ -277,3 +277,24 @@ def test_a_full_disk_leaves_whole_lines_on_a_real_tmpfs(tmp_path: Path) -> None:
     counts = json.loads(run.stdout)
     assert counts["failed"] > 0  # the disk did fill up
     assert counts["kept"] > 150  # and the journal went on once space was freed
+
+
+def test_a_last_journal_that_cannot_be_kept_aside_is_written_over(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    written(path)
+
+    def refuse(self: Path, target: Path) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "replace", refuse)  # a card gone read-only for renames
+    journal = j.Journal(path)
+    with caplog.at_level(logging.ERROR):
+        journal.start({**HEADER, "game_no": 4})
+        assert journal.append(j.Checkpoint(1.0))
+    journal.close()
+    assert "cannot keep the last game's journal" in caplog.text
+    recovered = j.read(path)
+    assert recovered is not None
+    assert (recovered.game_no, recovered.entries) == (4, (j.Checkpoint(1.0),))
