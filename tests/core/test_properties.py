@@ -62,11 +62,16 @@ def events(
 
 
 def drive(
-    table: Table, evs: list[Event], tick_s: float | None, until: float | None = None
+    table: Table,
+    evs: list[Event],
+    tick_s: float | None,
+    until: float | None = None,
+    seen: list[g.Game] | None = None,
 ) -> tuple[Table, list[g.Command]]:
     """Run the events; with ``tick_s`` also tick at that period, as a daemon's loop would.
 
-    Then time runs on to ``until`` (default: a minute after the last event).
+    Then time runs on to ``until`` (default: a minute after the last event). Every state
+    the game passes through is checked, and added to ``seen`` if given.
     """
     commands: list[g.Command] = []
     t = 0.0
@@ -76,20 +81,22 @@ def drive(
             t += tick_s
             table, more = step(table, g.Tick(t))
             commands += more
-            check(table, t)
+            check(table, t, seen)
         # A table ticked only at the moments it names must reach the same states.
         while tick_s is None and (due := next_due(table)) is not None and due < event.at:
             table, more = step(table, g.Tick(due))
             commands += more
-            check(table, due)
+            check(table, due, seen)
         table, more = step(table, event)
         commands += more
-        check(table, event.at)
+        check(table, event.at, seen)
     return table, commands
 
 
-def check(table: Table, now: float) -> None:
+def check(table: Table, now: float, seen: list[g.Game] | None = None) -> None:
     game = table.game
+    if seen is not None:
+        seen.append(game)
     # Exactly one seat is on the move while a game runs, none before or after.
     assert (game.mover is not None) == (game.phase in RUNNING)
     if game.mover is not None:
@@ -117,16 +124,12 @@ def check(table: Table, now: float) -> None:
 
 
 common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A game: its stream of presses and orders, seats, draw pile, and what a timeout does.
+games = (streams, st.integers(2, 4), st.integers(0, 12), st.sampled_from(["wait", "auto"]))
 
 
 @common
-@given(
-    streams,
-    st.integers(2, 4),
-    st.integers(0, 12),
-    st.sampled_from(["wait", "auto"]),
-    st.lists(st.integers(0, 140), min_size=4, max_size=4),
-)
+@given(*games, st.lists(st.integers(0, 140), min_size=4, max_size=4))
 def test_invariants_hold_after_every_event(
     stream: list[tuple[float, int, float] | tuple[float, g.Action]],
     seats: int,
@@ -167,7 +170,7 @@ def test_invariants_hold_after_every_event(
 
 
 @common
-@given(streams, st.integers(2, 4), st.integers(0, 12), st.sampled_from(["wait", "auto"]))
+@given(*games)
 def test_the_same_events_give_the_same_game_whatever_the_tick_rate(
     stream: list[tuple[float, int, float] | tuple[float, g.Action]],
     seats: int,
@@ -182,18 +185,6 @@ def test_the_same_events_give_the_same_game_whatever_the_tick_rate(
     assert again_commands == exact_commands
     assert ticked.game == exact.game
     assert ticked_commands == exact_commands
-
-
-def passed_through(table: Table, evs: list[Event]) -> list[g.Game]:
-    """Every state the table passes through on the whole stream, ticked where it names."""
-    seen = [table.game]
-    for event in [*evs, g.Tick(evs[-1].at + 60.0)]:
-        while (due := next_due(table)) is not None and due < event.at:
-            table, _ = step(table, g.Tick(due))
-            seen.append(table.game)
-        table, _ = step(table, event)
-        seen.append(table.game)
-    return seen
 
 
 def essence(game: g.Game) -> tuple[object, ...]:
@@ -214,13 +205,7 @@ def essence(game: g.Game) -> tuple[object, ...]:
 
 
 @common
-@given(
-    streams,
-    st.integers(2, 4),
-    st.integers(0, 12),
-    st.sampled_from(["wait", "auto"]),
-    st.data(),
-)
+@given(*games, st.data())
 def test_a_stream_cut_anywhere_recovers_paused_in_a_state_it_passed_through(
     stream: list[tuple[float, int, float] | tuple[float, g.Action]],
     seats: int,
@@ -230,7 +215,8 @@ def test_a_stream_cut_anywhere_recovers_paused_in_a_state_it_passed_through(
 ) -> None:
     evs = events(stream, seats)
     start = build(seats, pile, timeout)
-    seen = passed_through(start, evs)
+    seen = [start.game]
+    drive(start, evs, tick_s=None, seen=seen)  # every state the whole stream passes through
     cut = data.draw(st.integers(1, len(evs)), label="events before the power cut")
     last = evs[cut - 1].at
     table, _ = drive(start, evs[:cut], tick_s=None, until=last)

@@ -77,32 +77,13 @@ def recover(table: Table, at: float) -> tuple[Table, tuple[g.Command, ...]]:
     reboot. Then every button is up, and a running clock is paused for its mover (or the
     judge) to resume, with the time it showed at ``at``.
     """
-    game, buttons = table.game, table.buttons
-    settings = game.settings.gestures
-    commands: list[g.Command] = []
-    # Everything that took effect by ``at``, oldest first; bursts are decided without
-    # waiting for the quiet that will not come now.
-    while (first := _first(game, buttons)) is not None and first[0] <= at:
-        effective, _, i = first
-        if i < 0:
-            game, more = g.step(game, g.Tick(effective))
-            commands.extend(more)
-            continue
-        button = buttons[i]
-        if button.burst_at is not None and button.raw_down and not button.down:
-            gesture = None  # a press that had not settled: dropped
-            button = Button(button.seat, last_tap_at=button.last_tap_at)
-        else:
-            button, gesture = gestures.process(button, settings)
-        buttons = (*buttons[:i], button, *buttons[i + 1 :])
-        if gesture is not None:
-            game, more = g.step(game, gesture)
-            commands.extend(more)
-    released = tuple(Button(b.seat, last_tap_at=b.last_tap_at) for b in buttons)
+    table, commands = _settle(table, at, cut=True)
+    released = tuple(Button(b.seat, last_tap_at=b.last_tap_at) for b in table.buttons)
+    game = table.game
     if game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
         game, more = g.step(game, g.Order(g.Action.PAUSE, at, g.RECOVERY))
-        commands.extend(more)
-    return Table(game, released, max(at, table.now)), tuple(commands)
+        commands += more
+    return Table(game, released, max(at, table.now)), commands
 
 
 def next_due(table: Table) -> float | None:
@@ -130,17 +111,27 @@ def _first(game: g.Game, buttons: tuple[Button, ...]) -> tuple[float, float, int
     return first
 
 
-def _settle(table: Table, now: float) -> tuple[Table, tuple[g.Command, ...]]:
-    """Do all work due up to ``now`` in the order it takes effect."""
+def _settle(table: Table, now: float, *, cut: bool = False) -> tuple[Table, tuple[g.Command, ...]]:
+    """Do all work due up to ``now`` in the order it takes effect.
+
+    With ``cut`` (a power cut at ``now``) every burst that began by ``now`` is decided at
+    once, without waiting for the quiet that will not come: a release as if the contact had
+    gone quiet, a press that had not settled dropped.
+    """
     game, buttons = table.game, table.buttons
     settings = game.settings.gestures
     commands: list[g.Command] = []
-    while (first := _first(game, buttons)) is not None and first[1] <= now:
+    when = 0 if cut else 1  # by the moment work takes effect, or the moment it is decided
+    while (first := _first(game, buttons)) is not None and first[when] <= now:
         effective, _, i = first
         if i < 0:
             game, more = g.step(game, g.Tick(effective))
         else:
-            button, gesture = gestures.process(buttons[i], settings)
+            button = buttons[i]
+            if cut and button.burst_at is not None and button.raw_down and not button.down:
+                button, gesture = Button(button.seat, last_tap_at=button.last_tap_at), None
+            else:
+                button, gesture = gestures.process(button, settings)
             buttons = (*buttons[:i], button, *buttons[i + 1 :])
             if gesture is None:
                 continue
