@@ -121,9 +121,7 @@ class VirtualTable:
         self.down(seat)
         time.sleep(0.1)  # sleep-ok: the real daemon on the real clock
         self.up(seat)
-        time.sleep(
-            0.2
-        )  # past the debounce: the tap is recognised  # sleep-ok: the real daemon on the real clock
+        time.sleep(0.2)  # sleep-ok: past the debounce: the tap is recognised
 
     def double(self, seat: str, *, settle: bool = True) -> None:
         """Two taps 0.2 s apart; without ``settle`` it returns right after the last release."""
@@ -193,9 +191,7 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
     assert (table.state()["state"], len(table.state()["moves"])) == ("move", 1)
 
     # During a hold: B holds to draw, and the power goes before the hold is a draw.
-    time.sleep(
-        1.2
-    )  # more than one checkpoint interval into the resumed move  # sleep-ok: the real daemon on the real clock
+    time.sleep(1.2)  # sleep-ok: more than one checkpoint interval into the resumed move
     table.down("B")
     time.sleep(0.5)  # sleep-ok: the real daemon on the real clock
     before, lost = killed_at(table)
@@ -203,9 +199,7 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
     # The press held the clock; it is let go without drawing, and gives its time back.
     assert_recovered(after, before, moves=1, mover="B", lost_s=0.0)
     assert after["draw_tiles_left"] == before["draw_tiles_left"]
-    time.sleep(
-        3.5
-    )  # a press left down would now be a long hold: the move would restart  # sleep-ok: the real daemon on the real clock
+    time.sleep(3.5)  # sleep-ok: a press left down would now be a long hold: the move would restart
     assert table.state()["state"] == "paused"
     table.tap("B")  # resumes
     assert table.state()["state"] == "move"
@@ -256,9 +250,7 @@ def test_kills_during_the_count(table: VirtualTable) -> None:
     after = restarted(table)
     assert after["state"] == "scoring"
     assert after["racks"] == before["racks"]
-    time.sleep(
-        1.2
-    )  # a press left down would go on adding 10 every half second  # sleep-ok: the real daemon on the real clock
+    time.sleep(1.2)  # sleep-ok: a press left down would go on adding 10 every half second
     assert table.state()["racks"] == before["racks"]
     # The count goes on: B confirms with a double tap.
     table.double("B")
@@ -324,9 +316,7 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
         # The disk is full: C's tap and D's hold go on in play, the journal cannot keep them.
         table.tap("C")
         table.hold("D", 1.3)
-        time.sleep(
-            1.5
-        )  # checkpoints try to write, and fail  # sleep-ok: the real daemon on the real clock
+        time.sleep(1.5)  # sleep-ok: checkpoints try to write, and fail
         assert table.state()["mover"] == "A"
         table.kill()
         os.unlink(filler)  # the organiser frees some space before the table comes back
