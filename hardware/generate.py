@@ -5,7 +5,7 @@
 
 From the one pin map it makes:
 
-- the ``[pins]`` block of ``device/klik/defaults.toml`` (only between ``# BEGIN pins`` and
+- the ``[pins]`` block of ``device/klik/table/defaults.toml`` (only between ``# BEGIN pins`` and
   ``# END pins``), which the daemon reads;
 - the ``gpio_pin=`` of the gpio-shutdown line in ``firmware/config.txt``;
 - ``hardware/PINS.md``, the pin table;
@@ -37,7 +37,7 @@ from typing import Any, Literal
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PINMAP = HERE / "pinmap.toml"
-DEFAULTS = REPO / "device" / "klik" / "defaults.toml"
+DEFAULTS = REPO / "device" / "klik" / "table" / "defaults.toml"
 FIRMWARE_CONFIG = REPO / "firmware" / "config.txt"
 PINS_MD = HERE / "PINS.md"
 WIRING_SVG = HERE / "wiring.svg"
@@ -522,7 +522,7 @@ def render_pins_md(pinmap: PinMap) -> str:
         "",
         "`shutdown_button` belongs to the kernel (`dtoverlay=gpio-shutdown` in",
         "`firmware/config.txt`), not to the daemon; the other roles are the `[pins]` of",
-        "`device/klik/defaults.toml`.",
+        "`device/klik/table/defaults.toml`.",
         "",
         "## Buses",
         "",

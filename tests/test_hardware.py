@@ -196,7 +196,7 @@ def test_check_command_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_defaults_pins_equal_the_pin_map() -> None:
-    defaults = tomllib.loads((ROOT / "device/klik/defaults.toml").read_text(encoding="utf-8"))
+    defaults = tomllib.loads((ROOT / "device/klik/table/defaults.toml").read_text(encoding="utf-8"))
     assert list(defaults["pins"].items()) == list(gen.load().pins().items())
 
 

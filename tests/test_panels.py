@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from luma.core.interface.serial import i2c
 from PIL import Image, ImageDraw, ImageFont
 
-from klik.config import Config
 from klik.errors import InputError, KlikError
-from klik.i2cbus import Driver, Gddram, RecordingBus
-from klik.panels import (
+from klik.table.config import Config
+from klik.table.i2cbus import Driver, Gddram, RecordingBus
+from klik.table.panels import (
     IO_ERRORS,
     PanelConfig,
     PanelError,
@@ -266,7 +266,7 @@ def test_panels_show_only_what_differs(driver: Driver, monkeypatch: pytest.Monke
 def test_a_failing_panel_goes_out_with_one_warning_and_comes_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="klik.panels")
+    caplog.set_level(logging.DEBUG, logger="klik.table.panels")
     buses = table()
     panels = Panels.open(seats(), now=0.0, make_serial=recording_serials(buses), retry_s=5.0)
     panels.show("C", line("Ruch: B 0:02"), 1.0)

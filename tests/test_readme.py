@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from klik import replay, script
+from klik import script
+from klik.table import replay
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from klik import replay, script
+from klik import script
+from klik.table import replay
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.klik"))
 EXPECT = re.compile(r"^#>\s*(?P<path>\S+)\s*=\s*(?P<value>.+?)\s*$")

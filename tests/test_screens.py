@@ -16,9 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
-from klik import replay, screens, script
+from klik import script
 from klik.core.table import new_table
-from klik.view import Delivery, Language, Screen, SeatScore, SeatView, TableInfo, seat_views
+from klik.table import replay, screens
+from klik.table.view import Delivery, Language, Screen, SeatScore, SeatView, TableInfo, seat_views
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -116,7 +117,7 @@ SAMPLES = {
 def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
     """The views of the bundled sample game (3 seats) at ``until`` seconds, or at its end."""
     parsed = script.parse(
-        (Path(screens.__file__).parent / "samples" / "sample-game.klik").read_text()
+        (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
     )
     stop = parsed.end if until is None else until
     played = replay.Replay(new_table(parsed.settings))

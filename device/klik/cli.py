@@ -26,7 +26,7 @@ class Parser(argparse.ArgumentParser):
 
 def port(text: str) -> int:
     """``--port``: a TCP port, 1 to 65535 (as ``[sim] port``)."""
-    from klik.config import PORT
+    from klik.table.config import PORT
 
     if not (text.isdigit() and PORT.allows(int(text))):
         raise argparse.ArgumentTypeError(f"{text}: allowed are {PORT}")
@@ -118,8 +118,9 @@ def _score(name: str) -> int:
 def _replay(name: str, frames: str | None) -> int:
     import json
 
-    from klik import replay, script
+    from klik import script
     from klik.errors import InputError
+    from klik.table import replay
 
     text = _read(name)
     try:
@@ -129,7 +130,7 @@ def _replay(name: str, frames: str | None) -> int:
     if frames is None:
         done = replay.run(parsed)
     else:
-        from klik.frames import run_with_frames
+        from klik.table.frames import run_with_frames
 
         done = run_with_frames(parsed, Path(frames))
     print(json.dumps(replay.record(done), ensure_ascii=False, indent=2))
@@ -137,16 +138,16 @@ def _replay(name: str, frames: str | None) -> int:
 
 
 def _config(name: str | None) -> int:
-    from klik import config
+    from klik.table import config
 
     print(config.dumps(config.load(name)), end="")
     return 0
 
 
 def _table(name: str) -> int:
-    from klik import config
-    from klik.daemon import Daemon, serve
-    from klik.panels import open_panels
+    from klik.table import config
+    from klik.table.daemon import Daemon, serve
+    from klik.table.panels import open_panels
 
     _logging()
     table_config = config.load(name)
@@ -165,7 +166,7 @@ def _reason(error: OSError) -> str:
 
 
 def _sim(name: str | None, port: int | None, state_dir: str | None) -> int:
-    from klik import config, sim
+    from klik.table import config, sim
 
     _logging()
     return sim.main(config.load(name), port, state_dir)

@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from klik import config as c
-from klik import journal as j
 from klik.core.table import Edge
-from klik.engine import Engine
+from klik.table import config as c
+from klik.table import journal as j
+from klik.table.engine import Engine
 
 MOVES = 300
 MOVE_S = 20.0  # each move a third of its 60 s: a checkpoint a second adds 20 lines a move

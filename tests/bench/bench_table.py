@@ -25,8 +25,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from klik import config as c
-from klik import sim
+from klik.table import config as c
+from klik.table import sim
 
 TAPS = 120
 DEBOUNCE_S = 0.030
@@ -86,7 +86,7 @@ def daemon_run(seconds: float) -> tuple[float, int]:
     # A small driver inside the daemon's process: start the clock, then hand over every 5 s.
     driver = (
         "import threading, time, sys\n"
-        "from klik import cli, daemon\n"
+        "from klik import cli\nfrom klik.table import daemon\n"
         "real = daemon.Daemon.start\n"
         "def start(self):\n"
         "    real(self)\n"

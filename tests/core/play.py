@@ -10,7 +10,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS
 from klik.core.table import Edge, new_table
-from klik.replay import Replay
+from klik.table.replay import Replay
 
 
 class Play:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from klik import config
 from klik.cli import main
 from klik.core import game as g
 from klik.core.gestures import GestureSettings
 from klik.errors import InputError
+from klik.table import config
 
 
 def test_the_defaults_alone_are_a_working_config() -> None:

@@ -14,9 +14,9 @@ import sys
 import threading
 from pathlib import Path
 
-from klik import config as c
-from klik import sim
 from klik.core import game as g
+from klik.table import config as c
+from klik.table import sim
 
 
 def test_a_pin_edge_reaches_the_engine_and_the_screens(tmp_path: Path) -> None:

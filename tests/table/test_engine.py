@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
-from klik import config as c
-from klik import journal as j
 from klik.core import game as g
 from klik.core.table import Edge
-from klik.engine import Engine
-from klik.gpio import JudgeEdge
-from klik.i2cbus import RecordingBus
-from klik.panels import PanelConfig, Panels, open_panels, recording_serials
-from klik.screens import render
-from klik.signals import Outputs
-from klik.view import Screen
+from klik.table import config as c
+from klik.table import journal as j
+from klik.table.engine import Engine
+from klik.table.gpio import JudgeEdge
+from klik.table.i2cbus import RecordingBus
+from klik.table.panels import PanelConfig, Panels, open_panels, recording_serials
+from klik.table.screens import render
+from klik.table.signals import Outputs
+from klik.table.view import Screen
 
 CONFIG = c.from_text('[panels]\ninterface = "sim"\n[players]\nA = "Ania"\nB = "Bartek"\n')
 

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from klik.cli import main
-from klik.replay import run
-from klik.screens import render
 from klik.script import parse
-from klik.view import TableInfo, seat_views
+from klik.table.replay import run
+from klik.table.screens import render
+from klik.table.view import TableInfo, seat_views
 
 SAMPLE = Path(__file__).parents[2] / "device/klik/samples/sample-game.klik"
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from klik import config as c
 from klik.core.table import Edge
-from klik.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
-from klik.signals import Outputs
+from klik.table import config as c
+from klik.table.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
+from klik.table.signals import Outputs
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from klik import journal as j
 from klik.core import game as g
 from klik.core import table as t
 from klik.core.table import Edge
+from klik.table import journal as j
 
 HEADER = {"table": "7", "game_no": 3, "seats": ["A", "B", "C", "D"], "at": 0.0}
 ENTRIES: list[j.Entry] = [
@@ -219,7 +219,7 @@ def test_a_journal_with_a_torn_last_line_is_cut_back_before_appending(tmp_path: 
 FULL_DISK = r"""
 import json, os, sys
 from pathlib import Path
-from klik import journal as j
+from klik.table import journal as j
 from klik.core.table import Edge
 
 folder = Path(sys.argv[1])

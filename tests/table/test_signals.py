@@ -10,8 +10,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
 from play import Play
 
-from klik import signals
 from klik.core import game as g
+from klik.table import signals
 
 
 def leds(play: Play, at: float, sounds: tuple[g.Sound, ...] = (), mode: str = "on") -> str:

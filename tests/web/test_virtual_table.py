@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from klik import config as c
-from klik import sim
-from klik.daemon import Daemon
+from klik.table import config as c
+from klik.table import sim
+from klik.table.daemon import Daemon
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [

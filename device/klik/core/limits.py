@@ -3,7 +3,7 @@
 A setting outside its range does not just play badly, it breaks play: ``storm_s = 0`` turns
 one bouncing press into a tap and a double tap, ``repeat_s = 1e-9`` keeps the engine busy
 for ever, NaN passes no comparison at all. ``Settings.check`` and ``GestureSettings.check``
-refuse such values for game scripts; ``klik.config`` refuses them in a table's config, in
+refuse such values for game scripts; ``klik.table.config`` refuses them in a table's config, in
 the same words: ``storm_s = 0.0: allowed are 0.05 to 1 s``.
 """
 

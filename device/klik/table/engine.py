@@ -20,24 +20,24 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from klik import journal as j
-from klik import replay as r
-from klik import signals
-from klik.config import Config
 from klik.core import game as g
 from klik.core import table as t
-from klik.gpio import JudgeEdge
-from klik.screens import render as render_screen
-from klik.store import GameCounter, write_atomic
-from klik.view import Delivery, Language, SeatView, TableInfo, next_view_change, seat_views
+from klik.table import journal as j
+from klik.table import replay as r
+from klik.table import signals
+from klik.table.config import Config
+from klik.table.gpio import JudgeEdge
+from klik.table.screens import render as render_screen
+from klik.table.store import GameCounter, write_atomic
+from klik.table.view import Delivery, Language, SeatView, TableInfo, next_view_change, seat_views
 
-log = logging.getLogger("klik.engine")
+log = logging.getLogger("klik.table.engine")
 
 Item = t.Edge | JudgeEdge | g.Order
 
 
 class Screens(Protocol):
-    """The seat panels (``klik.panels.Panels``): shown only when the image changed."""
+    """The seat panels (``klik.table.panels.Panels``): shown only when the image changed."""
 
     def show(self, seat: str, image: Image.Image, now: float) -> None: ...
     def retry(self, now: float) -> None: ...

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from PIL import Image
 
-from klik import config as c
-from klik import replay as r
-from klik.engine import Engine
 from klik.errors import InputError
 from klik.script import Script
+from klik.table import config as c
+from klik.table import replay as r
+from klik.table.engine import Engine
 
 
 def run_with_frames(script: Script, directory: Path) -> r.Replay:

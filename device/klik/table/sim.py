@@ -30,12 +30,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from klik.config import Config, make_state_dir
-from klik.daemon import Daemon
 from klik.errors import KlikError
-from klik.panels import open_panels
+from klik.table.config import Config, make_state_dir
+from klik.table.daemon import Daemon
+from klik.table.panels import open_panels
 
-log = logging.getLogger("klik.sim")
+log = logging.getLogger("klik.table.sim")
 
 SEAT_BUTTON = re.compile(r"^/api/seats/([A-Za-z])/button$")
 SEAT_SCREEN = re.compile(r"^/api/seats/([A-Za-z])/screen\.png$")
@@ -131,7 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         if path is None:
             return
         if path in ("/", "/index.html"):
-            page = resources.files("klik").joinpath("web/index.html").read_bytes()
+            page = resources.files("klik.table").joinpath("web/index.html").read_bytes()
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
         elif path == "/api/state":
             self._json(HTTPStatus.OK, state(self.server.table))

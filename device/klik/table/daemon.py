@@ -17,13 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from klik import notify
-from klik.config import Config
-from klik.engine import Engine, Item, Screens
-from klik.gpio import TableGPIO, make_factory
-from klik.journal import Journal
+from klik.table import notify
+from klik.table.config import Config
+from klik.table.engine import Engine, Item, Screens
+from klik.table.gpio import TableGPIO, make_factory
+from klik.table.journal import Journal
 
-log = logging.getLogger("klik.daemon")
+log = logging.getLogger("klik.table.daemon")
 
 IDLE_WAKE_S = 1.0  # the engine comes round at least this often, for the watchdog
 _STOP = object()

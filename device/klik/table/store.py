@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-log = logging.getLogger("klik.store")
+log = logging.getLogger("klik.table.store")
 
 RESULT = re.compile(r"^result-(\d{1,9})(?:\.\d+)?\.json$")
 

@@ -261,7 +261,7 @@ SECTIONS: dict[str, type] = {
 
 
 def defaults_text() -> str:
-    return resources.files("klik").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return resources.files("klik.table").joinpath("defaults.toml").read_text(encoding="utf-8")
 
 
 def load(path: str | Path | None) -> Config:

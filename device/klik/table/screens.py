@@ -28,7 +28,7 @@ from math import ceil
 from PIL import Image, ImageDraw, ImageFont
 from PIL.Image import Transpose as Turn
 
-from klik.view import Language, Screen, SeatView
+from klik.table.view import Language, Screen, SeatView
 
 WIDTH, HEIGHT = 128, 64
 COLUMN = 67  # RESULT: where the ending starts, right of the points
@@ -140,7 +140,7 @@ _FILES = {False: "DejaVuSansCondensed.ttf", True: "DejaVuSansCondensed-Bold.ttf"
 @cache
 def font(bold: bool, size: int) -> Font:
     """The shipped font at ``size`` pixels per em, read from the package once per size."""
-    data = BytesIO(resources.files("klik").joinpath("fonts", _FILES[bold]).read_bytes())
+    data = BytesIO(resources.files("klik.table").joinpath("fonts", _FILES[bold]).read_bytes())
     return ImageFont.truetype(data, size, layout_engine=ImageFont.Layout.BASIC)
 
 

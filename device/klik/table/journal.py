@@ -34,7 +34,7 @@ from klik.core import game as g
 from klik.core import table as t
 from klik.core.table import Edge, Event
 
-log = logging.getLogger("klik.journal")
+log = logging.getLogger("klik.table.journal")
 
 VERSION = 1
 Json = dict[str, Any]

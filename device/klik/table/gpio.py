@@ -21,12 +21,12 @@ from typing import Any
 
 from gpiozero import LED, Buzzer, DigitalInputDevice
 
-from klik.config import Config
 from klik.core.table import Edge
 from klik.errors import KlikError
-from klik.signals import Outputs
+from klik.table.config import Config
+from klik.table.signals import Outputs
 
-log = logging.getLogger("klik.gpio")
+log = logging.getLogger("klik.table.gpio")
 
 
 class HardwareError(KlikError, OSError):
