@@ -16,8 +16,8 @@ demo: $(STAMP)
 test: lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check device tests hardware
-	$(BIN)/ruff format --check device tests hardware
+	$(BIN)/ruff check device hub tests hardware
+	$(BIN)/ruff format --check device hub tests hardware
 	$(BIN)/python hardware/generate.py --check
 
 typecheck: $(STAMP)

@@ -77,6 +77,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim.add_argument(
         "--state-dir", metavar="DIR", help="where the journal goes (default: a temp dir)"
     )
+    hub = commands.add_parser(
+        "hub",
+        help="run the tournament hub: results, tables' state, the judge's live page",
+        description="Run the hub (needs klik[hub]): the API and the live page on HOST:PORT.",
+    )
+    hub.add_argument("--db", required=True, help="a SQLite file's path or a postgresql:// URL")
+    hub.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    hub.add_argument("--port", type=port, default=8000, help="the port (default: 8000)")
+    hub.add_argument(
+        "--serial", metavar="DEVICE", action="append", default=[], help="a serial link's device"
+    )
+    pair = commands.add_parser(
+        "pair",
+        help="pair a table with the hub; prints the [hub] section of the table's config",
+        description="Register table N in the hub's database with a new device id and key.",
+    )
+    pair.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
+    pair.add_argument("--table", type=int, required=True, help="the table's number")
+    pair.add_argument("--url", help="the hub's address as the table reaches it")
     args = parser.parse_args(argv)
     try:
         if args.command == "score":
@@ -87,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _table(args.config)
         if args.command == "sim":
             return _sim(args.config, args.port, args.state_dir)
+        if args.command in ("hub", "pair"):
+            return _hub(args)
         return _replay(args.script, args.frames)
     except KlikError as error:
         print(f"klik {args.command}: {error}", file=sys.stderr)
@@ -170,6 +191,18 @@ def _sim(name: str | None, port: int | None, state_dir: str | None) -> int:
 
     _logging()
     return sim.main(config.load(name), port, state_dir)
+
+
+def _hub(args: argparse.Namespace) -> int:
+    try:
+        from klik_hub import main as hub
+    except ImportError as error:
+        raise KlikError(f"the hub is not installed here ({error.name}): pip install 'klik[hub]'")
+    _logging()
+    if args.command == "pair":
+        print(hub.pair(args.db, args.table, args.url), end="")
+        return 0
+    return hub.serve(args.db, args.host, args.port, args.serial)
 
 
 def _logging() -> None:

@@ -1,0 +1,165 @@
+"""The result body: what a finished game tells the hub, checked the same way on both sides.
+
+The table builds it (``klik.table.engine``), the hub checks it before storing it, and
+recomputes the points from the racks with the rule set, so a table with a wrong rule set or a
+bug shows up on the judge's page as a points mismatch instead of in the standings. Pure: no
+I/O, no clock. ``docs/protocol.md`` is the contract in prose.
+
+Unknown fields are kept, not refused: a newer table may send more (move statistics per seat)
+to an older hub, and the hub stores the body exactly as it was signed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from klik.core.game import EndedBy, Move
+from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
+from klik.link.protocol import Json, ProtocolError
+
+SEATS = ("A", "B", "C", "D")
+MAX_TEXT = 200  # characters of a name or a tournament's label
+MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
+ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+SEAT_FIELDS = {"name", "player", "rack", "opened", "small", "big"}
+
+
+def check_result(body: Json) -> None:
+    """Raise ProtocolError naming the first field of ``body`` that breaks the result schema."""
+    _text_or_none(body, "tournament")
+    _whole_or_none(body, "round", low=1)
+    _whole(body, "table", low=1, high=9999)
+    _whole(body, "game", low=1)
+    if body.get("rules") not in RULE_SETS:
+        raise ProtocolError("body.rules", f"must be one of {', '.join(RULE_SETS)}")
+    if body.get("ending") not in {e.value for e in Ending}:
+        raise ProtocolError("body.ending", "must be rummikub or exhausted")
+    seats = body.get("seats")
+    if not isinstance(seats, dict) or not 2 <= len(seats) <= 4 or not set(seats) <= set(SEATS):
+        raise ProtocolError("body.seats", "must map 2 to 4 of the seats A, B, C, D")
+    for seat, entry in seats.items():
+        _check_seat(seat, entry)
+    winners = body.get("winners")
+    if (
+        not isinstance(winners, list)
+        or not winners
+        or len(set(winners)) != len(winners)
+        or not all(isinstance(w, str) and w in seats for w in winners)
+    ):
+        raise ProtocolError("body.winners", "must list one or more of the seated seats, once each")
+    if body["ending"] == Ending.RUMMIKUB.value and len(winners) != 1:
+        raise ProtocolError("body.winners", "a Rummikub ending has exactly one winner")
+    for name in ("moves", "timeouts", "duration_ms"):
+        _whole(body, name, low=0)
+    finished = body.get("finished_at")
+    if finished is not None and not (isinstance(finished, str) and ISO_UTC.match(finished)):
+        raise ProtocolError("body.finished_at", "must be null or ISO 8601 UTC like 2026-11-23T14:05:09Z")
+
+
+def _check_seat(seat: str, entry: Any) -> None:
+    where = f"body.seats.{seat}"
+    if not isinstance(entry, dict):
+        raise ProtocolError(where, "must be an object")
+    missing = SEAT_FIELDS - set(entry)
+    if missing:
+        raise ProtocolError(f"{where}.{sorted(missing)[0]}", "is missing")
+    name = entry["name"]
+    if not isinstance(name, str) or len(name) > MAX_TEXT:
+        raise ProtocolError(f"{where}.name", f"must be text of at most {MAX_TEXT} characters")
+    _text_or_none(entry, "player", where)
+    _whole(entry, "rack", low=0, where=where)
+    if not isinstance(entry["opened"], bool):
+        raise ProtocolError(f"{where}.opened", "must be true or false")
+    _whole(entry, "small", low=-MAX_COUNT, where=where)
+    _whole(entry, "big", low=0, where=where)
+
+
+def _whole(
+    obj: Mapping[str, Any], name: str, *, low: int, high: int = MAX_COUNT, where: str = "body"
+) -> None:
+    value = obj.get(name)
+    if type(value) is not int or not low <= value <= high:
+        raise ProtocolError(f"{where}.{name}", f"must be a whole number from {low} to {high}")
+
+
+def _whole_or_none(obj: Mapping[str, Any], name: str, *, low: int) -> None:
+    if obj.get(name) is not None:
+        _whole(obj, name, low=low)
+
+
+def _text_or_none(obj: Mapping[str, Any], name: str, where: str = "body") -> None:
+    value = obj.get(name)
+    if value is not None and (not isinstance(value, str) or len(value) > MAX_TEXT):
+        raise ProtocolError(f"{where}.{name}", f"must be null or text of at most {MAX_TEXT} characters")
+
+
+def make_result(
+    *,
+    table: int,
+    game: int,
+    rules: str,
+    result: Result,
+    names: Mapping[str, str],
+    opened: Iterable[str],
+    moves: Sequence[Move],
+    duration_ms: int,
+    finished_at: str | None,
+    tournament: str | None = None,
+    round_no: int | None = None,
+) -> Json:
+    """The body a table sends for a scored game (``check_result`` accepts it)."""
+    return {
+        "tournament": tournament,
+        "round": round_no,
+        "table": table,
+        "game": game,
+        "rules": rules,
+        "ending": result.ending.value,
+        "winners": list(result.winners),
+        "seats": {
+            s: {
+                "name": names.get(s, "")[:MAX_TEXT],
+                "player": None,
+                "rack": result.rack[s],
+                "opened": s in set(opened),
+                "small": result.small[s],
+                "big": result.big[s],
+            }
+            for s in result.rack
+        },
+        "moves": len(moves),
+        "timeouts": sum(move.ended_by is EndedBy.TIMEOUT for move in moves),
+        "duration_ms": duration_ms,
+        "finished_at": finished_at,
+    }
+
+
+def points_check(body: Json) -> str:
+    """``"ok"`` if the body's small and big points are what the rule set makes of its racks.
+
+    ``body`` has passed ``check_result``. The racks are what the players entered at the table;
+    a seat that has not opened is charged the rule set's penalty, as the table charges it.
+    """
+    seats = body["seats"]
+    racks = {s: SeatRack(rack=e["rack"], opened=e["opened"]) for s, e in seats.items()}
+    ending = Ending(body["ending"])
+    winner = body["winners"][0] if ending is Ending.RUMMIKUB else None
+    try:
+        expected = score(RULE_SETS[body["rules"]], ending, racks, winner)
+    except (ValueError, KeyError):
+        return "mismatch"
+    same = all(
+        expected.small[s] == e["small"] and expected.big[s] == e["big"] for s, e in seats.items()
+    )
+    return "ok" if same and set(expected.winners) == set(body["winners"]) else "mismatch"
+
+
+def racks(body: Json) -> dict[str, int]:
+    return {s: e["rack"] for s, e in body["seats"].items()}
+
+
+def column(body: Json, name: str) -> dict[str, int]:
+    """One number per seat, e.g. ``column(body, "small")``."""
+    return {s: e[name] for s, e in body["seats"].items()}

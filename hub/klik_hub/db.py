@@ -1,0 +1,81 @@
+"""Opening the hub's database: a file path means SQLite, a ``postgresql://`` URL PostgreSQL.
+
+SQLite is set up for a store that must not lose a result: WAL (readers never wait for the
+writer), ``synchronous=FULL`` (a commit is on the disk before the table is told it is kept),
+a busy timeout (several hub workers share one file) and ``BEGIN IMMEDIATE`` (a writer takes
+the lock when it starts, so two writers never deadlock upgrading a read lock).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from klik.errors import InputError
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def url_of(db: str) -> str:
+    """The SQLAlchemy URL for ``klik hub --db``: a path, or a ``postgresql://`` URL."""
+    if db.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + db.split("://", 1)[1]
+    if "://" in db:
+        try:
+            url = make_url(db)
+        except ArgumentError:
+            raise InputError(f"--db {db}: not a database URL") from None
+        if url.get_backend_name() not in {"sqlite", "postgresql"}:
+            raise InputError(f"--db {db}: allowed are a file path or a postgresql:// URL")
+        return db
+    path = Path(db).expanduser().absolute()
+    if path.is_dir():
+        raise InputError(f"--db {db}: is a folder; give the database file's path")
+    if not path.parent.is_dir():
+        raise InputError(f"--db {db}: the folder {path.parent} does not exist")
+    return f"sqlite:///{path}"
+
+
+def open_engine(db: str, *, pool_size: int = 8) -> Engine:
+    """An engine for ``db`` (see ``url_of``), its schema migrated to the newest revision."""
+    url = url_of(db)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size)
+        event.listen(engine, "connect", _sqlite_connect)
+        event.listen(engine, "begin", _sqlite_begin)
+    else:
+        engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+    migrate(engine)
+    return engine
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # pysqlite's own transaction handling starts transactions late and never for reads;
+    # SQLAlchemy's documented recipe hands it over to the "begin" event below.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_begin(connection: Any) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to Alembic's head (creating it in a new database)."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(resources.files("klik_hub") / "migrations"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,87 @@
+"""The hub's tables. Alembic's migrations (``migrations/versions``) create them; a test
+checks that the migrations and this module describe the same schema.
+
+Idempotency and conflicts are the database's job, not Python's: a resend of the same result
+hits ``uq_results_send``, and two different results for one send or one game meet at a
+``claims`` row, so two hub processes on one PostgreSQL agree without any lock of ours.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+# One row per paired table; pairing a table again replaces its row (a new device and key).
+devices = Table(
+    "devices",
+    metadata,
+    Column("device", String(64), primary_key=True),
+    Column("table_no", Integer, nullable=False, unique=True),
+    Column("key_hex", String(64), nullable=False),
+    Column("paired_at", String(32), nullable=False),  # ISO 8601 UTC, the hub's clock
+)
+
+# Every result as the table signed it, never changed but for the judge's conflict flag.
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("device", String(64), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("digest", String(64), nullable=False),  # SHA-256 of the body's canonical JSON
+    Column("table_no", Integer, nullable=False),
+    Column("tournament", String(200), nullable=True),
+    Column("round_no", Integer, nullable=True),
+    Column("game", Integer, nullable=False),
+    Column("body", Text, nullable=False),  # canonical JSON, exactly as signed
+    Column("receipt", String(8), nullable=False),
+    Column("points_check", String(8), nullable=False),  # "ok" or "mismatch"
+    Column("conflict", Boolean, nullable=False),
+    Column("received_at", String(32), nullable=False),
+    UniqueConstraint("device", "seq", "digest", name="uq_results_send"),
+)
+
+# The first result to claim a send ("send:" device and seq) or a game ("game:" tournament,
+# round, table and game) holds it; a different result claiming it again is a conflict.
+claims = Table(
+    "claims",
+    metadata,
+    Column("claim", String(400), primary_key=True),
+    Column("result_id", Integer, ForeignKey("results.id"), nullable=False),
+)
+
+# The last heartbeat of each device: best effort, overwritten each time.
+status = Table(
+    "status",
+    metadata,
+    Column("device", String(64), primary_key=True),
+    Column("table_no", Integer, nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("seen_ms", BigInteger, nullable=False),  # the hub's clock, ms since the epoch
+)
+
+# Hub → table commands: pause, resume, round-over, start, players. Carried out once by the
+# table (it remembers the ids it did) and acknowledged in its next heartbeat.
+commands = Table(
+    "commands",
+    metadata,
+    Column("id", String(32), primary_key=True),  # random: a new hub database never reuses one
+    Column("table_no", Integer, nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("args", Text, nullable=False),  # canonical JSON
+    Column("created_ms", BigInteger, nullable=False),
+    Column("acked_ms", BigInteger, nullable=True),
+)

@@ -1,0 +1,62 @@
+"""The hub's tests run against a real PostgreSQL: one throwaway cluster a session (`postgres`),
+one fresh database a test (`pg_url`). How, and why, is told in tests/pgserver.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# pytest's default import mode puts only a test file's own folder (tests/hub) on sys.path, so
+# `pytest tests/hub` could not import the helper one folder up. The conftest loads before the
+# test files of its folder, so they may `from pgserver import ...` too.
+TESTS = str(Path(__file__).resolve().parent.parent)
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+
+from hubkit import Clock, live_hub  # noqa: E402
+
+from klik_hub.db import open_engine  # noqa: E402
+from klik_hub.store import Store  # noqa: E402
+from pgserver import Cluster, fresh_database, running_cluster  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """The session's cluster, running; crashed and removed when the session ends."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_url(postgres: Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh, empty database for this test: `postgresql+psycopg://USER@127.0.0.1:PORT/NAME`.
+
+    Dropped after the test, even with the test's own connections still open.
+    """
+    with fresh_database(postgres, request.node.name) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The hub's ``--db``: a SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "hub.sqlite")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(db: str) -> Iterator[Store]:
+    hub = Store(open_engine(db), Clock())
+    yield hub
+    hub.engine.dispose()
+
+
+@pytest.fixture
+def hub(store: Store) -> Iterator[tuple[str, Store]]:
+    with live_hub(store) as url:
+        yield url, store
