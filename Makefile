@@ -9,9 +9,19 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: demo test lint typecheck unit bench install frames clean
 
-# The virtual table: the real daemon with mock pins, at http://127.0.0.1:8100 (Ctrl-C ends).
+# The hub at http://127.0.0.1:8000 and the virtual table paired with it at
+# http://127.0.0.1:8100: the real daemon with mock pins (Ctrl-C ends both). Everything they
+# keep is in .klik-demo/ (delete it to start afresh).
+DEMO := .klik-demo
 demo: $(STAMP)
-	$(BIN)/klik sim
+	@mkdir -p $(DEMO)
+	@if [ ! -f $(DEMO)/table.toml ] || [ ! -f $(DEMO)/hub.sqlite ]; then \
+	  $(BIN)/klik pair --db $(DEMO)/hub.sqlite --table 1 --url http://127.0.0.1:8000 \
+	    > $(DEMO)/table.toml.new && mv $(DEMO)/table.toml.new $(DEMO)/table.toml; \
+	fi
+	@$(BIN)/klik hub --db $(DEMO)/hub.sqlite --port 8000 & hub=$$!; \
+	  trap 'kill $$hub 2>/dev/null; wait $$hub' EXIT INT TERM; \
+	  $(BIN)/klik sim --config $(DEMO)/table.toml --state-dir $(DEMO)/table
 
 test: lint typecheck unit
 
@@ -67,4 +77,4 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis $(DEMO)

@@ -197,7 +197,10 @@ def _hub(args: argparse.Namespace) -> int:
     try:
         from klik_hub import main as hub
     except ImportError as error:
-        raise KlikError(f"the hub is not installed here ({error.name}): pip install 'klik[hub]'")
+        missing = error.name
+        raise KlikError(
+            f"the hub is not installed here ({missing}): pip install 'klik[hub]'"
+        ) from None
     _logging()
     if args.command == "pair":
         print(hub.pair(args.db, args.table, args.url), end="")

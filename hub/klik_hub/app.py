@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from klik.link import protocol as p
-from klik.link import results as r
-from klik_hub.store import COMMAND_KINDS, Device, Outcome, RefusedError, Store
+from klik_hub.inbox import TooLargeError, take
+from klik_hub.store import COMMAND_KINDS, Store
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -41,7 +41,6 @@ ENVELOPE_BODY = {
         "content": {"application/json": {"schema": ENVELOPE_SCHEMA}},
     }
 }
-STATUS_CODES = {Outcome.STORED: 201, Outcome.DUPLICATE: 200, Outcome.CONFLICT: 409}
 
 
 class Answer(BaseModel):
@@ -64,13 +63,13 @@ def make_app(store: Store) -> FastAPI:
         description="Results, heartbeats and commands of a Rummikub tournament's tables.",
     )
 
-    async def envelope_of(request: Request, kind: str) -> tuple[p.Envelope, Device]:
-        data = await _body(request)
-        envelope, mac = p.open_envelope(data)
-        if envelope.type != kind:
-            raise p.ProtocolError("type", f"must be {kind} here")
-        device = await run_in_threadpool(store.believe, envelope, mac)
-        return envelope, device
+    async def envelope(request: Request, kind: str) -> JSONResponse:
+        try:
+            data = await _body(request)
+        except TooLargeError as error:
+            return JSONResponse({"status": "invalid", "error": str(error)}, 413)
+        answer = await run_in_threadpool(take, store, data, kind)
+        return JSONResponse(answer.body, status_code=answer.status)
 
     @app.post(
         "/api/v1/results",
@@ -78,49 +77,26 @@ def make_app(store: Store) -> FastAPI:
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
-        responses={
-            200: {"model": Answer},
-            401: {"model": Answer},
-            409: {"model": Answer},
-            413: {"model": Answer},
-            422: {"model": Answer},
-        },
+        responses={code: {"model": Answer} for code in (200, 401, 409, 413, 422)},
     )
     async def post_result(request: Request) -> JSONResponse:
         """A finished game's result: 201 stored, 200 duplicate, 409 conflict (both kept)."""
-        try:
-            envelope, device = await envelope_of(request, "result")
-            r.check_result(envelope.body)
-            stored = await run_in_threadpool(store.keep_result, envelope, device)
-        except (p.ProtocolError, RefusedError, _TooLargeError) as error:
-            return _refusal(error)
-        answer = {"status": stored.outcome.value, "receipt": stored.receipt}
-        ack = p.Envelope("ack", device.device, envelope.seq, {"of": "result", **answer})
-        return JSONResponse(
-            {**answer, "ack": ack.signed(device.key)}, status_code=STATUS_CODES[stored.outcome]
-        )
+        return await envelope(request, "result")
 
     @app.post(
         "/api/v1/heartbeats",
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
-        responses={401: {"model": Answer}, 413: {"model": Answer}, 422: {"model": Answer}},
+        responses={code: {"model": Answer} for code in (401, 413, 422)},
     )
     async def post_heartbeat(request: Request) -> JSONResponse:
         """A table's state; the answer carries the commands waiting for it."""
-        try:
-            envelope, device = await envelope_of(request, "heartbeat")
-            pending = await run_in_threadpool(store.heartbeat, envelope, device)
-        except (p.ProtocolError, RefusedError, _TooLargeError) as error:
-            return _refusal(error)
-        body = {"of": "heartbeat", "status": "ok", "commands": pending}
-        ack = p.Envelope("ack", device.device, envelope.seq, body)
-        return JSONResponse({"status": "ok", "commands": pending, "ack": ack.signed(device.key)})
+        return await envelope(request, "heartbeat")
 
     @app.get("/api/v1/results")
     def get_results(
-        table: Annotated[int | None, Query(ge=1, le=9999)] = None,
+        table: Annotated[int | None, Query(ge=1, le=999)] = None,
         limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
     ) -> list[dict[str, Any]]:
         """The stored results, newest first; ``table`` keeps one table's."""
@@ -159,23 +135,11 @@ def make_app(store: Store) -> FastAPI:
     return app
 
 
-class _TooLargeError(Exception):
-    pass
-
-
 async def _body(request: Request) -> bytes:
     """The request's bytes, refused (413) past ``MAX_BODY`` without reading them all."""
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > p.MAX_BODY:
-            raise _TooLargeError(f"(envelope): over {p.MAX_BODY} bytes")
+            raise TooLargeError(f"(envelope): over {p.MAX_BODY} bytes")
     return bytes(data)
-
-
-def _refusal(error: Exception) -> JSONResponse:
-    if isinstance(error, RefusedError):
-        return JSONResponse({"status": "refused", "error": str(error)}, 401)
-    if isinstance(error, _TooLargeError):
-        return JSONResponse({"status": "invalid", "error": str(error)}, 413)
-    return JSONResponse({"status": "invalid", "error": str(error)}, 422)

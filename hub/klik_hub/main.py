@@ -12,7 +12,7 @@ from klik_hub.store import Store
 log = logging.getLogger("klik_hub")
 
 DEFAULT_URL = "http://127.0.0.1:8000"  # the hub's own default --host and --port
-MAX_TABLE = 9999
+MAX_TABLE = 999  # as the table's [hub] table
 
 
 def now_ms() -> int:

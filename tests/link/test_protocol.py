@@ -117,6 +117,15 @@ def test_damaged_frames_are_dropped_and_counted_and_the_next_one_survives() -> N
     assert deframer.dropped == {"oversize": 1, "crc": 2}
 
 
+def test_an_envelope_signed_elsewhere_frames_to_the_same_bytes() -> None:
+    # The serial link gets sealed bytes from the courier and the hub's acks as signed dicts.
+    signed = RESULT.signed(KEY)
+    assert p.frame_signed(signed) == p.frame(RESULT, KEY)
+    assert p.frame_signed(json.loads(p.seal(RESULT, KEY))) == p.frame(RESULT, KEY)
+    with pytest.raises(p.ProtocolError, match="over 2048 bytes"):
+        p.frame_signed({**signed, "body": {"pad": "x" * p.MAX_FRAME}})
+
+
 def test_a_frame_over_2_kib_is_refused_when_made() -> None:
     big = p.Envelope("result", "t-1", 1, {"pad": "x" * p.MAX_FRAME})
     with pytest.raises(p.ProtocolError, match="over 2048 bytes"):

@@ -64,6 +64,10 @@ def test_the_printed_config_reads_back_the_same(tmp_path: Path) -> None:
         ('[panels]\ninterface = "spi"\n[pins]\nseat_B_led = 10', "GPIO 10 is the SPI MOSI pin"),
         ("[pins]\nbuzzer = 40", "[pins] buzzer = 40: allowed are GPIO 0 to 27"),
         ("[game\nmove_time_s = 5", "not valid TOML"),
+        # the hub's section is checked like the others
+        ('[hub]\nlink = "radio"', '[hub] link = "radio": allowed are "off", "http", "serial"'),
+        ('[hub]\nurls = ""', "unknown key [hub] urls (did you mean url?)"),
+        ("[hub]\nheartbeat = 2", "unknown key [hub] heartbeat (did you mean heartbeat_s?)"),
     ],
 )
 def test_a_bad_config_is_one_line_naming_the_key(text: str, message: str) -> None:
@@ -141,6 +145,9 @@ RANGES = [
     ("[panels] rotate", "whole", ["-2", "1", "3", "4"], "0 and 2 (upside down)"),  # half turns only
     ("[panels.B] i2c_address", "whole", ["0x78"], "0x03 to 0x77"),  # a seat's own section is named
     ("[sim] port", "whole", ["0", "-1", "65536", "70000"], "1 to 65535"),  # TCP
+    ("[hub] table", "whole", ["-1", "1000", "99999"], "0 to 999"),  # 0: not paired; a tournament's tables
+    ("[hub] serial_baud", "whole", ["0", "-9600", "9601", "300", "230400"], "1200, 2400, 4800, 9600, 19200, 38400, 57600 and 115200 (baud)"),  # the standard rates only
+    ("[hub] heartbeat_s", "number", ["0", "-2", "nan", "inf", "0.4", "61"], "0.5 to 60 s"),  # 0: a busy loop; over a minute: the hub thinks the table is gone
 ]  # fmt: skip
 # (key, bad values as TOML, what the message allows)
 TEXTS = [
@@ -148,6 +155,10 @@ TEXTS = [
     ("[table] state_dir", ['""', '"/var/lib/\\nklik"'], "1 to 4096 printable characters, not all spaces"),  # a path
     ("[players] A", ['""', '"  "', '"Ania\\u0007"', '"Aleksandra Zażółć-Gęśląjaźń"'], "1 to 24 printable characters, not all spaces"),  # fits a screen
     ("[sim] host", ['""', '"local host"', '"127.0.0.1\\n"'], "1 to 253 printable characters, no spaces"),  # a name or address
+    ("[hub] url", ['"10.0.0.5:8000"', '"ftp://hub"', '"HTTP://hub"', '"http://"', '"http://hub:99999"', '"http://hub:port"', '"http://hub/?t=1"', '"http://hub/#a"', '"http://h ub"', '"http://hub\\n"', '" "'], '"" or an address starting with http:// or https://, e.g. "http://10.0.0.5:8000"'),  # the hub's base address; the link adds /api/v1/...
+    ("[hub] device_id", ['"t 1"', '"t-1\\n"', '"stół-1"', '"t.1"', '"t/1"'], '"" (not paired) or 1 to 64 letters, digits, - or _'),  # as the protocol's envelopes carry it
+    ("[hub] serial_port", ['""', '"/dev/tty AMA0"', '"/dev/ttyAMA0\\n"'], "1 to 4096 printable characters, no spaces"),  # a device path
+    ("[hub] tls_pin_sha256", ['"ab"', '"sha256"', '" "'], '"" (no pin) or 64 hex digits (SHA-256), without colons'),  # too short
 ]  # fmt: skip
 
 
@@ -256,12 +267,13 @@ def test_settings_that_do_not_fit_together_say_why(text: str, line: str) -> None
     assert str(caught.value) == f"table.toml: {line}"
 
 
-CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface"}
+CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface", "link"}  # fmt: skip
+SECRETS = {"[hub] key"}  # tested on their own below: their value is never shown
 
 
 def test_every_number_and_text_key_has_a_row_above() -> None:
     # The effective config lists every key: one added later without a range fails here.
-    rows = {key for key, *_ in RANGES} | {key for key, *_ in TEXTS}
+    rows = {key for key, *_ in RANGES} | {key for key, *_ in TEXTS} | SECRETS
     effective = tomllib.loads(config.dumps(config.load(None)))
     for section, keys in effective.items():
         for name, value in keys.items():
@@ -313,3 +325,132 @@ def test_a_config_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
     path.write_bytes('\ufeff[table]\nname = "Stół 3"\n'.encode())
     assert config.load(path).table.name == "Stół 3"
+
+
+# --- [hub]: the link to the tournament hub ----------------------------------------------
+
+KEY = "0123456789abcdef" * 4  # a pairing key: 64 lower-case hex digits
+PIN = "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08"
+PAIRED = f'[hub]\ntable = 7\ndevice_id = "t-7"\nkey = "{KEY}"\n'
+
+
+def test_the_link_is_off_by_default() -> None:
+    hub = config.load(None).hub
+    assert (hub.link, hub.url, hub.table, hub.device_id, hub.key) == ("off", "", 0, "", "")
+    assert (hub.serial_port, hub.serial_baud, hub.heartbeat_s) == ("/dev/ttyAMA0", 9600, 2.0)
+    assert hub.tls_pin_sha256 == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PAIRED + 'link = "http"\nurl = "http://10.0.0.5:8000"',  # a hub on the venue's network
+        PAIRED + 'link = "http"\nurl = "https://hub.example.org/klik/"',  # behind a proxy, with a base path
+        PAIRED + f'link = "http"\nurl = "https://[fe80::1]:8443"\ntls_pin_sha256 = "{PIN}"',  # a pinned laptop; upper case as openssl prints it
+        PAIRED + f'link = "http"\nurl = "https://10.0.0.5"\ntls_pin_sha256 = "{PIN.lower()}"',  # or lower case
+        PAIRED + 'link = "serial"',  # a serial link needs no url
+        PAIRED + 'link = "serial"\nserial_port = "/dev/ttyUSB0"\nserial_baud = 1200\nheartbeat_s = 60',  # the low and high ends
+        PAIRED + 'link = "serial"\nserial_baud = 115200\nheartbeat_s = 0.5',  # and the other ends
+        f'[hub]\nlink = "serial"\ntable = 1\ndevice_id = "{"a" * 64}"\nkey = "{KEY}"',  # the longest device id, the first table
+        f'[hub]\nlink = "serial"\ntable = 999\ndevice_id = "A_-9"\nkey = "{KEY}"',  # the last table; every kind of sign
+        '[hub]\ntable = 5\nurl = "http://hub"',  # half paired, but the link is off: nothing is needed yet
+    ],
+)  # fmt: skip
+def test_a_paired_link_is_a_working_config(text: str) -> None:
+    c = config.from_text(text, "table.toml")
+    assert c.hub.key in ("", KEY)
+
+
+@pytest.mark.parametrize("baud", config.BAUD_RATES)
+def test_every_standard_baud_rate_is_allowed(baud: int) -> None:
+    assert config.from_text(f"[hub]\nserial_baud = {baud}").hub.serial_baud == baud
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # each thing pairing gives is named when it is missing, and how to get it
+        ('[hub]\nlink = "http"\nurl = "http://hub"', '[hub] table is missing: [hub] link = "http" needs the table\'s number at the tournament, 1 to 999 (run klik pair)'),
+        (f'[hub]\nlink = "serial"\ntable = 3\nkey = "{KEY}"', '[hub] device_id is missing: [hub] link = "serial" needs the device id from pairing (run klik pair)'),
+        ('[hub]\nlink = "serial"\ntable = 3\ndevice_id = "t-3"', '[hub] key is missing: [hub] link = "serial" needs the key from pairing (run klik pair)'),
+        # http needs the hub's address
+        (PAIRED + 'link = "http"', '[hub] url is missing: [hub] link = "http" needs the hub\'s address, e.g. "http://10.0.0.5:8000"'),
+        # a pin over plain http would check nothing
+        (PAIRED + f'link = "http"\nurl = "http://10.0.0.5:8000"\ntls_pin_sha256 = "{PIN}"', '[hub] tls_pin_sha256 is set but [hub] url = "http://10.0.0.5:8000" is not https://; a pinned certificate needs an https:// address'),
+    ],
+)  # fmt: skip
+def test_a_link_that_is_on_needs_what_pairing_gives(text: str, line: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(text, "table.toml")
+    assert str(caught.value) == f"table.toml: {line}"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ('"0123456789ab"', "must be 64 lower-case hex digits (got 12 characters)"),  # a key cut short when copied
+        (f'"{KEY.upper()}"', "must be 64 lower-case hex digits (got 64 characters, not all 0-9 or a-f)"),  # upper case
+        (f'"{KEY[:-1]}g"', "must be 64 lower-case hex digits (got 64 characters, not all 0-9 or a-f)"),  # not hex
+        (f'"{KEY}\\n"', "must be 64 lower-case hex digits (got 65 characters)"),  # a newline pasted with it
+        (f'" {KEY}"', "must be 64 lower-case hex digits (got 65 characters)"),  # a space before it
+        (f'"{KEY * 100}"', "must be 64 lower-case hex digits (got 6400 characters)"),  # far too long, still one short line
+        ("1234", "must be text, got a whole number"),  # no quotes
+        (f'["{KEY}"]', "must be text, got a list"),  # in a list
+        ('"<hidden>"', '"<hidden>" is what klik config prints in place of the key; put the key from pairing here (run klik pair)'),  # klik config's output used as a config
+    ],
+)  # fmt: skip
+def test_a_bad_key_is_named_but_never_shown(value: str, why: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(f"[hub]\nkey = {value}\n", "table.toml")
+    line = str(caught.value)
+    assert line == f"table.toml: [hub] key: {why}"
+    for secret in (KEY, KEY.upper(), KEY[:-1], "0123456789ab", "1234"):
+        assert secret not in line
+
+
+def test_a_long_pin_or_device_id_is_shown_short() -> None:
+    # A fingerprint pasted with its colons, as openssl prints it: 95 characters.
+    colons = ":".join(PIN[i : i + 2] for i in range(0, 64, 2))
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(f'[hub]\ntls_pin_sha256 = "{colons}"', "table.toml")
+    assert str(caught.value) == (
+        f'table.toml: [hub] tls_pin_sha256 = "{colons[:20]}…" (95 characters): '
+        'allowed are "" (no pin) or 64 hex digits (SHA-256), without colons'
+    )
+    with pytest.raises(config.ConfigError, match=r"= \"a{20}…\" \(65 characters\): allowed"):
+        config.from_text(f'[hub]\ndevice_id = "{"a" * 65}"', "table.toml")
+
+
+def test_klik_config_prints_the_key_hidden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(PAIRED + 'link = "http"\nurl = "http://10.0.0.5:8000"\n')
+    assert main(["config", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert 'key = "<hidden>"' in out
+    assert KEY not in out
+    hub = tomllib.loads(out)["hub"]
+    assert hub == {
+        "link": "http",
+        "url": "http://10.0.0.5:8000",
+        "table": 7,
+        "device_id": "t-7",
+        "key": "<hidden>",
+        "serial_port": "/dev/ttyAMA0",
+        "serial_baud": 9600,
+        "heartbeat_s": 2.0,
+        "tls_pin_sha256": "",
+    }
+    # Neither is the key in the config's repr (a log line, a traceback's locals).
+    loaded = config.load(path)
+    assert loaded.hub.key == KEY
+    assert KEY not in repr(loaded)
+    assert KEY not in repr(loaded.hub)
+
+
+def test_an_empty_key_is_printed_as_it_is() -> None:
+    # Nothing to hide, and the printed config reads back.
+    out = config.dumps(config.load(None))
+    assert 'key = ""' in out
+    assert config.from_text(out) == config.load(None)

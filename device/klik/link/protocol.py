@@ -70,7 +70,7 @@ def _no_floats(obj: Any, where: str) -> None:
 
 def key_bytes(key_hex: str) -> bytes:
     """The HMAC key: the 32 bytes a pairing key's 64 lower-case hex digits stand for."""
-    if not KEY_HEX.match(key_hex):
+    if not KEY_HEX.fullmatch(key_hex):
         raise ProtocolError("key", "must be 64 lower-case hex digits (256 bits)")
     return bytes.fromhex(key_hex)
 
@@ -121,7 +121,7 @@ def open_envelope(data: Json | bytes) -> tuple[Envelope, str]:
     if data.get("type") not in TYPES:
         raise ProtocolError("type", f"must be one of {', '.join(TYPES)}")
     device = data.get("device")
-    if not isinstance(device, str) or not DEVICE.match(device):
+    if not isinstance(device, str) or not DEVICE.fullmatch(device):
         raise ProtocolError("device", "must be 1 to 64 letters, digits, - or _")
     seq = data.get("seq")
     first = 1 if data["type"] == "result" else 0  # a result's seq counts results, from 1
@@ -157,7 +157,17 @@ def _refuse_constant(name: str) -> Any:
 
 def frame(envelope: Envelope, key: bytes) -> bytes:
     """One serial frame: canonical JSON, a space, its CRC-32 in 8 hex digits, newline."""
-    body = seal(envelope, key)
+    return frame_signed(envelope.signed(key))
+
+
+def frame_signed(signed: Json) -> bytes:
+    """The serial frame of an envelope someone has already signed (a dict with its ``mac``).
+
+    The table's courier hands the serial link bytes it has sealed, and the hub's ``ack``
+    comes out of ``klik_hub.inbox`` already signed: framing them needs no key, and the MAC is
+    not checked here. Raises ProtocolError when the frame would be over ``MAX_FRAME`` bytes.
+    """
+    body = canonical(signed)
     line = body + b" " + f"{zlib.crc32(body):08x}".encode("ascii") + b"\n"
     if len(line) > MAX_FRAME:
         raise ProtocolError("(frame)", f"over {MAX_FRAME} bytes; send a smaller body")

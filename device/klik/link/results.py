@@ -30,7 +30,7 @@ def check_result(body: Json) -> None:
     """Raise ProtocolError naming the first field of ``body`` that breaks the result schema."""
     _text_or_none(body, "tournament")
     _whole_or_none(body, "round", low=1)
-    _whole(body, "table", low=1, high=9999)
+    _whole(body, "table", low=1, high=999)
     _whole(body, "game", low=1)
     if body.get("rules") not in RULE_SETS:
         raise ProtocolError("body.rules", f"must be one of {', '.join(RULE_SETS)}")
@@ -54,8 +54,10 @@ def check_result(body: Json) -> None:
     for name in ("moves", "timeouts", "duration_ms"):
         _whole(body, name, low=0)
     finished = body.get("finished_at")
-    if finished is not None and not (isinstance(finished, str) and ISO_UTC.match(finished)):
-        raise ProtocolError("body.finished_at", "must be null or ISO 8601 UTC like 2026-11-23T14:05:09Z")
+    if finished is not None and not (isinstance(finished, str) and ISO_UTC.fullmatch(finished)):
+        raise ProtocolError(
+            "body.finished_at", "must be null or ISO 8601 UTC like 2026-11-23T14:05:09Z"
+        )
 
 
 def _check_seat(seat: str, entry: Any) -> None:
@@ -92,7 +94,9 @@ def _whole_or_none(obj: Mapping[str, Any], name: str, *, low: int) -> None:
 def _text_or_none(obj: Mapping[str, Any], name: str, where: str = "body") -> None:
     value = obj.get(name)
     if value is not None and (not isinstance(value, str) or len(value) > MAX_TEXT):
-        raise ProtocolError(f"{where}.{name}", f"must be null or text of at most {MAX_TEXT} characters")
+        raise ProtocolError(
+            f"{where}.{name}", f"must be null or text of at most {MAX_TEXT} characters"
+        )
 
 
 def make_result(

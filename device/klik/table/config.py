@@ -10,13 +10,17 @@ allowed, in one shape::
 
     table.toml: [buttons] storm_s = 0.0: allowed are 0.05 to 1 s
 
-``klik config --config FILE`` prints the effective config as TOML.
+The one exception is ``[hub] key``, the pairing secret: a message names the key and says
+what is wrong with it (``[hub] key: must be 64 lower-case hex digits (got 12 characters)``)
+but never shows its value, and ``klik config --config FILE``, which prints the effective
+config as TOML, prints ``key = "<hidden>"`` in its place.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 import typing
 from collections.abc import Mapping
@@ -24,6 +28,7 @@ from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args, get_origin
+from urllib.parse import urlsplit
 
 from klik.core import game as g
 from klik.core import limits
@@ -31,6 +36,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.limits import Range
 from klik.core.scoring import RULE_SETS
 from klik.errors import InputError, KlikError
+from klik.link.protocol import DEVICE, KEY_HEX
 
 SEATS = ("A", "B", "C", "D")
 #: Pins no seat part may take: the ID EEPROM (0, 1), I2C1 (2, 3) and the shutdown button the
@@ -78,10 +84,7 @@ class Text:
         )
 
     def shown(self, value: str) -> str:
-        # A 5,000-character name is shown by its start and its length, on one line.
-        if len(value) > 40:
-            return f"{_toml(value[:20] + '…')} ({len(value)} characters)"
-        return _toml(value)
+        return _short(value)
 
     def __str__(self) -> str:
         rule = "not all spaces" if self.spaces else "no spaces"
@@ -104,6 +107,85 @@ class OneOf:
     def __str__(self) -> str:
         *rest, last = (str(v) for v in self.values)
         return f"{', '.join(rest)} and {last}" + (f" ({self.note})" if self.note else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """Text matching ``regex`` whole, or ``""`` when ``empty`` says what leaving it out means."""
+
+    regex: re.Pattern[str]
+    rule: str  # what the pattern allows, in words
+    empty: str = ""  # what "" stands for ("not paired"); "" itself is allowed only if this is set
+
+    def allows(self, value: str) -> bool:
+        # fullmatch, never match: "$" would let a trailing newline through.
+        return (bool(self.empty) and value == "") or self.regex.fullmatch(value) is not None
+
+    def shown(self, value: str) -> str:
+        return _short(value)
+
+    def __str__(self) -> str:
+        return f'"" ({self.empty}) or {self.rule}' if self.empty else self.rule
+
+
+@dataclass(frozen=True, slots=True)
+class Url:
+    """``""`` (not set) or an ``http://`` or ``https://`` address with a host: the hub's base."""
+
+    def allows(self, value: str) -> bool:
+        if value == "":
+            return True
+        if len(value) > 2048 or not value.isprintable() or " " in value:
+            return False
+        if not value.startswith(("http://", "https://")):
+            return False
+        try:
+            parts = urlsplit(value)
+            _ = parts.port  # a port that is no number or out of range raises here
+        except ValueError:
+            return False
+        # The link adds /api/v1/... to this base: a query or a fragment would end up inside it.
+        return bool(parts.hostname) and not parts.query and not parts.fragment
+
+    def shown(self, value: str) -> str:
+        return _short(value)
+
+    def __str__(self) -> str:
+        return '"" or an address starting with http:// or https://, e.g. "http://10.0.0.5:8000"'
+
+
+HIDDEN = "<hidden>"  # what `klik config` prints in place of a secret
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """The pairing key: ``""`` (not paired) or 64 lower-case hex digits (256 bits).
+
+    Its value is never shown: not in a message (``_value`` asks ``why`` instead), not by
+    ``klik config`` (``HIDDEN``), not in the section's ``repr``.
+    """
+
+    def allows(self, value: str) -> bool:
+        return value == "" or KEY_HEX.fullmatch(value) is not None
+
+    def shown(self, value: Any) -> str:
+        return _toml(HIDDEN)
+
+    def why(self, value: Any) -> str:
+        """What is wrong with ``value``, in words that give nothing of it away but its length."""
+        if not isinstance(value, str):
+            return f"must be text, got {_kind(value)}"
+        if value == HIDDEN:
+            return (
+                f'"{HIDDEN}" is what klik config prints in place of the key; '
+                "put the key from pairing here (run klik pair)"
+            )
+        if len(value) == 64:
+            return "must be 64 lower-case hex digits (got 64 characters, not all 0-9 or a-f)"
+        return f"must be 64 lower-case hex digits (got {len(value)} characters)"
+
+    def __str__(self) -> str:
+        return '"" (not paired) or 64 lower-case hex digits'
 
 
 def allowed(limit: Allowed) -> dict[str, Allowed]:
@@ -218,6 +300,37 @@ class SimSection:
     port: int = field(default=8100, metadata=allowed(PORT))
 
 
+BAUD_RATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200)
+PIN = re.compile(r"[0-9A-Fa-f]{64}")  # as `openssl x509 -fingerprint -sha256` prints, colons out
+
+
+@dataclass(frozen=True, slots=True)
+class HubSection:
+    """The link to the tournament hub. ``klik pair`` fills in table, device_id and key."""
+
+    # "off": results stay on the table; "http": over the network to url; "serial": a USB
+    # cable or a radio module on serial_port
+    link: Literal["off", "http", "serial"] = "off"
+    url: str = field(default="", metadata=allowed(Url()))  # the hub's base address
+    # the table's number at the tournament; 0: not paired
+    table: int = field(default=0, metadata=allowed(Range(0, 999)))
+    device_id: str = field(
+        default="",
+        metadata=allowed(Pattern(DEVICE, "1 to 64 letters, digits, - or _", "not paired")),
+    )
+    # the HMAC key from pairing: a secret, so it is left out of repr() as well
+    key: str = field(default="", repr=False, metadata=allowed(Secret()))
+    serial_port: str = field(default="/dev/ttyAMA0", metadata=allowed(Text(1, 4096, spaces=False)))
+    serial_baud: int = field(default=9600, metadata=allowed(OneOf(BAUD_RATES, "baud")))
+    # how often the table tells the hub it is alive (and asks for commands)
+    heartbeat_s: float = field(default=2.0, metadata=allowed(Range(0.5, 60, "s")))
+    # SHA-256 of the hub's self-signed certificate: https then trusts that one certificate
+    tls_pin_sha256: str = field(
+        default="",
+        metadata=allowed(Pattern(PIN, "64 hex digits (SHA-256), without colons", "no pin")),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     table: TableSection = TableSection()
@@ -228,6 +341,7 @@ class Config:
     panels: PanelsSection = PanelsSection()
     players: tuple[tuple[str, str], ...] = ()  # (seat, name)
     sim: SimSection = SimSection()
+    hub: HubSection = HubSection()
     source: str = field(default="<defaults>", compare=False)
 
     @property
@@ -257,6 +371,7 @@ SECTIONS: dict[str, type] = {
     "hardware": HardwareSection,
     "pins": PinsSection,
     "sim": SimSection,
+    "hub": HubSection,
 }
 
 
@@ -317,7 +432,7 @@ def dumps(config: Config) -> str:
     lines = [f"# effective config: defaults.toml + {config.source}"]
     for name in SECTIONS:
         lines += ["", f"[{name}]"]
-        lines += [f"{k} = {_toml(v)}" for k, v in _values(getattr(config, name)).items()]
+        lines += [f"{k} = {v}" for k, v in _printed(getattr(config, name)).items()]
     lines += ["", "[players]"]
     lines += [f"{seat} = {_toml(name)}" for seat, name in config.players]
     lines += ["", "[panels]", f"retry_s = {_toml(config.panels.retry_s)}"]
@@ -391,6 +506,10 @@ def _is_value(hint: Any) -> bool:
 
 def _value(value: Any, hint: Any, limit: Allowed | None, key: str, source: str) -> Any:
     """``value`` as the schema's type, checked against its range; ConfigError if not."""
+    if isinstance(limit, Secret):  # the message names the key and never shows the value
+        if isinstance(value, str) and limit.allows(value):
+            return value
+        raise ConfigError(f"{source}: {key}: {limit.why(value)}")
     value = _typed(value, hint, key, source)
     if limit is not None and not limit.allows(value):
         raise ConfigError(f"{source}: {key} = {limit.shown(value)}: allowed are {limit}")
@@ -452,6 +571,41 @@ def _check(config: Config, source: str) -> None:
         raise ConfigError(f"{source}: {error}") from None
     spi = any(config.panels.seat(seat).interface == "spi" for seat in config.seat_letters)
     _check_pins(config, source, spi=spi)
+    _check_hub(config.hub, source)
+
+
+def _check_hub(hub: HubSection, source: str) -> None:
+    """A link that is on needs what pairing gives (and, over http, the hub's address)."""
+    if hub.link == "off":
+        return
+    needs = f'[hub] link = "{hub.link}" needs'
+    if hub.table == 0:
+        raise ConfigError(
+            f"{source}: [hub] table is missing: {needs} the table's number at the tournament, "
+            "1 to 999 (run klik pair)"
+        )
+    if not hub.device_id:
+        raise ConfigError(
+            f"{source}: [hub] device_id is missing: {needs} the device id from pairing "
+            "(run klik pair)"
+        )
+    if not hub.key:
+        raise ConfigError(
+            f"{source}: [hub] key is missing: {needs} the key from pairing (run klik pair)"
+        )
+    if hub.link != "http":
+        return
+    if not hub.url:
+        raise ConfigError(
+            f'{source}: [hub] url is missing: {needs} the hub\'s address, e.g. "http://10.0.0.5:8000"'
+        )
+    if hub.tls_pin_sha256 and not hub.url.startswith("https://"):
+        # Over plain http a pin checks nothing: say so rather than let the organiser believe
+        # the link is pinned.
+        raise ConfigError(
+            f"{source}: [hub] tls_pin_sha256 is set but [hub] url = {_toml(hub.url)} is not "
+            "https://; a pinned certificate needs an https:// address"
+        )
 
 
 def _setting(key: str) -> str:
@@ -485,6 +639,19 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
 
 def _values(section: Any) -> dict[str, Any]:
     return {f.name: getattr(section, f.name) for f in fields(section)}
+
+
+def _printed(section: Any) -> dict[str, str]:
+    """A section's keys as TOML values, a secret that is set as ``"<hidden>"``."""
+    secret = {f.name for f in fields(section) if isinstance(f.metadata.get("allowed"), Secret)}
+    return {k: _toml(HIDDEN if k in secret and v else v) for k, v in _values(section).items()}
+
+
+def _short(value: str) -> str:
+    """A text as a message shows it, on one line: a 5,000-character one by its start and length."""
+    if len(value) > 40:
+        return f"{_toml(value[:20] + '…')} ({len(value)} characters)"
+    return _toml(value)
 
 
 def _hint(key: str, names: list[str]) -> str:

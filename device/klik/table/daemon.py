@@ -17,6 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from klik.link import protocol as p
+from klik.link.courier import Courier
+from klik.link.http import HttpLink
+from klik.link.outbox import Outbox
 from klik.table import notify
 from klik.table.config import Config
 from klik.table.engine import Engine, Item, Screens
@@ -53,10 +57,35 @@ class Daemon:
         if self.journal is not None:
             state.mkdir(parents=True, exist_ok=True)
         self.engine = Engine(config, self.journal, screens, set_outputs=self.gpio.set)
+        self.engine.wall_clock = wall_clock
+        self.courier = self._link(state) if journal else None
         self.beat = 0.0  # the engine loop's last round, on the table clock
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self.failure: BaseException | None = None
+
+    def _link(self, state: Path) -> Courier | None:
+        """The outbox and the courier to the hub, when ``[hub] link`` is on."""
+        hub = self.config.hub
+        if hub.link == "off":
+            return None
+        outbox = Outbox(state / "outbox.sqlite")
+        self.engine.outbox = outbox
+        if hub.link != "http":
+            log.error("[hub] link = %s is not built yet; results wait in the outbox", hub.link)
+            return None
+        courier = Courier(
+            outbox,
+            HttpLink(hub.url, tls_pin_sha256=hub.tls_pin_sha256 or None),
+            hub.device_id,
+            p.key_bytes(hub.key),
+            heartbeat_s=hub.heartbeat_s,
+            status=lambda: self.engine.status(self.clock()),
+            on_delivery=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
+            on_command=lambda order: self.call(lambda engine, now: engine.command(order, now)),
+        )
+        self.engine.on_kept = courier.wake
+        return courier
 
     def clock(self) -> float:
         """The table clock: monotonic seconds, continued from the journal after a restart."""
@@ -67,6 +96,8 @@ class Daemon:
         self.beat = self.clock()
         self._thread = threading.Thread(target=self._loop, name="klik-engine", daemon=True)
         self._thread.start()
+        if self.courier is not None:
+            self.courier.start()
 
     def put(self, item: Item) -> None:
         """Queue an order or an edge from another thread (the hub, the virtual table)."""
@@ -111,6 +142,8 @@ class Daemon:
         return thread is not None and thread.is_alive() and self.clock() - self.beat <= stale_s
 
     def stop(self) -> None:
+        if self.courier is not None:
+            self.courier.stop()
         self._stopping.set()
         self.events.put(_STOP)
         if self._thread is not None:
@@ -124,6 +157,16 @@ class Daemon:
         done = threading.Event()
         self.call(lambda engine, now: done.set())
         done.wait(timeout)
+
+
+SYNCHRONISED = Path("/run/systemd/timesync/synchronized")  # systemd-timesyncd's flag file
+
+
+def wall_clock() -> str | None:
+    """UTC now for a result's ``finished_at``, or None: a Pi has no RTC until NTP has answered."""
+    if not SYNCHRONISED.exists():
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def serve(daemon: Daemon, status: Callable[[Daemon], str] | None = None) -> int:

@@ -22,6 +22,9 @@ from PIL import Image
 
 from klik.core import game as g
 from klik.core import table as t
+from klik.errors import KlikError
+from klik.link import courier as c
+from klik.link.results import make_result
 from klik.table import journal as j
 from klik.table import replay as r
 from klik.table import signals
@@ -34,6 +37,13 @@ from klik.table.view import Delivery, Language, SeatView, TableInfo, next_view_c
 log = logging.getLogger("klik.table.engine")
 
 Item = t.Edge | JudgeEdge | g.Order
+
+
+class Outbox(Protocol):
+    """Where finished results wait for the hub (``klik.link.outbox.Outbox``)."""
+
+    def keep(self, body: dict[str, Any]) -> int: ...
+    def waiting(self) -> int: ...
 
 
 class Screens(Protocol):
@@ -97,6 +107,11 @@ class Engine:
         self._lock = threading.Lock()
         self._snapshot = Snapshot({}, {}, {}, {})
         self.frames: dict[str, int] = {}
+        # The link to the hub (``daemon`` sets these when ``[hub] link`` is on).
+        self.outbox: Outbox | None = None
+        self.on_kept: Callable[[], None] | None = None  # wakes the courier
+        self.wall_clock: Callable[[], str | None] = lambda: None  # UTC, when synchronised
+        self.result_seq: int | None = None  # the outbox's seq of this game's result
 
     # --- the game's life ----------------------------------------------------------------
 
@@ -164,6 +179,7 @@ class Engine:
         self.game_started = True
         self.replay = r.Replay(t.new_table(settings), now)
         self.info = replace(self.info, game_no=game_no, delivery=Delivery.KEPT, receipt=None)
+        self.result_seq = None
         self.sounds = ()
         self.next_checkpoint = None
         if self.journal is not None:
@@ -285,6 +301,7 @@ class Engine:
             "result": r.result_json(ready.result),
         }
         log.info("stół %s: wynik gry %d: %s", self.info.table, self.info.game_no, record)
+        self._send_result(ready)
         if self.results_dir is None:
             return
         path = self.results_dir / f"result-{self.info.game_no}.json"
@@ -296,6 +313,69 @@ class Engine:
             return
         if written != path:
             log.error("wynik: %s was already there; this result is kept as %s", path, written)
+
+    def _send_result(self, ready: g.ResultReady) -> None:
+        """Commit the result to the outbox (before any screen says it is kept); wake the courier."""
+        if self.outbox is None:
+            return
+        game = self.game
+        first = game.moves[0].start if game.moves else ready.at
+        body = make_result(
+            table=self.config.hub.table,
+            game=self.info.game_no,
+            rules=self.settings.rules.name,
+            result=ready.result,
+            names=dict(self.info.names),
+            opened=game.opened,
+            moves=game.moves,
+            duration_ms=round((ready.at - first) * 1000),
+            finished_at=self.wall_clock(),
+        )
+        try:
+            self.result_seq = self.outbox.keep(body)
+        except KlikError as error:
+            log.error("wynik: the outbox cannot keep it (%s); it stays in the journal", error)
+            return
+        self.info = replace(self.info, waiting=self.outbox.waiting())
+        if self.on_kept is not None:
+            self.on_kept()
+
+    def delivered(self, news: c.Delivery, now: float) -> None:
+        """The courier's news (on the engine thread): this game's result sent, or how many wait."""
+        info = replace(self.info, waiting=news.waiting)
+        if news.seq is not None and news.seq == self.result_seq:
+            receipt = None if news.receipt is None else f"R-{news.receipt}"
+            info = replace(info, delivery=Delivery(news.state.value), receipt=receipt)
+        self.info = info
+        self.refresh(now)
+
+    def command(self, command: c.Command, now: float) -> None:
+        """A hub → table command (on the engine thread), carried out once by the courier's word."""
+        if command.kind == "players":
+            names = {s: n for s, n in command.args.items() if s in self.settings.seats}
+            if all(isinstance(n, str) for n in names.values()):
+                merged = {**dict(self.info.names), **{s: str(n)[:40] for s, n in names.items()}}
+                self.info = replace(self.info, names=tuple(sorted(merged.items())))
+                log.info("stół %s: gracze od huba: %s", self.info.table, merged)
+        elif command.kind in {a.value for a in g.Action}:
+            self._do(g.Order(g.Action(command.kind), now, by="hub"))
+        else:
+            log.warning("stół %s: nieznane polecenie huba %r", self.info.table, command.kind)
+        self.refresh(max(now, self.replay.now))
+
+    def status(self, now: float) -> dict[str, Any]:
+        """The heartbeat's state of the table (read from another thread: games never change)."""
+        game = self.game
+        left = game.time_left(now)
+        return {
+            "game": self.info.game_no,
+            "state": game.phase.value,
+            "mover": game.mover,
+            "left_ms": None if left is None else max(0, round(left * 1000)),
+            "draw_tiles": game.pile.tiles_left,
+            "judge": game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats,
+            "paused_by": game.paused_by,
+        }
 
     # --- outputs -----------------------------------------------------------------------------
 

@@ -66,6 +66,8 @@ PL: dict[str, str] = {
     "sending": "Wysyłanie…",
     "sent": "Wysłano ✓ {receipt}",
     "unreachable": "Brak huba — zapisany",  # "Hub nieosiągalny — …" is wider than the screen
+    "kept_n": "Zapisany, czeka: {n}",  # more than one result waits for the hub
+    "unreachable_n": "Brak huba — czeka {n}",
     "stuck": "Przycisk {seat} zablokowany",
     "panel": "Ekran {seat} nie działa",
     "hub": "Brak łączności z hubem",
@@ -103,6 +105,8 @@ EN: dict[str, str] = {
     "sending": "Sending…",
     "sent": "Sent ✓ {receipt}",
     "unreachable": "Hub down — stored",
+    "kept_n": "Stored, {n} waiting",
+    "unreachable_n": "Hub down — {n} waiting",
     "stuck": "Button {seat} stuck",
     "panel": "Screen {seat} out",
     "hub": "Hub unreachable",
@@ -351,8 +355,15 @@ def _result(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     top = (height - 11 * len(lines)) // 2 + 10  # the ending centred beside the rows
     for i, line in enumerate(lines):
         cells.append(Cell(line, x=COLUMN, baseline=top + 11 * i, width=WIDTH - COLUMN))
-    delivery = t[v.delivery.value].format(receipt=v.receipt or "").rstrip()
-    return [Block(tuple(cells), height, keep=0, bars=tuple(bars)), _line(delivery, 2)]
+    return [Block(tuple(cells), height, keep=0, bars=tuple(bars)), _line(_delivery(v, t), 2)]
+
+
+def _delivery(v: SeatView, t: Mapping[str, str]) -> str:
+    """Where the result is: sent with the hub's receipt, or kept and how many results wait."""
+    key = v.delivery.value
+    if v.waiting > 1 and f"{key}_n" in t:
+        key = f"{key}_n"
+    return t[key].format(receipt=v.receipt or "", n=v.waiting).rstrip()
 
 
 _BODIES: dict[Screen, Callable[[SeatView, Mapping[str, str]], list[Block]]] = {

@@ -319,7 +319,17 @@ def state(table: Daemon) -> dict[str, Any]:
         "buzzer": bool(gpio.buzzer.value),
         "screens": snapshot.frames,
         "panels_out": sorted(table.engine.info.panels_out),
+        "delivery": delivery(table),
+        "hub_url": table.config.hub.url if table.config.hub.link == "http" else None,
     }
+
+
+def delivery(table: Daemon) -> dict[str, Any]:
+    """Where this game's result is: ``kept``, ``sending``, ``sent`` (with the hub's receipt,
+    without the screens' ``R-``) or ``unreachable``, and how many results wait for the hub."""
+    info = table.engine.info
+    receipt = None if info.receipt is None else info.receipt.removeprefix("R-")
+    return {"state": info.delivery.value, "receipt": receipt, "waiting": info.waiting}
 
 
 def main(config: Config, port: int | None, state_dir: str | None) -> int:

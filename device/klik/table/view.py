@@ -60,7 +60,8 @@ class TableInfo:
     stuck: frozenset[str] = frozenset()  # seats whose button is held down past stuck_s
     panels_out: frozenset[str] = frozenset()  # seats whose screen is not answering
     delivery: Delivery = Delivery.KEPT
-    receipt: str | None = None  # the hub's receipt for the result, e.g. "R-1234"
+    receipt: str | None = None  # the hub's receipt for the result, e.g. "R-7KQ2M"
+    waiting: int = 0  # results kept on the table that the hub has not acknowledged yet
     hub_down: bool = False  # the hub has not answered lately
 
     def name(self, seat: str) -> str:
@@ -92,6 +93,7 @@ class SeatView:
     ending: str | None = None  # RESULT: "rummikub" or "exhausted"
     delivery: Delivery = Delivery.KEPT
     receipt: str | None = None
+    waiting: int = 0
     alerts: tuple[str, ...] = field(default=())  # problems to show, as short codes (see below)
 
     @property
@@ -179,6 +181,7 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
         ending=result.ending.value,
         delivery=info.delivery,
         receipt=info.receipt,
+        waiting=info.waiting,
         seconds_left=None,
     )
 

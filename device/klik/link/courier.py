@@ -1,0 +1,263 @@
+"""The courier: the table's thread that carries kept results to the hub and heartbeats to it.
+
+It takes the oldest result the outbox holds, sends it, and marks it acknowledged only when
+the hub's answer carries an ``ack`` envelope signed with this table's key (a receipt from
+anyone else is not believed). A result the hub does not take is tried again after an
+exponential back-off with jitter, capped at 15 s; results go one at a time, oldest first, so
+the hub sees them in the order they were played. Between results it sends a heartbeat every
+``heartbeat_s``: best effort, never queued. The hub's answer to a heartbeat carries the
+commands waiting for this table; each is carried out once (the outbox remembers the ids it
+did) and acknowledged in the next heartbeat.
+
+What the courier learns is handed to the table's engine thread through two callbacks, never
+by touching the engine itself: ``on_delivery`` (where the results are) and ``on_command``.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from klik.link import backoff
+from klik.link import protocol as p
+from klik.link.http import HttpLink, LinkDown
+from klik.link.outbox import Outbox, OutboxError
+
+log = logging.getLogger("klik.link.courier")
+
+RESULTS = "/api/v1/results"
+HEARTBEATS = "/api/v1/heartbeats"
+TAKEN = (200, 201, 409)  # duplicate, stored, conflict (kept by the hub and flagged)
+UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
+
+
+class State(Enum):
+    KEPT = "kept"
+    SENDING = "sending"
+    SENT = "sent"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """Where the results are: the screens show it, ``GET /api/state`` reports it."""
+
+    state: State
+    seq: int | None  # the result this is about (the newest kept), or None
+    receipt: str | None  # the hub's receipt for ``seq``
+    waiting: int  # results kept and not yet acknowledged
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A hub → table command: pause, resume, round-over, start or players."""
+
+    id: str
+    kind: str
+    args: dict[str, Any]
+
+
+class Courier:
+    def __init__(
+        self,
+        outbox: Outbox,
+        link: HttpLink,
+        device: str,
+        key: bytes,
+        *,
+        heartbeat_s: float,
+        status: Callable[[], dict[str, Any]],
+        on_delivery: Callable[[Delivery], None],
+        on_command: Callable[[Command], None],
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.outbox = outbox
+        self.link = link
+        self.device = device
+        self.key = key
+        self.heartbeat_s = heartbeat_s
+        self.status = status
+        self.on_delivery = on_delivery
+        self.on_command = on_command
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.failures = 0  # tries of the oldest result that the hub did not take
+        self.next_try = 0.0
+        self.next_heartbeat = 0.0
+        self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
+        self.last: Delivery | None = None
+        self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- the thread ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="klik-courier", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.link.close()
+
+    def wake(self) -> None:
+        """A result was kept: send it now, whatever the back-off said."""
+        self.next_try = 0.0
+        self.failures = 0
+        self._wake.set()
+
+    def push(self, envelope: p.Envelope) -> None:
+        """Commands the hub pushed (over serial), verified by the link; from its reader thread."""
+        self._pushed.put(envelope)
+        self._wake.set()
+
+    def _run(self) -> None:
+        self._report()
+        while not self._stop.is_set():
+            self._wake.clear()
+            wait = self.step(self.clock())
+            self._wake.wait(wait)
+
+    # --- one round (the tests call it with their own clock) --------------------------------
+
+    def step(self, now: float) -> float:
+        """Send what is due at ``now``; returns the seconds until something is due again."""
+        try:
+            while not self._pushed.empty():
+                pushed = self._pushed.get()
+                if pushed.device == self.device and pushed.body.get("of") == "commands":
+                    self._carry_out(pushed.body.get("commands"))
+                    self.next_heartbeat = now  # the acks go at once
+            if now >= self.next_try:
+                self._send_oldest(now)
+            if now >= self.next_heartbeat:
+                self.next_heartbeat = now + self.heartbeat_s
+                self._heartbeat()
+        except OutboxError as error:
+            log.error("outbox: %s", error)
+            self.next_try = now + backoff.delay(self.failures + 1, self.rng)
+        return max(0.0, min(self.next_try, self.next_heartbeat) - self.clock())
+
+    def _send_oldest(self, now: float) -> None:
+        pending = self.outbox.oldest_waiting()
+        if pending is None:
+            self.next_try = now + 3600.0  # nothing waits; ``wake`` brings it forward
+            return
+        self.outbox.tried(pending.seq)
+        if self.failures == 0 and pending.seq == self.outbox.last_seq():
+            self._report(State.SENDING)
+        envelope = p.Envelope("result", self.device, pending.seq, pending.body)
+        answer = self._post(RESULTS, envelope)
+        receipt = self._receipt(answer, pending.seq)
+        if receipt is None:
+            self.failures += 1
+            self.next_try = now + backoff.delay(self.failures - 1, self.rng)
+            self._report()
+            return
+        self.outbox.acknowledged(pending.seq, receipt)
+        self.failures = 0
+        self.next_try = now  # the next waiting result goes at once
+        self._report()
+
+    def _post(self, path: str, envelope: p.Envelope) -> tuple[int, dict[str, Any]] | None:
+        try:
+            reply = self.link.post(path, p.seal(envelope, self.key))
+        except LinkDown as error:
+            if self.failures == 0:
+                log.warning("hub: %s", error)
+            return None
+        return reply.status, reply.body
+
+    def _receipt(self, answer: tuple[int, dict[str, Any]] | None, seq: int) -> str | None:
+        """The receipt in the hub's signed ack for result ``seq``, or None."""
+        if answer is None:
+            return None
+        status, body = answer
+        ack = self._ack(body, seq)
+        if status not in TAKEN or ack is None or ack.body.get("of") != "result":
+            if status not in TAKEN:
+                log.warning("hub: result %d not taken: %d %s", seq, status, body.get("error"))
+            return None
+        receipt = ack.body.get("receipt")
+        if not isinstance(receipt, str) or not 1 <= len(receipt) <= 8:
+            return None
+        if status == 409:
+            log.warning("hub: result %d conflicts with one the hub has; the judge decides", seq)
+        return receipt
+
+    def _ack(self, body: dict[str, Any], seq: int) -> p.Envelope | None:
+        """The hub's signed ack in an answer, if it is for this table and this envelope."""
+        try:
+            ack, mac = p.open_envelope(body.get("ack"))  # type: ignore[arg-type]
+        except p.ProtocolError:
+            return None
+        if ack.type != "ack" or ack.device != self.device or ack.seq != seq:
+            return None
+        if not p.verify(ack, mac, self.key):
+            log.warning("hub: an answer whose ack is not signed with this table's key")
+            return None
+        return ack
+
+    def _heartbeat(self) -> None:
+        seq = self.outbox.next_heartbeat_seq()
+        acks, self.acks = self.acks, []
+        body = {**self.status(), "outbox": self.outbox.waiting(),
+                "last_seq": self.outbox.last_seq(), "acks": acks}  # fmt: skip
+        answer = self._post(HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body))
+        ack = None if answer is None or answer[0] != 200 else self._ack(answer[1], seq)
+        if ack is None or ack.body.get("of") != "heartbeat":
+            self.acks = acks + self.acks  # acknowledged next time
+            return
+        self._carry_out(ack.body.get("commands"))
+
+    def _carry_out(self, commands: Any) -> None:
+        """Each command once (the outbox remembers), each acknowledged in the next heartbeat."""
+        for raw in commands if isinstance(commands, list) else []:
+            command = _command(raw)
+            if command is None:
+                continue
+            if self.outbox.command_done(command.id):
+                self.on_command(command)
+            if command.id not in self.acks:
+                self.acks.append(command.id)
+
+    def _report(self, state: State | None = None) -> None:
+        """Tell the engine where the newest result is, if that changed."""
+        last = self.outbox.last_seq()
+        waiting = self.outbox.waiting()
+        receipt = self.outbox.receipt(last) if last else None
+        if state is None:
+            if receipt is not None:
+                state = State.SENT
+            elif self.failures >= UNREACHABLE_AFTER:
+                state = State.UNREACHABLE
+            elif self.failures:
+                state = State.SENDING
+            else:
+                state = State.KEPT
+        news = Delivery(state, last or None, receipt, waiting)
+        if news != self.last:
+            self.last = news
+            self.on_delivery(news)
+
+
+def _command(raw: Any) -> Command | None:
+    if not isinstance(raw, dict):
+        return None
+    command_id, kind, args = raw.get("id"), raw.get("kind"), raw.get("args", {})
+    if not isinstance(command_id, str) or not isinstance(kind, str) or not isinstance(args, dict):
+        log.warning("hub: a command that is not one: %.80r", raw)
+        return None
+    return Command(command_id, kind, args)

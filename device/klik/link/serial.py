@@ -1,0 +1,417 @@
+"""The serial link: envelopes as frames on a shared half-duplex channel.
+
+The channel is a USB cable to the hub, or 433 MHz HC-12 radio modules, where the hub and
+several tables share one frequency: only one of them may talk at a time, two that talk at
+once garble each other for everyone, and a module that is talking hears nothing meanwhile.
+The rules (``docs/protocol.md``, "The shared serial channel"):
+
+- **Frames.** One envelope a line: its canonical JSON, a space, its CRC-32 in 8 hex digits
+  and ``\\n`` (``protocol.frame_signed``). A frame that is too long, has a bad CRC, is not an
+  envelope or whose MAC is not the right one is dropped and counted in ``dropped``.
+- **Listen before talking.** Each node's reader thread notes when it last heard a byte. A
+  table talks only once the channel has been quiet for ``quiet_s`` and a random share of
+  ``contend_s`` more: the random part keeps two tables that waited out the same frame from
+  starting in the same instant. A table that hears another table's request leaves the
+  channel to the hub for ``HUB_TURN_S`` (or until an ack is heard), and the hub answers
+  after a shorter quiet (``HUB_QUIET_BYTES``): answers go first, as 802.11 gives the
+  receiver's acknowledgement a shorter gap than anyone's new frame.
+- **One exchange at a time.** A table sends one request (a result or a heartbeat) and waits
+  for the hub's ``ack`` with its device, the request's seq and ``of`` the request's type,
+  signed with its key. No such ack within ``answer_timeout_s`` is ``LinkDown``: the courier
+  backs off at random (exponential, full jitter: ``klik.link.backoff``) and sends again, and
+  the hub answers a resent result as a duplicate, with the first receipt.
+- **Pushes.** The hub pushes a table's waiting commands as an ``ack`` with ``of:
+  "commands"`` (seq 0). The link verifies its MAC and hands it to ``on_push``; the courier
+  carries each command out once and acknowledges it in its next heartbeat. A replayed push
+  does no harm: the outbox remembers the ids it carried out.
+- **A port that vanishes** (a USB cable pulled): ``post`` raises ``LinkDown``; the reader
+  logs it once and opens the port again every ``REOPEN_S``. Nothing here ends the daemon.
+
+``Channel`` is one node's end of the channel, the table's and the hub's
+(``klik_hub.serial``); ``SerialLink`` is the table's link, in the courier's hands as
+``HttpLink`` is. Standard library and pyserial only, as everything on the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol, cast
+
+import serial  # type: ignore[import-untyped]  # no type hints; ``Port`` is the typed seam
+
+from klik.link import protocol as p
+from klik.link.http import LinkDown, Reply
+
+log = logging.getLogger("klik.link.serial")
+
+BITS_PER_BYTE = 10  # 8N1 on the wire: a start bit, eight data bits, a stop bit
+READ_TIMEOUT_S = 0.05  # the reader's longest wait for a byte: how soon it notices ``close``
+REOPEN_S = 3.0  # a vanished port is tried again this often
+#: After another table's request the hub answers; tables keep off the channel this long for
+#: it (a commit on the hub's database and the start of its answer), or until an ack is heard.
+HUB_TURN_S = 0.25
+HUB_QUIET_BYTES = 4  # the hub's gap before it answers: shorter than any table's
+MIN_HUB_QUIET_S = 0.005
+TABLE_QUIET_BYTES = 20  # a table's gap: longer than a radio module's pause inside a frame
+MIN_TABLE_QUIET_S = 0.02  # an OS's scheduling jitter, at fast baud rates
+CONTEND = 4  # a table's random extra wait is up to this many quiet_s
+
+#: The courier's paths and the envelope type each carries.
+PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
+#: The ack's status as the HTTP status the courier reads (``docs/protocol.md``).
+STATUSES = {"stored": 201, "duplicate": 200, "conflict": 409, "ok": 200}
+
+
+def airtime_s(size: int, baud: int) -> float:
+    """Seconds ``size`` bytes take on the wire at ``baud``."""
+    return size * BITS_PER_BYTE / baud
+
+
+def default_answer_timeout_s(baud: int) -> float:
+    """The longest frame out and the longest frame back, and a second for the hub."""
+    return 2 * airtime_s(p.MAX_FRAME, baud) + 1.0
+
+
+class Port(Protocol):
+    """What a node needs of a serial port; pyserial's ``Serial`` is one."""
+
+    @property
+    def in_waiting(self) -> int: ...
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def open_port(name: str, baud: int) -> Port:
+    """Open ``name`` (``/dev/ttyUSB0``) 8N1 at ``baud``, raw; OSError if it cannot be opened.
+
+    A write that the port cannot take within the longest frame's time and a second (a
+    device that has hung) raises instead of blocking the sender for ever.
+    """
+    port = serial.Serial(
+        name,
+        baud,
+        timeout=READ_TIMEOUT_S,
+        write_timeout=airtime_s(p.MAX_FRAME, baud) + 1.0,
+    )
+    return cast(Port, port)
+
+
+def _ignore(envelope: p.Envelope) -> None:
+    """The default ``on_push``: a link whose owner takes no commands."""
+
+
+class Channel:
+    """One node's end of a serial channel: a reader thread and listen-before-talk writes.
+
+    ``port`` is a device's path (opened here, and opened again after it vanishes) or an
+    open port (not reopened). ``on_frame`` gets the envelope bytes of every frame whose CRC
+    is right, on the reader thread. ``clock`` must tick in seconds as ``time.monotonic``
+    does: waits are real waits, for real bytes.
+    """
+
+    def __init__(
+        self,
+        port: str | Port,
+        baud: int,
+        on_frame: Callable[[bytes], None],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        reopen_s: float = REOPEN_S,
+    ) -> None:
+        self.baud = baud
+        self.name = port if isinstance(port, str) else str(getattr(port, "port", "") or port)
+        self.on_frame = on_frame
+        self.clock = clock
+        self.reopen_s = reopen_s
+        self.deframer = p.Deframer()
+        self.dropped = self.deframer.dropped  # the owner adds its own counts to these
+        #: Notified when a byte is heard, an answer comes, or the port opens or vanishes.
+        self.changed = threading.Condition()
+        self._path = port if isinstance(port, str) else None
+        self._port: Port | None = None if isinstance(port, str) else port
+        self._down: str | None = None  # why the port is not open; logged once per outage
+        self._heard_at = -math.inf  # when the last byte came in
+        self._sending_until = -math.inf  # our own frame is on the wire until then
+        self._held_until = -math.inf  # the channel is left to someone else until then
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if self._path is not None:
+            self._open(self._path)
+
+    @property
+    def up(self) -> bool:
+        return self._port is not None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._read, name=f"klik-serial {self.name}", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the reader and close the port (idempotent); a waiting sender gets LinkDown."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        with self.changed:
+            port, self._port = self._port, None
+            self._down = f"{self.name} is closed"
+            self.changed.notify_all()
+        if port is not None:
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                port.close()
+
+    # --- talking --------------------------------------------------------------------------
+
+    def hold(self, until: float) -> None:
+        """Leave the channel to another node until ``until`` (``-inf``: no longer)."""
+        with self.changed:
+            self._held_until = until
+            self.changed.notify_all()
+
+    def wait_quiet(self, quiet_s: float, deadline: float) -> bool:
+        """Wait until nothing has been heard for ``quiet_s`` and no frame is ours on the
+        wire; False if that is not so by ``deadline``. LinkDown if the port is not open."""
+        with self.changed:
+            while True:
+                if self._port is None:
+                    raise LinkDown(self._down or f"{self.name} is not open")
+                now = self.clock()
+                free_at = max(self._heard_at + quiet_s, self._sending_until, self._held_until)
+                if now >= free_at:
+                    return True
+                if now >= deadline:
+                    return False
+                self.changed.wait(min(free_at, deadline) - now)
+
+    def send(self, line: bytes) -> None:
+        """Write one frame; LinkDown if the port is not open or fails (it is then reopened)."""
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                raise LinkDown(self._down or f"{self.name} is not open")
+            began = self.clock()
+            try:
+                port.write(line)
+            except (OSError, ValueError, TypeError) as error:  # pyserial's errors are OSErrors
+                self._went_down(f"{self.name}: {error}")
+                raise LinkDown(f"cannot write to {self.name} ({error})") from None
+            with self.changed:
+                # The write returns once the bytes are in the driver's buffer; the wire
+                # carries them for this long, and the sender hears nothing of its own.
+                self._sending_until = began + airtime_s(len(line), self.baud)
+
+    def wait_for(self, ready: Callable[[], bool], deadline: float) -> bool:
+        """Wait, under ``changed``, until ``ready()``; False at ``deadline``, LinkDown if the
+        port goes. The reader sets what ``ready`` reads under ``changed`` and notifies."""
+        with self.changed:
+            while not ready():
+                if self._port is None:
+                    raise LinkDown(self._down or f"{self.name} is not open")
+                left = deadline - self.clock()
+                if left <= 0:
+                    return False
+                self.changed.wait(left)
+            return True
+
+    # --- the reader thread ----------------------------------------------------------------
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            port = self._port
+            if port is None:
+                if self._path is None or self._stop.wait(self.reopen_s):
+                    return  # a port handed to us cannot be opened again
+                self._open(self._path)
+                continue
+            try:
+                data = port.read(1)  # returns at the first byte, or after READ_TIMEOUT_S
+                waiting = port.in_waiting if data else 0
+                if waiting:
+                    data += port.read(waiting)
+            except (OSError, ValueError, TypeError) as error:
+                if self._stop.is_set():
+                    return
+                self._went_down(f"{self.name}: {error}")
+                continue
+            if data:
+                self._heard(data)
+
+    def _heard(self, data: bytes) -> None:
+        with self.changed:
+            self._heard_at = self.clock()
+            self.changed.notify_all()
+        for body in self.deframer.feed(data):
+            try:
+                self.on_frame(body)
+            except Exception:  # a bug in handling one frame must not deafen the node
+                log.exception("%s: a frame could not be handled", self.name)
+
+    def _open(self, path: str) -> None:
+        try:
+            port = open_port(path, self.baud)
+        except (OSError, ValueError) as error:  # SerialException is an OSError
+            self._went_down(f"cannot open {path} ({error})")
+            return
+        with self.changed:
+            if self._stop.is_set():
+                port.close()
+                return
+            self._port, was_down = port, self._down
+            self._down = None
+            self.changed.notify_all()
+        if was_down is not None:
+            log.warning("%s is open again", path)
+
+    def _went_down(self, why: str) -> None:
+        """The port failed: close it, say why once, and let the reader open it again."""
+        with self.changed:
+            port, self._port = self._port, None
+            first = self._down is None
+            self._down = why
+            self.changed.notify_all()
+        if first:
+            again = f"; trying again every {self.reopen_s:g} s" if self._path else ""
+            log.warning("%s%s", why, again)
+        if port is not None:
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                port.close()
+
+
+class SerialLink:
+    """The table's link to the hub over a serial channel; the courier's ``post`` and ``close``.
+
+    ``port`` is a device's path (``/dev/ttyUSB0``, ``/dev/serial0``) or an open port;
+    ``device`` and ``key`` are the table's pairing. ``on_push`` gets the commands the hub
+    pushes, verified, on the reader thread (the courier's ``push``). Defaults come from the
+    baud: ``answer_timeout_s`` is the longest frame out and back and a second;
+    ``quiet_s`` is the time of ``TABLE_QUIET_BYTES`` bytes, at least ``MIN_TABLE_QUIET_S``.
+    The reader starts at once; ``close`` stops it.
+    """
+
+    def __init__(
+        self,
+        port: str | Port,
+        baud: int,
+        device: str,
+        key: bytes,
+        *,
+        on_push: Callable[[p.Envelope], None] = _ignore,
+        answer_timeout_s: float | None = None,
+        quiet_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.device = device
+        self.key = key
+        self.on_push = on_push
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.answer_timeout_s = (
+            default_answer_timeout_s(baud) if answer_timeout_s is None else answer_timeout_s
+        )
+        self.quiet_s = (
+            max(airtime_s(TABLE_QUIET_BYTES, baud), MIN_TABLE_QUIET_S)
+            if quiet_s is None
+            else quiet_s
+        )
+        self.contend_s = CONTEND * self.quiet_s
+        self.channel = Channel(port, baud, self._frame, clock=clock)
+        # oversize, crc (the deframer's); json: not an envelope; mac: ours, badly signed;
+        # other: not for us or not awaited (other tables' traffic, a late duplicate ack)
+        self.dropped = self.channel.dropped
+        self.dropped.update({"json": 0, "mac": 0, "other": 0})
+        self._awaiting: tuple[int, str] | None = None  # (seq, type) of the request out
+        self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
+        self._posting = threading.Lock()
+        self.channel.start()
+
+    def post(self, path: str, body: bytes) -> Reply:
+        """Send one sealed envelope (``protocol.seal``) and return the hub's signed answer.
+
+        ``path`` says what it is (a result or a heartbeat, as over HTTP). Blocks until the
+        channel is quiet and the ack is in: at most twice ``answer_timeout_s``. The reply's
+        status is the HTTP status the ack's status stands for; its body is the ack's body
+        and ``ack``, the signed ack. Raises LinkDown when the channel stays busy, no valid
+        ack comes or the port fails; ValueError for a path or body that is not a request.
+        """
+        kind = PATHS.get(path)
+        if kind is None:
+            raise ValueError(f"{path!r}: the serial link carries {' and '.join(PATHS)} only")
+        envelope, mac = p.open_envelope(body)
+        if envelope.type != kind or envelope.device != self.device:
+            raise ValueError(f"{path}: a {envelope.type} of {envelope.device} does not go here")
+        try:
+            line = p.frame_signed({**envelope.unsigned(), "mac": mac})
+        except p.ProtocolError:
+            raise LinkDown(
+                f"{kind} {envelope.seq} is over the {p.MAX_FRAME} bytes of a serial frame"
+            ) from None
+        name = self.channel.name
+        with self._posting:
+            quiet_s = self.quiet_s + self.rng.uniform(0.0, self.contend_s)
+            if not self.channel.wait_quiet(quiet_s, self.clock() + self.answer_timeout_s):
+                raise LinkDown(f"the channel on {name} was busy for {self.answer_timeout_s:g} s")
+            with self.channel.changed:
+                self._awaiting, self._answer = (envelope.seq, kind), None
+            try:
+                self.channel.send(line)
+                self.channel.wait_for(
+                    lambda: self._answer is not None, self.clock() + self.answer_timeout_s
+                )
+            finally:
+                with self.channel.changed:
+                    answer, self._answer, self._awaiting = self._answer, None, None
+        if answer is None:
+            raise LinkDown(f"no answer from the hub on {name}")
+        ack, signed = answer
+        return Reply(STATUSES[ack.body["status"]], {**ack.body, "ack": signed})
+
+    def close(self) -> None:
+        """Stop the reader and close the port; a ``post`` under way gets LinkDown."""
+        self.channel.close()
+
+    def _frame(self, data: bytes) -> None:
+        """One frame heard (the reader thread): an answer, a push, or someone else's."""
+        try:
+            envelope, mac = p.open_envelope(data)
+        except p.ProtocolError:
+            self.dropped["json"] += 1
+            return
+        if envelope.type != "ack":
+            # Another table's request: the hub's answer to it comes next.
+            self.channel.hold(self.clock() + HUB_TURN_S)
+            self.dropped["other"] += 1
+            return
+        self.channel.hold(-math.inf)  # the hub has taken its turn
+        if envelope.device != self.device:
+            self.dropped["other"] += 1
+            return
+        if not p.verify(envelope, mac, self.key):
+            self.dropped["mac"] += 1
+            return
+        of = envelope.body.get("of")
+        if of == "commands":
+            self.on_push(envelope)
+            return
+        with self.channel.changed:
+            if (
+                self._awaiting == (envelope.seq, of)
+                and self._answer is None
+                and envelope.body.get("status") in STATUSES
+            ):
+                self._answer = (envelope, {**envelope.unsigned(), "mac": mac})
+                self.channel.changed.notify_all()
+                return
+        self.dropped["other"] += 1  # a late ack, or one for a request not out any more

@@ -1,0 +1,167 @@
+"""The table's courier against a real hub over loopback HTTP: results, receipts, commands.
+
+The courier's rounds are driven by hand (``step(now)`` with a clock the test moves), so the
+back-off is checked without waiting for it; the hub, its database and HTTP are real.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hubkit import result_body
+
+from klik.link import protocol as p
+from klik.link.courier import Command, Courier, Delivery, State
+from klik.link.http import HttpLink
+from klik.link.outbox import Outbox
+from klik_hub.store import Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Table:
+    """The table's side: an outbox, a courier, and what the courier told the engine."""
+
+    def __init__(self, folder: Path, url: str, device: str, key: str) -> None:
+        self.outbox = Outbox(folder / "outbox.sqlite")
+        self.clock = Clock()
+        self.news: list[Delivery] = []
+        self.commands: list[Command] = []
+        self.state: dict[str, Any] = {"state": "move", "mover": "B", "left_ms": 41_000}
+        self.courier = Courier(
+            self.outbox,
+            HttpLink(url, timeout_s=2.0),
+            device,
+            p.key_bytes(key),
+            heartbeat_s=2.0,
+            status=lambda: dict(self.state),
+            on_delivery=self.news.append,
+            on_command=self.commands.append,
+            clock=self.clock,
+            rng=random.Random(7),
+        )
+
+    def keep(self, game: int, table: int = 3) -> int:
+        seq = self.outbox.keep(result_body(table=table, game=game))
+        self.courier.wake()
+        return seq
+
+    def step(self, at: float | None = None) -> float:
+        if at is not None:
+            self.clock.now = at
+        return self.courier.step(self.clock.now)
+
+    def close(self) -> None:
+        self.courier.link.close()
+        self.outbox.close()
+
+
+@pytest.fixture
+def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store]]:
+    url, store = hub
+    device, key = store.pair(3)
+    kept = Table(tmp_path, url, device, key)
+    yield kept, store
+    kept.close()
+
+
+def test_kept_results_go_oldest_first_and_each_gets_the_hubs_receipt(
+    table: tuple[Table, Store],
+) -> None:
+    kept, store = table
+    for game in (1, 2, 3):
+        kept.keep(game)
+    for _ in range(3):
+        kept.step()
+    assert kept.outbox.waiting() == 0
+    listed = store.results()
+    assert [r["seq"] for r in listed] == [3, 2, 1]
+    assert [kept.outbox.receipt(seq) for seq in (1, 2, 3)] == [r["receipt"] for r in listed][::-1]
+    assert kept.news[-1] == Delivery(State.SENT, 3, listed[0]["receipt"], 0)
+
+
+def test_a_hub_that_is_away_gets_the_result_within_seconds_of_its_return(
+    hub: tuple[str, Store], tmp_path: Path
+) -> None:
+    url, store = hub
+    device, key = store.pair(3)
+    with socket.socket() as sock:  # a port where nothing listens: the hub is away
+        sock.bind(("127.0.0.1", 0))
+        away = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    kept = Table(tmp_path, away, device, key)
+    kept.keep(1)
+    tries = []
+    for _ in range(12):  # the hub away for hours: the gaps grow, never past 15 s
+        kept.step(kept.courier.next_try)
+        tries.append(kept.courier.next_try - kept.clock.now)
+    assert kept.outbox.waiting() == 1
+    assert max(tries) <= 15.0
+    assert kept.news[-1].state is State.UNREACHABLE
+    kept.courier.link = HttpLink(url)  # the hub is back
+    kept.step(kept.courier.next_try)
+    assert kept.outbox.waiting() == 0
+    assert kept.news[-1].state is State.SENT
+    kept.close()
+
+
+def test_a_receipt_not_signed_with_the_tables_key_is_not_believed(
+    table: tuple[Table, Store],
+) -> None:
+    kept, store = table
+    kept.keep(1)
+    store.pair(3)  # the table was paired again: the hub no longer knows this key
+    kept.step()
+    assert kept.outbox.waiting() == 1
+    assert kept.outbox.receipt(1) is None
+    assert store.results() == []
+
+
+def test_a_conflicting_result_is_acknowledged_with_its_own_receipt(
+    table: tuple[Table, Store],
+) -> None:
+    kept, store = table
+    kept.keep(1)
+    kept.step()
+    kept.outbox.keep(result_body(game=1, racks={"A": 9, "B": 0, "C": 3, "D": 3}))
+    kept.step()
+    assert kept.outbox.waiting() == 0
+    assert [r["conflict"] for r in store.results()] == [True, True]
+    assert kept.outbox.receipt(2) == store.results()[0]["receipt"]
+
+
+def test_a_hub_command_is_carried_out_once_and_acknowledged_in_the_next_heartbeat(
+    table: tuple[Table, Store],
+) -> None:
+    kept, store = table
+    kept.step()  # the first heartbeat: the hub sees the table
+    assert store.tables()[0]["status"]["mover"] == "B"
+    command_id = store.command(3, "pause")
+    kept.step(kept.clock.now + 2)
+    assert kept.commands == [Command(command_id, "pause", {})]
+    assert store.tables()[0]["commands"] != []  # not yet acknowledged: that is the next beat
+    kept.step(kept.clock.now + 2)
+    assert store.tables()[0]["commands"] == []
+    assert kept.commands == [Command(command_id, "pause", {})]
+    assert store.tables()[0]["status"]["acks"] == [command_id]
+
+
+def test_a_command_the_hub_sends_again_is_still_carried_out_once(
+    table: tuple[Table, Store], tmp_path: Path
+) -> None:
+    kept, store = table
+    command_id = store.command(3, "resume")
+    kept.step()
+    kept.courier.acks.clear()  # the heartbeat with the ack is lost: the hub sends it again
+    kept.step(kept.clock.now + 2)
+    assert kept.commands == [Command(command_id, "resume", {})]

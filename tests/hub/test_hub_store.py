@@ -1,0 +1,158 @@
+"""The hub's store on both databases: migrations, pairing, concurrency, two hub processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from hubkit import post, result_body, sealed
+from sqlalchemy import func, select
+
+from klik_hub.db import open_engine, url_of
+from klik_hub.schema import metadata, results
+from klik_hub.store import Store
+
+KLIK = Path(sys.executable).with_name("klik")
+
+
+def test_the_migrations_make_the_schema_the_code_describes(store: Store) -> None:
+    with store.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+    assert differences == []
+
+
+def test_opening_a_database_twice_migrates_once_and_keeps_what_it_had(db: str) -> None:
+    first = Store(open_engine(db), lambda: 0)
+    device, _ = first.pair(3)
+    first.engine.dispose()
+    again = Store(open_engine(db), lambda: 0)
+    assert again.device(device) is not None
+    again.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("db", "error"),
+    [
+        ("/nonexistent/folder/hub.sqlite", "the folder /nonexistent/folder does not exist"),
+        ("mysql://root@localhost/klik", "allowed are a file path or a postgresql:// URL"),
+        ("/tmp", "is a folder"),
+    ],
+)
+def test_a_bad_db_is_one_line(db: str, error: str) -> None:
+    with pytest.raises(ValueError, match=error):
+        url_of(db)
+
+
+def test_a_postgresql_url_uses_psycopg() -> None:
+    assert url_of("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+
+
+def test_eight_clients_resending_the_same_results_store_each_once(
+    hub: tuple[str, Store],
+) -> None:
+    url, store = hub
+    device, key = store.pair(3)
+    envelopes = [sealed(device, key, seq, result_body(game=seq)) for seq in range(1, 26)]
+    answers: Counter[int] = Counter()
+    lock = threading.Lock()
+
+    def client() -> None:
+        with httpx.Client(timeout=30) as http:
+            for envelope in envelopes:
+                code = http.post(url + "/api/v1/results", content=envelope).status_code
+                with lock:
+                    answers[code] += 1
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == {201: 25, 200: 7 * 25}
+    with store.engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(results)).scalar_one() == 25
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start_hub(db: str, port: int) -> subprocess.Popen[bytes]:
+    hub = subprocess.Popen(
+        [str(KLIK), "hub", "--db", db, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert hub.stdout is not None
+    for line in hub.stdout:  # uvicorn says when it listens: no guessing with sleeps
+        if b"Uvicorn running" in line:
+            return hub
+    raise AssertionError(f"klik hub did not start (exit {hub.wait()})")
+
+
+def test_two_hub_processes_on_one_postgresql_serve_the_same_tables(pg_url: str) -> None:
+    """Nothing a request needs lives in one process: pair on one, store and list on both."""
+    ports = [_free_port(), _free_port()]
+    hubs = [_start_hub(pg_url, port) for port in ports]
+    try:
+        a, b = (f"http://127.0.0.1:{port}" for port in ports)
+        pairing = subprocess.run(
+            [str(KLIK), "pair", "--db", pg_url, "--table", "7", "--url", a],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        fields = dict(line.split(" = ") for line in pairing.stdout.splitlines() if " = " in line)
+        device, key = fields["device_id"].strip('"'), fields["key"].strip('"')
+        envelopes = [sealed(device, key, seq, result_body(table=7, game=seq)) for seq in (1, 2)]
+        assert post(a, "/api/v1/results", envelopes[0]).status_code == 201
+        assert post(b, "/api/v1/results", envelopes[0]).status_code == 200  # the other saw it
+        assert post(b, "/api/v1/results", envelopes[1]).status_code == 201
+        queued = httpx.post(a + "/api/v1/tables/7/commands", json={"kind": "pause"}).json()
+        beat = sealed(device, key, 1, {"state": "move", "acks": []}, "heartbeat")
+        assert [c["id"] for c in post(b, "/api/v1/heartbeats", beat).json()["commands"]] == [
+            queued["id"]
+        ]
+        for url in (a, b):
+            listed = httpx.get(url + "/api/v1/results").json()
+            assert [(r["seq"], r["game"]) for r in listed] == [(2, 2), (1, 1)]
+    finally:
+        for hub in hubs:
+            hub.send_signal(signal.SIGINT)
+        for hub in hubs:
+            hub.wait(timeout=10)
+
+
+def test_a_hub_killed_and_started_again_has_every_result_it_acknowledged(tmp_path: Path) -> None:
+    db = str(tmp_path / "hub.sqlite")
+    port = _free_port()
+    hub = _start_hub(db, port)
+    url = f"http://127.0.0.1:{port}"
+    store = Store(open_engine(db), lambda: 0)
+    device, key = store.pair(2)
+    acknowledged = []
+    for seq in range(1, 11):
+        answer = post(
+            url, "/api/v1/results", sealed(device, key, seq, result_body(table=2, game=seq))
+        )
+        acknowledged.append((seq, answer.json()["receipt"]))
+    os.kill(hub.pid, signal.SIGKILL)
+    hub.wait()
+    hub = _start_hub(db, port)
+    try:
+        listed = httpx.get(url + "/api/v1/results").json()
+        assert sorted((r["seq"], r["receipt"]) for r in listed) == acknowledged
+    finally:
+        hub.send_signal(signal.SIGINT)
+        hub.wait(timeout=10)
+        store.engine.dispose()

@@ -1,0 +1,143 @@
+"""A whole game on the real table daemon (mock pins), its result at a real hub over HTTP.
+
+The table and the hub run for real with their threads and the real clock: the test presses
+pins and waits on conditions with timeouts, as the daemon tests do.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from klik.core import game as g
+from klik.table import config as c
+from klik.table import sim
+from klik.table.daemon import Daemon
+from klik.table.view import Delivery
+from klik_hub.store import Store
+
+PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'
+
+
+def until(table: Daemon, done: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = table.clock() + timeout_s
+    while not done():
+        assert table.clock() < deadline, "timed out"
+        table.wait_idle(0.05)
+
+
+def press(table: Daemon, seat: str) -> None:
+    pin = table.gpio.button_pin(seat)
+    pin.drive_low()
+    threading.Event().wait(0.1)  # a real press lasts longer than the debounce
+    pin.drive_high()
+
+
+def tap(table: Daemon, seat: str) -> None:
+    press(table, seat)
+    threading.Event().wait(0.2)  # past the debounce: the tap is recognised
+
+
+def double(table: Daemon, seat: str) -> None:
+    press(table, seat)
+    threading.Event().wait(0.1)  # the second tap inside the double-tap window
+    tap(table, seat)
+
+
+def play_a_rummikub(table: Daemon) -> None:
+    """D starts, A goes out at once, every seat confirms its rack (A 0, the others 0 too)."""
+    tap(table, "D")
+    until(table, lambda: table.engine.game.mover == "A")
+    double(table, "A")
+    until(table, lambda: table.engine.game.phase is g.Phase.SCORING)
+    for seat in "BCDA":
+        double(table, seat)
+    until(table, lambda: table.engine.game.phase is g.Phase.DONE)
+
+
+def paired_table(store: Store, url: str, folder: Path, table_no: int = 3) -> Daemon:
+    device, key = store.pair(table_no)
+    hub = f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {table_no}\n'
+    hub += f'device_id = "{device}"\nkey = "{key}"\nheartbeat_s = 0.5\n'
+    daemon = sim.make_daemon(c.from_text(PLAYERS + hub), str(folder))
+    daemon.start()
+    return daemon
+
+
+@pytest.fixture
+def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Daemon, Store]]:
+    url, store = hub
+    daemon = paired_table(store, url, tmp_path)
+    yield daemon, store
+    daemon.stop()
+
+
+def test_a_finished_games_receipt_reaches_all_four_screens_and_its_result_the_hub(
+    table: tuple[Daemon, Store],
+) -> None:
+    daemon, store = table
+    play_a_rummikub(daemon)
+    until(daemon, lambda: daemon.engine.info.delivery is Delivery.SENT)
+    [stored] = store.results()
+    assert (stored["table"], stored["game"], stored["seq"]) == (3, 1, 1)
+    assert stored["winners"] == ["A"]
+    assert stored["names"] == {"A": "Ania", "B": "Bożena", "C": "Łukasz", "D": "Źdźisław"}
+    assert stored["points_check"] == "ok"
+    receipt = stored["receipt"]
+    assert sim.delivery(daemon) == {"state": "sent", "receipt": receipt, "waiting": 0}
+    views = daemon.engine.snapshot().views
+    assert {seat: view.receipt for seat, view in views.items()} == dict.fromkeys(
+        "ABCD", f"R-{receipt}"
+    )
+
+
+def test_the_hub_sees_the_table_and_its_pause_reaches_the_clock(
+    table: tuple[Daemon, Store],
+) -> None:
+    daemon, store = table
+    tap(daemon, "D")
+    until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
+    until(daemon, lambda: (store.tables()[0]["status"] or {}).get("state") == "move")
+    assert store.tables()[0]["status"]["mover"] == "A"
+    store.command(3, "pause")
+    until(daemon, lambda: daemon.engine.game.phase is g.Phase.PAUSED)
+    assert daemon.engine.game.paused_by == "hub"
+    until(daemon, lambda: store.tables()[0]["commands"] == [])  # acknowledged
+    store.command(3, "players", {"A": "Ola", "B": "Bartek"})
+    until(daemon, lambda: daemon.engine.info.name("A") == "Ola")
+    store.command(3, "resume")
+    until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
+    assert daemon.engine.game.mover == "A"
+
+
+def test_a_result_kept_while_the_hub_is_away_is_sent_when_the_table_comes_back(
+    hub: tuple[str, Store], tmp_path: Path
+) -> None:
+    """The table plays with no hub (a port where nothing listens), stops, and starts again
+    pointed at the hub: the outbox on the card carries the result over the restart."""
+    url, store = hub
+    away = paired_table(store, "http://127.0.0.1:9", tmp_path)
+    play_a_rummikub(away)
+    until(away, lambda: away.engine.info.delivery is Delivery.UNREACHABLE)
+    assert sim.delivery(away)["waiting"] == 1
+    away.stop()
+    assert store.results() == []
+    config = away.config
+    back = sim.make_daemon(c.from_text(PLAYERS + _hub_section(config, url)), str(tmp_path))
+    back.start()
+    try:
+        until(back, lambda: len(store.results()) == 1)
+        until(back, lambda: sim.delivery(back)["waiting"] == 0)
+    finally:
+        back.stop()
+
+
+def _hub_section(config: c.Config, url: str) -> str:
+    hub = config.hub
+    return (
+        f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {hub.table}\n'
+        f'device_id = "{hub.device_id}"\nkey = "{hub.key}"\nheartbeat_s = 0.5\n'
+    )

@@ -1,0 +1,114 @@
+"""The result body: what the table builds, the hub accepts, and whose points the hub checks."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from klik.core.game import EndedBy, Move
+from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.link.protocol import ProtocolError
+from klik.link.results import check_result, make_result, points_check
+
+MOVES = (
+    Move("A", 0.0, 30.0, EndedBy.TAP),
+    Move("B", 30.0, 90.0, EndedBy.TIMEOUT, drew=1),
+    Move("C", 90.0, 95.0, EndedBy.RUMMIKUB),
+)
+
+
+def body_of(rules: str, ending: Ending, racks: dict[str, int], opened: set[str]) -> dict[str, Any]:
+    winner = min(racks, key=lambda s: racks[s]) if ending is Ending.RUMMIKUB else None
+    seats = {s: SeatRack(r, opened=s in opened) for s, r in racks.items()}
+    result = score(RULE_SETS[rules], ending, seats, winner)
+    return make_result(
+        table=12,
+        game=3,
+        rules=rules,
+        result=result,
+        names={"A": "Łucja", "B": "Zenon"},
+        opened=opened,
+        moves=MOVES,
+        duration_ms=95_000,
+        finished_at="2026-11-23T14:05:09Z",
+    )
+
+
+def test_a_tables_body_holds_what_the_contract_lists() -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    check_result(body)
+    assert body["seats"]["A"] == {
+        "name": "Łucja", "player": None, "rack": 10, "opened": True, "small": -10, "big": 0,
+    }  # fmt: skip
+    assert body["winners"] == ["C"]
+    assert (body["moves"], body["timeouts"], body["duration_ms"]) == (3, 1, 95_000)
+    assert points_check(body) == "ok"
+
+
+@given(
+    rules=st.sampled_from(sorted(RULE_SETS)),
+    ending=st.sampled_from(Ending),
+    racks=st.lists(st.integers(0, 300), min_size=2, max_size=4),
+    opened=st.sets(st.sampled_from("ABCD")),
+)
+def test_every_scored_game_passes_the_schema_and_its_points_check(
+    rules: str, ending: Ending, racks: list[int], opened: set[str]
+) -> None:
+    seats = dict(zip("ABCD", racks, strict=False))
+    if ending is Ending.RUMMIKUB:
+        seats["A"] = 0
+    body = body_of(rules, ending, seats, opened & set(seats))
+    check_result(body)
+    assert points_check(body) == "ok"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda b: b["seats"]["A"].update(small=b["seats"]["A"]["small"] + 1),  # one point off
+        lambda b: b["seats"]["B"].update(big=1),  # a big point for a loser
+        lambda b: b.update(rules="league"),  # scored by the other rule set
+        lambda b: b["seats"]["A"].update(opened=False),  # the penalty not charged
+    ],
+)
+def test_points_that_are_not_the_rule_sets_are_a_mismatch(change: Any) -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    changed = copy.deepcopy(body)
+    change(changed)
+    check_result(changed)
+    assert points_check(changed) == "mismatch"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda b: b.pop("table"), "body.table"),
+        (lambda b: b.update(table=0), "body.table"),
+        (lambda b: b.update(game=True), "body.game"),  # a bool is not a number here
+        (lambda b: b.update(round=0), "body.round"),
+        (lambda b: b.update(tournament="x" * 201), "body.tournament"),
+        (lambda b: b.update(rules="house"), "body.rules"),
+        (lambda b: b.update(ending="draw"), "body.ending"),
+        (lambda b: b.update(seats={"A": b["seats"]["A"]}), "body.seats"),  # one seat
+        (lambda b: b["seats"].update(E=b["seats"]["A"]), "body.seats"),  # a fifth seat letter
+        (lambda b: b["seats"]["A"].pop("rack"), "body.seats.A.rack"),
+        (lambda b: b["seats"]["B"].update(rack=-1), "body.seats.B.rack"),
+        (lambda b: b["seats"]["B"].update(opened="yes"), "body.seats.B.opened"),
+        (lambda b: b["seats"]["B"].update(name=None), "body.seats.B.name"),
+        (lambda b: b.update(winners=[]), "body.winners"),
+        (lambda b: b.update(winners=["C", "C"]), "body.winners"),
+        (lambda b: b.update(winners=["A", "C"]), "body.winners"),  # two winners of a Rummikub
+        (lambda b: b.update(moves=-1), "body.moves"),
+        (lambda b: b.update(finished_at="yesterday"), "body.finished_at"),
+    ],
+)
+def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    change(body)
+    with pytest.raises(ProtocolError) as raised:
+        check_result(body)
+    assert raised.value.field == field
