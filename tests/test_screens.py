@@ -89,7 +89,14 @@ VIEWS: dict[str, SeatView] = {
     "result-kept": RESULT,
     "result-sending": replace(RESULT, delivery=Delivery.SENDING),
     "result-sent": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234"),
+    "result-sent-wide": replace(RESULT, delivery=Delivery.SENT, receipt="R-WWMWM"),  # widest
     "result-unreachable": replace(RESULT, delivery=Delivery.UNREACHABLE),
+    # more results than this one wait for the hub: the screen says how many
+    "result-kept-waiting": replace(RESULT, waiting=3),
+    "result-unreachable-waiting": replace(RESULT, delivery=Delivery.UNREACHABLE, waiting=12),
+    "result-unreachable-waiting-en": replace(
+        RESULT, delivery=Delivery.UNREACHABLE, waiting=12, language=Language.EN
+    ),
     "result-exhausted-three": replace(  # a tie for the win at a three-seat table
         RESULT,
         ending="exhausted",

@@ -49,8 +49,11 @@ def free_port() -> int:
 class VirtualTable:
     """A ``klik sim`` process on a state folder, started again after every kill."""
 
-    def __init__(self, state_dir: Path, prefix: list[str] | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, prefix: list[str] | None = None, config: Path | None = None
+    ) -> None:
         self.state_dir = state_dir  # as the daemon sees it
+        self.config = config
         self.folder = state_dir  # as this test reads it (through a namespace's root, maybe)
         self.prefix = prefix or []
         self.process: subprocess.Popen[bytes] | None = None
@@ -69,6 +72,7 @@ class VirtualTable:
             str(self.port),
             "--state-dir",
             str(self.state_dir),
+            *([] if self.config is None else ["--config", str(self.config)]),
         ]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -226,6 +226,16 @@ class Outbox:
             row = db.execute("SELECT receipt FROM results WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else row[0]
 
+    def seq_of_game(self, game: int) -> int | None:
+        """The newest kept result of the table's game number ``game``, or None."""
+        with self._reading("find a game's result") as db:
+            row = db.execute(
+                "SELECT seq FROM results WHERE json_extract(body, '$.game') = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (game,),
+            ).fetchone()
+        return None if row is None else int(row[0])
+
     def waiting(self) -> int:
         """How many results wait for the hub."""
         with self._reading("count the waiting results") as db:

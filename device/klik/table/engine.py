@@ -44,6 +44,7 @@ class Outbox(Protocol):
 
     def keep(self, body: dict[str, Any]) -> int: ...
     def waiting(self) -> int: ...
+    def seq_of_game(self, game: int) -> int | None: ...
 
 
 class Screens(Protocol):
@@ -146,8 +147,26 @@ class Engine:
                 self.game.mover,
                 self.game.left_s or 0.0,
             )
+        self._find_result(last)
         self.refresh(last)
         return last - now
+
+    def _find_result(self, now: float) -> None:
+        """After a restart: the outbox's seq of a finished game's result, kept now if a power
+        cut came between the journal's last line and the outbox's commit."""
+        game = self.game
+        if self.outbox is None or game.phase is not g.Phase.DONE or game.result is None:
+            return
+        try:
+            self.result_seq = self.outbox.seq_of_game(self.info.game_no)
+        except KlikError as error:
+            log.error("wynik: the outbox cannot be read (%s)", error)
+            return
+        if self.result_seq is None:
+            log.warning("stół %s: wynik gry %d trafia do skrzynki po awarii",
+                        self.info.table, self.info.game_no)  # fmt: skip
+            self._send_result(g.ResultReady(now, game.result))
+        self.info = replace(self.info, waiting=self.outbox.waiting())
 
     def _replay_journal(self, recovered: j.Recovered) -> bool:
         """Replay a journal that ``j.read`` checked; False if it is not this table's game."""

@@ -1,0 +1,184 @@
+"""Results reach the hub through kills: the real ``klik sim`` and the real ``klik hub``.
+
+The table is killed between the outbox's commit and the send, and between the send and the
+hub's ack (a proxy passes the request to the hub and loses the answer); the hub is killed
+while results wait. However the kills fall, every game played is stored once at the hub:
+none lost, none doubled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_crash_campaign import VirtualTable, free_port
+
+Json = dict[str, Any]
+
+
+class Hub:
+    """A ``klik hub`` process on one SQLite file and one port, started again after a kill."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port = db, port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self) -> Hub:
+        command = [sys.executable, "-m", "klik.cli", "hub", "--db", str(self.db)]
+        self.process = subprocess.Popen(
+            [*command, "--port", str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:  # uvicorn says when it listens
+            if b"Uvicorn running" in line:
+                threading.Thread(target=self.process.stdout.read, daemon=True).start()
+                return self
+        raise AssertionError(f"klik hub did not start (exit {self.process.wait()})")
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+            self.process = None
+
+    def results(self) -> list[Json]:
+        with urllib.request.urlopen(self.url + "/api/v1/results", timeout=10) as answer:
+            listed: list[Json] = json.loads(answer.read())
+            return listed
+
+
+class LosingProxy:
+    """Passes each request to the hub and, while ``losing`` is set, loses the hub's answer:
+    the result is stored at the hub, and the table never hears so."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.losing = threading.Event()
+        self.lost = 0
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            upstream = socket.create_connection(("127.0.0.1", self.target), timeout=10)
+            with upstream:
+                threading.Thread(target=_pipe, args=(client, upstream), daemon=True).start()
+                while data := upstream.recv(65536):
+                    if self.losing.is_set():
+                        self.lost += 1
+                        return  # the answer is lost and the connection with it
+                    client.sendall(data)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+
+
+def until(what: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not what():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)  # sleep-ok: polling real processes on the real clock
+
+
+def play(table: VirtualTable) -> None:
+    """One quick game: D starts, A goes out at once, every seat confirms."""
+    state = table.state()
+    if state["state"] == "done":
+        table._request("/api/judge", {"pressed": True})
+        time.sleep(0.1)  # sleep-ok: a real press of the judge key
+        table._request("/api/judge", {"pressed": False})
+        time.sleep(0.3)  # sleep-ok: the judge's tap is recognised: the next game
+    table.tap("D")
+    table.double("A")
+    for seat in "ABCD":
+        table.double(seat)
+    until(lambda: table.state()["state"] == "done")
+
+
+@pytest.fixture
+def hall(tmp_path: Path) -> Iterator[tuple[VirtualTable, Hub, LosingProxy]]:
+    hub = Hub(tmp_path / "hub.sqlite", free_port())
+    proxy = LosingProxy(hub.port)
+    pairing = subprocess.run(
+        [sys.executable, "-m", "klik.cli", "pair", "--db", str(hub.db), "--table", "5",
+         "--url", f"http://127.0.0.1:{proxy.port}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    config = tmp_path / "table.toml"
+    config.write_text(pairing.stdout + "heartbeat_s = 0.5\n", encoding="utf-8")
+    folder = tmp_path / "state"
+    folder.mkdir()
+    table = VirtualTable(folder, config=config)
+    yield table, hub.start(), proxy
+    table.stop()
+    hub.kill()
+    proxy.close()
+
+
+def test_every_game_is_stored_once_through_table_and_hub_kills(
+    hall: tuple[VirtualTable, Hub, LosingProxy],
+) -> None:
+    table, hub, proxy = hall
+    table.start()
+
+    # 1. Killed between commit and send: the hub is away when the game ends.
+    hub.kill()
+    play(table)
+    assert table.state()["delivery"]["waiting"] == 1
+    table.kill()
+    hub.start()
+    table.start()
+    until(lambda: table.state()["delivery"]["state"] == "sent")
+    assert [r["game"] for r in hub.results()] == [1]
+
+    # 2. Killed between send and ack: the hub stores the result, its answer is lost.
+    proxy.losing.set()
+    play(table)
+    until(lambda: len(hub.results()) == 2)
+    assert table.state()["delivery"]["state"] != "sent"
+    table.kill()
+    proxy.losing.clear()
+    table.start()
+    until(lambda: table.state()["delivery"]["state"] == "sent")
+    assert proxy.lost >= 1
+
+    # 3. The hub killed while results wait: two games end while it is down.
+    hub.kill()
+    play(table)
+    play(table)
+    assert table.state()["delivery"]["waiting"] == 2
+    hub.start()
+    until(lambda: table.state()["delivery"] == {**table.state()["delivery"], "waiting": 0})
+
+    stored = hub.results()
+    assert sorted((r["seq"], r["game"]) for r in stored) == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert not any(r["conflict"] for r in stored)
+    receipts = {r["game"]: r["receipt"] for r in stored}
+    assert table.state()["delivery"] == {"state": "sent", "receipt": receipts[4], "waiting": 0}

@@ -1,0 +1,75 @@
+"""The judge's live page in real headless Chromium, against a real hub on loopback.
+
+``KLIK_WRITE_DOCS=1`` retakes the README's picture of the page (docs/hub.png).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hubkit import post, result_body, sealed
+from playwright.sync_api import Page, expect, sync_playwright
+
+from klik_hub.store import Store
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+DOCS = Path(__file__).parents[2] / "docs"
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser.new_page(viewport={"width": 1280, "height": 640})
+        browser.close()
+
+
+def beat(store: Store, url: str, device: str, key: str, seq: int, **state: object) -> None:
+    body = {"state": "move", "mover": "B", "left_ms": 41_000, "draw_tiles": 28, "judge": False,
+            "outbox": 0, "last_seq": 1, "game": 2, "acks": [], **state}  # fmt: skip
+    assert post(url, "/api/v1/heartbeats", sealed(device, key, seq, body, "heartbeat")).is_success
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_live_page_shows_tables_results_and_pauses_a_table(
+    page: Page, hub: tuple[str, Store]
+) -> None:
+    url, store = hub
+    one, key_one = store.pair(1)
+    two, key_two = store.pair(2)
+    store.pair(3)  # paired, never heard from
+    post(url, "/api/v1/results", sealed(one, key_one, 1, result_body(table=1)))
+    mismatch = result_body(table=2, game=4)
+    mismatch["seats"]["C"]["small"] = -20  # the table scored C wrong
+    post(url, "/api/v1/results", sealed(two, key_two, 1, mismatch))
+    beat(store, url, one, key_one, 1)
+    beat(store, url, two, key_two, 1, state="paused", mover="D", judge=True, paused_by="D")
+    receipts = [r["receipt"] for r in store.results()]
+
+    page.goto(url)
+    rows = page.locator("#tables tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(1)).to_have_class("judge")  # table 2's player calls the judge
+    expect(rows.nth(1)).to_contain_text("WZYWA SĘDZIEGO")
+    expect(rows.nth(2)).to_contain_text("jeszcze nie było")
+    results = page.locator("#results tbody tr")
+    expect(results).to_have_count(2)
+    expect(results.nth(0)).to_contain_text(f"R-{receipts[0]}")
+    expect(results.nth(0)).to_contain_text("niezgodne")
+    expect(results.nth(1)).to_contain_text("zgodne")
+    if os.environ.get("KLIK_WRITE_DOCS") == "1":
+        page.screenshot(path=str(DOCS / "hub.png"))
+
+    rows.nth(0).get_by_role("button", name="Pauza").click()
+    expect(rows.nth(0)).to_contain_text("wysłano")
+    assert [c["kind"] for c in store.tables()[0]["commands"]] == ["pause"]
+
+    page.get_by_text("English").click()
+    expect(page.locator("h1")).to_have_text("Klik — judge's hub")

@@ -1,0 +1,77 @@
+"""The engine and the outbox: a result committed before a screen says it is kept, once.
+
+A power cut can fall between the journal's last line (the last confirmation) and the
+outbox's commit: the restarted engine finds the finished game's result missing from the
+outbox and keeps it then; when it is there, it is not kept twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from test_engine import CONFIG, Table
+from test_recovery import BOOT, finish, playing
+
+from klik.link import courier as c
+from klik.link.outbox import Outbox
+from klik.link.results import check_result, points_check
+from klik.table.view import Delivery
+
+HUB = replace(CONFIG, hub=replace(CONFIG.hub, table=7))
+
+
+def linked(table: Table, outbox: Outbox) -> Table:
+    table.engine.config = HUB
+    table.engine.outbox = outbox
+    return table
+
+
+def test_a_finished_games_result_is_in_the_outbox_before_the_result_screen(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    woken = []
+    table = linked(playing(tmp_path), outbox)
+    table.engine.on_kept = lambda: woken.append(outbox.waiting())
+    finish(table, 120.0)
+    assert woken == [1]  # the courier is woken once the commit is done
+    pending = outbox.oldest_waiting()
+    assert pending is not None
+    check_result(pending.body)
+    assert (pending.body["table"], pending.body["game"]) == (7, 1)
+    assert points_check(pending.body) == "ok"
+    assert pending.body["moves"] == len(table.game.moves)
+    assert {view.delivery for view in table.engine.views.values()} == {Delivery.KEPT}
+
+
+def test_a_cut_before_the_outbox_commit_keeps_the_result_at_the_restart(tmp_path: Path) -> None:
+    first = finish(playing(tmp_path), 120.0)  # no outbox: as if the cut came before its commit
+    first.journal.close()
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    second = linked(Table(tmp_path), outbox)
+    second.engine.start(BOOT)
+    pending = outbox.oldest_waiting()
+    assert pending is not None
+    assert pending.body["game"] == 1
+    assert second.engine.result_seq == pending.seq
+    assert second.engine.info.waiting == 1
+
+
+def test_a_result_in_the_outbox_is_not_kept_again_at_the_restart(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    first = finish(linked(playing(tmp_path), outbox), 120.0)
+    first.journal.close()
+    second = linked(Table(tmp_path), outbox)
+    second.engine.start(BOOT)
+    assert (outbox.last_seq(), outbox.waiting(), second.engine.result_seq) == (1, 1, 1)
+
+
+def test_the_hubs_receipt_reaches_every_seats_screen(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    table = finish(linked(playing(tmp_path), outbox), 120.0)
+    table.engine.delivered(c.Delivery(c.State.SENT, 1, "7KQ2M", 0), 130.0)
+    assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
+    assert {v.delivery for v in table.engine.views.values()} == {Delivery.SENT}
+    # news of an older game's result does not change this game's screens
+    table.engine.delivered(c.Delivery(c.State.UNREACHABLE, 0, None, 2), 131.0)
+    assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
+    assert {v.waiting for v in table.engine.views.values()} == {2}
