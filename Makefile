@@ -42,6 +42,9 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_panels.py
 	$(BIN)/python tests/bench/bench_table.py
 	$(BIN)/python tests/bench/bench_recovery.py
+	$(BIN)/python tests/bench/bench_hub.py
+	$(BIN)/python tests/bench/bench_delivery.py
+	$(BIN)/python tests/bench/bench_serial.py
 
 # On the Pi, from a checkout: sudo make install (the package in /opt/klik/venv, the config.txt
 # fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.

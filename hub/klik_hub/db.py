@@ -4,6 +4,16 @@ SQLite is set up for a store that must not lose a result: WAL (readers never wai
 writer), ``synchronous=FULL`` (a commit is on the disk before the table is told it is kept),
 a busy timeout (several hub workers share one file) and ``BEGIN IMMEDIATE`` (a writer takes
 the lock when it starts, so two writers never deadlock upgrading a read lock).
+
+A connection's execution options say what its transactions are for (``Engine.
+execution_options(**READ)``); the default is a durable write:
+
+- ``READ``: SQLite begins a deferred transaction, which in WAL never waits for the writer
+  and never holds up one. It must not write (it would have to upgrade its lock).
+- ``BEST_EFFORT``: a write that may be lost in a power cut but never corrupts anything, for
+  heartbeats. SQLite commits it with ``synchronous=NORMAL`` (in WAL: no fsync at the commit;
+  the next durable commit or checkpoint carries it to the disk), PostgreSQL with
+  ``synchronous_commit=off``. A durable commit after it is as durable as ever.
 """
 
 from __future__ import annotations
@@ -14,13 +24,16 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from klik.errors import InputError
 
 BUSY_TIMEOUT_MS = 10_000
+WORK = "klik_work"  # the execution option that says what a connection's transactions are for
+READ: dict[str, Any] = {WORK: "read"}
+BEST_EFFORT: dict[str, Any] = {WORK: "best effort"}
 
 
 def url_of(db: str) -> str:
@@ -52,11 +65,12 @@ def open_engine(db: str, *, pool_size: int = 8) -> Engine:
         event.listen(engine, "begin", _sqlite_begin)
     else:
         engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+        event.listen(engine, "begin", _postgresql_begin)
     migrate(engine)
     return engine
 
 
-def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
     # pysqlite's own transaction handling starts transactions late and never for reads;
     # SQLAlchemy's documented recipe hands it over to the "begin" event below.
     dbapi_connection.isolation_level = None
@@ -66,10 +80,27 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+    record.info["synchronous"] = "FULL"
 
 
-def _sqlite_begin(connection: Any) -> None:
+def _sqlite_begin(connection: Connection) -> None:
+    work = connection.get_execution_options().get(WORK)
+    if work == READ[WORK]:
+        connection.exec_driver_sql("BEGIN")
+        return
+    # A setting of the connection, said before BEGIN; it stays until changed, so it is only
+    # said when this connection's last write wanted the other one.
+    synchronous = "NORMAL" if work == BEST_EFFORT[WORK] else "FULL"
+    if connection.info.get("synchronous") != synchronous:
+        connection.exec_driver_sql(f"PRAGMA synchronous={synchronous}")
+        connection.info["synchronous"] = synchronous
     connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _postgresql_begin(connection: Connection) -> None:
+    if connection.get_execution_options().get(WORK) == BEST_EFFORT[WORK]:
+        # For this transaction only: the commit returns without waiting for the WAL flush.
+        connection.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
 
 
 def migrate(engine: Engine) -> None:

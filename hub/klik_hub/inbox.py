@@ -5,10 +5,21 @@ HTTP (``app``) and the serial channel (``serial``) both hand the envelope's byte
 envelope signed with the table's key. The order of the checks is the contract's
 (``docs/protocol.md``): the envelope's shape (422), who signed it (401), the result's schema
 (422), then whether the device may speak for that table (401).
+
+The HTTP server's event loop hands envelopes to a ``Clerk``: a thread that takes them one
+after another, as many as are waiting, and hands their answers back to the loop together.
+The loop never waits for the disk, and the two threads seldom hand the interpreter's lock to
+each other. A thread from a pool for each request did that at every SQLite call (sqlite3
+lets go of the lock there, and the busy loop takes it): it cost more than half the hub's
+throughput (``tests/bench/bench_hub.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import queue
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,15 +51,15 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
             raise p.ProtocolError("type", f"must be {expected} here")
         if envelope.type == "ack":
             raise p.ProtocolError("type", "the hub sends acks; it does not take them")
-        device = store.believe(envelope, mac)
-        if envelope.type == "result":
-            r.check_result(envelope.body)
-            stored = store.keep_result(envelope, device)
-            answer: dict[str, Any] = {"status": stored.outcome.value, "receipt": stored.receipt}
-            status = STATUS_CODES[stored.outcome]
-        else:
-            answer = {"status": "ok", "commands": store.heartbeat(envelope, device)}
-            status = 200
+        with store.believed(envelope, mac) as (db, device):
+            if envelope.type == "result":
+                r.check_result(envelope.body)
+                stored = store.keep_result(db, envelope, device)
+                answer: dict[str, Any] = {"status": stored.outcome.value, "receipt": stored.receipt}
+                status = STATUS_CODES[stored.outcome]
+            else:
+                answer = {"status": "ok", "commands": store.heartbeat(db, envelope, device)}
+                status = 200
     except RefusedError as error:
         return Answer(401, {"status": "refused", "error": str(error)})
     except TooLargeError as error:
@@ -57,3 +68,81 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
         return Answer(422, {"status": "invalid", "error": str(error)})
     ack = p.Envelope("ack", device.device, envelope.seq, {"of": envelope.type, **answer})
     return Answer(status, {**answer, "ack": ack.signed(device.key)}, device)
+
+
+Job = tuple[bytes, str | None, "asyncio.Future[Answer]"]
+Done = tuple["asyncio.Future[Answer]", Answer | Exception]
+HAND_BACK_S = 0.005  # answers are handed back once nothing waits, or after this long
+
+
+class Clerk:
+    """The threads that ``take`` envelopes for an event loop: one for SQLite (it has one
+    writer at a time), more for PostgreSQL. Started by the first envelope, stopped by the
+    app's lifespan."""
+
+    def __init__(self, store: Store, threads: int = 1) -> None:
+        self.store = store
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()  # None: a thread ends
+        self._threads = [
+            threading.Thread(target=self._run, name=f"klik-clerk-{i}", daemon=True)
+            for i in range(threads)
+        ]
+        self._started = False
+
+    def stop(self) -> None:
+        """End the threads once they have taken what is queued (from the app's lifespan)."""
+        if not self._started:
+            return
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    async def take(self, data: bytes, expected: str | None = None) -> Answer:
+        """``take`` on a clerk's thread; from the event loop. Raises what ``take`` raised."""
+        if not self._started:  # the first envelope starts the threads
+            self._started = True
+            for thread in self._threads:
+                thread.start()
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._jobs.put((data, expected, future))
+        return await future
+
+    def _run(self) -> None:
+        done: list[Done] = []
+        began = 0.0
+        while True:
+            if done and (self._jobs.empty() or time.monotonic() - began > HAND_BACK_S):
+                _hand_back(done)
+                done = []
+            job = self._jobs.get()
+            if job is None:
+                _hand_back(done)
+                return
+            if not done:
+                began = time.monotonic()
+            data, expected, future = job
+            try:
+                done.append((future, take(self.store, data, expected)))
+            except Exception as error:  # the request's 500, logged by the server
+                done.append((future, error))
+
+
+def _hand_back(done: list[Done]) -> None:
+    """Wake each event loop once for all its answers (from a clerk's thread)."""
+    loops: dict[asyncio.AbstractEventLoop, list[Done]] = {}
+    for future, answer in done:
+        loops.setdefault(future.get_loop(), []).append((future, answer))
+    for loop, answers in loops.items():
+        loop.call_soon_threadsafe(_settle, answers)
+
+
+def _settle(done: list[Done]) -> None:
+    """Give each waiting request its answer (on its event loop)."""
+    for future, answer in done:
+        if future.done():  # the request was cancelled meanwhile
+            continue
+        if isinstance(answer, Exception):
+            future.set_exception(answer)
+        else:
+            future.set_result(answer)

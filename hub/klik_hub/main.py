@@ -42,15 +42,31 @@ def pair(db: str, table: int, url: str | None) -> str:
 
 
 def serve(db: str, host: str, port: int, serial: list[str]) -> int:
-    """Run the hub until SIGINT/SIGTERM (uvicorn handles both)."""
+    """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
+
+    Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
+    factory setting and the tables' default), started before the API and stopped after it.
+    A device that is missing or vanishes is logged and opened again every few seconds; the
+    API goes on meanwhile.
+    """
     import uvicorn
 
     from klik_hub.app import make_app
+    from klik_hub.serial import SerialHub
 
-    if serial:
-        raise InputError("--serial: the serial link is not built yet (step 3 continues)")
     store = Store(open_engine(db), now_ms)
     log.info("hub: database %s, http://%s:%d/", store.engine.url.render_as_string(), host, port)
+    serial_hubs = [SerialHub(store, device) for device in serial]
+    for serial_hub in serial_hubs:
+        serial_hub.start()
+        channel = serial_hub.channel
+        log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
     config = uvicorn.Config(make_app(store), host=host, port=port, access_log=False)
-    uvicorn.Server(config).run()
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C or SIGINT: uvicorn has finished the requests under way; a quiet stop
+    finally:
+        for serial_hub in serial_hubs:
+            serial_hub.stop()
     return 0

@@ -4,6 +4,14 @@ Every request's answer comes from the database, never from one process's memory,
 processes on one PostgreSQL serve the same tables. A result is committed before its receipt
 is returned; a resend is recognised by the unique constraint on (device, seq, digest), a
 conflicting result by a taken row in ``claims`` (see ``schema``).
+
+An envelope is taken in one transaction on one connection (``believed``): the device's key
+is read in the same transaction that writes, so a table paired again is refused at once by
+every process. Results are durable (``synchronous=FULL`` on SQLite); heartbeats are best
+effort (``db.BEST_EFFORT``). SQLite has one writer at a time: the threads of one process
+queue for it on a lock here, which hands over at once, instead of in SQLite's busy handler,
+which sleeps for milliseconds at a time (processes still meet in the busy handler). Readers
+(``db.READ``) take no write lock at all.
 """
 
 from __future__ import annotations
@@ -11,21 +19,81 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.expression import Executable
 
 from klik.link import protocol as p
 from klik.link import results as r
+from klik_hub.db import BEST_EFFORT, READ
 from klik_hub.schema import claims, commands, devices, results, status
 
 COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players")
+
+# The statements of the hot paths, built once: building a statement and its cache key costs
+# more Python than SQLite takes to run it.
+DEVICE = select(devices.c.table_no, devices.c.key_hex).where(
+    devices.c.device == bindparam("device")
+)
+RECEIPT_OF_SEND = select(results.c.receipt).where(
+    results.c.device == bindparam("device"),
+    results.c.seq == bindparam("seq"),
+    results.c.digest == bindparam("digest"),
+)
+HOLDER = (
+    select(results.c.id, results.c.digest, results.c.receipt)
+    .join(claims, claims.c.result_id == results.c.id)
+    .where(claims.c.claim == bindparam("claim"))
+)
+PENDING = (
+    select(commands.c.id, commands.c.table_no, commands.c.kind, commands.c.args)
+    .where(commands.c.acked_ms.is_(None))
+    .order_by(commands.c.created_ms, commands.c.id)
+)
+PENDING_OF_TABLE = PENDING.where(commands.c.table_no == bindparam("table_no"))
+ACKED = (
+    update(commands)
+    .where(
+        commands.c.id.in_(bindparam("acks", expanding=True)),
+        commands.c.table_no == bindparam("of_table"),
+        commands.c.acked_ms.is_(None),
+    )
+    .values(acked_ms=bindparam("now"))
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Upserts:
+    """The statements that meet a unique constraint, in the dialect's ``ON CONFLICT``."""
+
+    result: Executable  # a new result's id, or no row when (device, seq, digest) is there
+    claim: Executable  # the claim, or no row when another result holds it
+    status: Executable  # a device's last heartbeat, inserted or overwritten
+
+    @classmethod
+    def of(cls, dialect: str) -> Upserts:
+        insert_of = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        beat = insert_of(status)
+        return cls(
+            insert_of(results)
+            .on_conflict_do_nothing(index_elements=["device", "seq", "digest"])
+            .returning(results.c.id),
+            insert_of(claims)
+            .on_conflict_do_nothing(index_elements=["claim"])
+            .returning(claims.c.claim),
+            beat.on_conflict_do_update(
+                index_elements=["device"],
+                set_={c: beat.excluded[c] for c in ("table_no", "seq", "body", "seen_ms")},
+            ),
+        )
 
 
 class Outcome(Enum):
@@ -61,11 +129,21 @@ class Store:
     def __init__(self, engine: Engine, now_ms: Callable[[], int]) -> None:
         self.engine = engine
         self.now_ms = now_ms
+        self.upserts = Upserts.of(engine.dialect.name)
+        self._writer: AbstractContextManager[Any] = (
+            threading.Lock() if engine.dialect.name == "sqlite" else nullcontext()
+        )
+        self._reader = engine.execution_options(**READ)
+        self._beats = engine.execution_options(**BEST_EFFORT)
 
     @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        with self.engine.begin() as connection:
+    def _write(self, engine: Engine | None = None) -> Iterator[Connection]:
+        """A write transaction (durable unless ``engine`` says otherwise), committed on exit."""
+        with self._writer, (engine or self.engine).begin() as connection:
             yield connection
+
+    def _read(self) -> Connection:
+        return self._reader.connect()
 
     # --- pairing -------------------------------------------------------------------------
 
@@ -86,23 +164,36 @@ class Store:
         return device, key_hex
 
     def device(self, device: str) -> Device | None:
-        with self.engine.connect() as db:
-            row = db.execute(select(devices).where(devices.c.device == device)).first()
-        return None if row is None else Device(row.device, row.table_no, bytes.fromhex(row.key_hex))
+        with self._read() as db:
+            return self._device(db, device)
 
-    def believe(self, envelope: p.Envelope, mac: str) -> Device:
-        """The paired device that signed ``envelope``; RefusedError (401) otherwise."""
-        known = self.device(envelope.device)
-        if known is None:
-            raise RefusedError("unknown device")
-        if not p.verify(envelope, mac, known.key):
-            raise RefusedError("bad mac")
-        return known
+    @staticmethod
+    def _device(db: Connection, device: str) -> Device | None:
+        row = db.execute(DEVICE, {"device": device}).first()
+        return None if row is None else Device(device, row.table_no, bytes.fromhex(row.key_hex))
+
+    @contextmanager
+    def believed(self, envelope: p.Envelope, mac: str) -> Iterator[tuple[Connection, Device]]:
+        """The transaction that takes ``envelope``, and the paired device that signed it.
+
+        RefusedError (401) for an unknown device or a bad MAC. A result's transaction is
+        durable, a heartbeat's best effort. Committed when the block ends, rolled back if it
+        raises.
+        """
+        best_effort = envelope.type == "heartbeat"
+        with self._write(self._beats if best_effort else None) as db:
+            known = self._device(db, envelope.device)
+            if known is None:
+                raise RefusedError("unknown device")
+            if not p.verify(envelope, mac, known.key):
+                raise RefusedError("bad mac")
+            yield db, known
 
     # --- results -------------------------------------------------------------------------
 
-    def keep_result(self, envelope: p.Envelope, device: Device) -> Stored:
-        """Store a believed, schema-checked result; idempotent per (device, seq, body)."""
+    def keep_result(self, db: Connection, envelope: p.Envelope, device: Device) -> Stored:
+        """Store a believed, schema-checked result in ``believed``'s transaction ``db``;
+        idempotent per (device, seq, body)."""
         body = envelope.body
         if body["table"] != device.table_no:
             raise RefusedError(f"device {device.device} is paired with table {device.table_no}")
@@ -125,56 +216,43 @@ class Store:
             "conflict": False,
             "received_at": utc_iso(self.now_ms()),
         }
-        with self.engine.connect() as db, db.begin() as transaction:
-            try:
-                with db.begin_nested():
-                    new_id = db.execute(
-                        insert(results).values(**row).returning(results.c.id)
-                    ).scalar_one()
-            except IntegrityError:
-                return Stored(Outcome.DUPLICATE, self._receipt_of_send(db, row))
-            rivals = []
-            for key in keys:
-                try:
-                    with db.begin_nested():
-                        db.execute(insert(claims).values(claim=key, result_id=new_id))
-                except IntegrityError:
-                    rivals.append(self._holder(db, key))
-            same = [rival for rival in rivals if rival.digest == digest]
-            if same:
-                # The same game sent again under another seq (a table whose outbox was lost):
-                # the result the hub has is this one, so it is a duplicate, not a second game.
-                transaction.rollback()
-                return Stored(Outcome.DUPLICATE, same[0].receipt)
-            if not rivals:
-                return Stored(Outcome.STORED, receipt)
-            flagged = [new_id, *(rival.id for rival in rivals)]
-            db.execute(update(results).where(results.c.id.in_(flagged)).values(conflict=True))
-            return Stored(Outcome.CONFLICT, receipt)
+        new_id = db.execute(self.upserts.result, row).scalar()
+        if new_id is None:  # this (device, seq, body) is stored already
+            return Stored(Outcome.DUPLICATE, self._receipt_of_send(db, row))
+        rivals = [
+            self._holder(db, key)
+            for key in keys
+            if db.execute(self.upserts.claim, {"claim": key, "result_id": new_id}).first() is None
+        ]
+        same = [rival for rival in rivals if rival.digest == digest]
+        if same:
+            # The same game sent again under another seq (a table whose outbox was lost):
+            # the result the hub has is this one, so it is a duplicate, not a second game.
+            transaction = db.get_transaction()
+            assert transaction is not None
+            transaction.rollback()
+            return Stored(Outcome.DUPLICATE, same[0].receipt)
+        if not rivals:
+            return Stored(Outcome.STORED, receipt)
+        flagged = [new_id, *(rival.id for rival in rivals)]
+        db.execute(update(results).where(results.c.id.in_(flagged)).values(conflict=True))
+        return Stored(Outcome.CONFLICT, receipt)
 
-    def _receipt_of_send(self, db: Connection, row: dict[str, Any]) -> str:
-        found = db.execute(
-            select(results.c.receipt).where(
-                results.c.device == row["device"],
-                results.c.seq == row["seq"],
-                results.c.digest == row["digest"],
-            )
-        ).scalar_one()
+    @staticmethod
+    def _receipt_of_send(db: Connection, row: dict[str, Any]) -> str:
+        found = db.execute(RECEIPT_OF_SEND, row).scalar_one()
         return str(found)
 
-    def _holder(self, db: Connection, key: str) -> Any:
-        return db.execute(
-            select(results.c.id, results.c.digest, results.c.receipt)
-            .join(claims, claims.c.result_id == results.c.id)
-            .where(claims.c.claim == key)
-        ).one()
+    @staticmethod
+    def _holder(db: Connection, key: str) -> Any:
+        return db.execute(HOLDER, {"claim": key}).one()
 
     def results(self, *, table_no: int | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """The stored results, newest first, as ``GET /api/v1/results`` lists them."""
         query = select(results).order_by(results.c.id.desc()).limit(limit)
         if table_no is not None:
             query = query.where(results.c.table_no == table_no)
-        with self.engine.connect() as db:
+        with self._read() as db:
             rows = db.execute(query).all()
         listed = []
         for row in rows:
@@ -206,51 +284,26 @@ class Store:
 
     # --- heartbeats and commands -----------------------------------------------------------
 
-    def heartbeat(self, envelope: p.Envelope, device: Device) -> list[dict[str, Any]]:
-        """Keep a heartbeat's state and its acks; returns the table's pending commands."""
+    def heartbeat(
+        self, db: Connection, envelope: p.Envelope, device: Device
+    ) -> list[dict[str, Any]]:
+        """Keep a heartbeat's state and its acks in ``believed``'s transaction ``db``; returns
+        the table's pending commands."""
         now = self.now_ms()
         body = envelope.body
         acks = [a for a in body.get("acks", []) if isinstance(a, str)]
-        text = p.canonical(body).decode("ascii")
-        with self._write() as db:
-            updated = db.execute(
-                update(status)
-                .where(status.c.device == device.device)
-                .values(table_no=device.table_no, seq=envelope.seq, body=text, seen_ms=now)
-            ).rowcount
-            if not updated:
-                try:
-                    with db.begin_nested():
-                        db.execute(
-                            insert(status).values(
-                                device=device.device,
-                                table_no=device.table_no,
-                                seq=envelope.seq,
-                                body=text,
-                                seen_ms=now,
-                            )
-                        )
-                except IntegrityError:
-                    pass  # another hub process kept this device's first heartbeat a moment ago
-            if acks:
-                db.execute(
-                    update(commands)
-                    .where(
-                        commands.c.id.in_(acks),
-                        commands.c.table_no == device.table_no,
-                        commands.c.acked_ms.is_(None),
-                    )
-                    .values(acked_ms=now)
-                )
-            return self._pending(db, device.table_no)
-
-    def _pending(self, db: Connection, table_no: int) -> list[dict[str, Any]]:
-        rows = db.execute(
-            select(commands)
-            .where(commands.c.table_no == table_no, commands.c.acked_ms.is_(None))
-            .order_by(commands.c.created_ms, commands.c.id)
-        ).all()
-        return [{"id": row.id, "kind": row.kind, "args": json.loads(row.args)} for row in rows]
+        beat = {
+            "device": device.device,
+            "table_no": device.table_no,
+            "seq": envelope.seq,
+            "body": p.canonical(body).decode("ascii"),
+            "seen_ms": now,
+        }
+        db.execute(self.upserts.status, beat)
+        if acks:
+            db.execute(ACKED, {"acks": acks, "of_table": device.table_no, "now": now})
+        rows = db.execute(PENDING_OF_TABLE, {"table_no": device.table_no}).all()
+        return [_command(row) for row in rows]
 
     def command(self, table_no: int, kind: str, args: dict[str, Any] | None = None) -> str:
         """Queue a hub → table command; returns its id."""
@@ -272,22 +325,27 @@ class Store:
     def tables(self) -> list[dict[str, Any]]:
         """Every paired table with its last heartbeat and pending commands, by table number."""
         now = self.now_ms()
-        with self.engine.connect() as db:
+        with self._read() as db:
             rows = db.execute(
                 select(devices, status.c.body, status.c.seen_ms)
                 .outerjoin(status, status.c.device == devices.c.device)
                 .order_by(devices.c.table_no)
             ).all()
-            listed = []
-            for row in rows:
-                listed.append(
-                    {
-                        "table": row.table_no,
-                        "device": row.device,
-                        "paired_at": row.paired_at,
-                        "seen_s_ago": None if row.seen_ms is None else (now - row.seen_ms) / 1000,
-                        "status": None if row.body is None else json.loads(row.body),
-                        "commands": self._pending(db, row.table_no),
-                    }
-                )
-        return listed
+            pending: dict[int, list[dict[str, Any]]] = {}
+            for command in db.execute(PENDING).all():
+                pending.setdefault(command.table_no, []).append(_command(command))
+        return [
+            {
+                "table": row.table_no,
+                "device": row.device,
+                "paired_at": row.paired_at,
+                "seen_s_ago": None if row.seen_ms is None else (now - row.seen_ms) / 1000,
+                "status": None if row.body is None else json.loads(row.body),
+                "commands": pending.get(row.table_no, []),
+            }
+            for row in rows
+        ]
+
+
+def _command(row: Any) -> dict[str, Any]:
+    return {"id": row.id, "kind": row.kind, "args": json.loads(row.args)}

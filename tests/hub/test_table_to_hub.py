@@ -17,7 +17,9 @@ from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
 from klik.table.view import Delivery
+from klik_hub.serial import SerialHub
 from klik_hub.store import Store
+from radio import Radio
 
 PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'
 
@@ -141,3 +143,38 @@ def _hub_section(config: c.Config, url: str) -> str:
         f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {hub.table}\n'
         f'device_id = "{hub.device_id}"\nkey = "{hub.key}"\nheartbeat_s = 0.5\n'
     )
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_over_a_serial_cable_the_receipt_reaches_the_screens_and_a_pushed_pause_the_clock(
+    store: Store, tmp_path: Path
+) -> None:
+    """``[hub] link = "serial"``: the daemon's courier on a pty, the hub's SerialHub on the other
+    end of a simulated cable (tests/radio.py)."""
+    device, key = store.pair(4)
+    with Radio(2, 115200) as radio:
+        hub = SerialHub(store, radio.path(0), 115200, push_s=0.2)
+        hub.start()
+        section = (
+            f'[hub]\nlink = "serial"\nserial_port = "{radio.path(1)}"\nserial_baud = 115200\n'
+            f'table = 4\ndevice_id = "{device}"\nkey = "{key}"\n'
+        )
+        daemon = sim.make_daemon(c.from_text(PLAYERS + section), str(tmp_path))
+        daemon.start()
+        try:
+            tap(daemon, "D")
+            until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
+            store.command(4, "pause")  # pushed: the table has not sent a heartbeat yet
+            until(daemon, lambda: daemon.engine.game.phase is g.Phase.PAUSED)
+            assert daemon.engine.game.paused_by == "hub"
+            daemon.put(g.Order(g.Action.END, daemon.clock()))
+            for seat in "ABCD":
+                double(daemon, seat)
+            until(daemon, lambda: daemon.engine.info.delivery is Delivery.SENT, 20.0)
+            [stored] = store.results()
+            assert sim.delivery(daemon) == {
+                "state": "sent", "receipt": stored["receipt"], "waiting": 0,
+            }  # fmt: skip
+        finally:
+            daemon.stop()
+            hub.stop()

@@ -126,6 +126,16 @@ def test_an_envelope_signed_elsewhere_frames_to_the_same_bytes() -> None:
         p.frame_signed({**signed, "body": {"pad": "x" * p.MAX_FRAME}})
 
 
+def test_the_start_of_a_frame_whose_rest_never_came_is_dropped_on_its_own() -> None:
+    good = p.frame(RESULT, KEY)
+    deframer = p.Deframer()
+    assert list(deframer.feed(good[:100])) == []  # then the line falls quiet: the rest is lost
+    deframer.drop_partial()
+    assert list(deframer.feed(good)) == [good[:-10]]  # the next frame is not glued onto it
+    deframer.drop_partial()  # nothing waits: nothing to count
+    assert deframer.dropped == {"oversize": 0, "crc": 1}
+
+
 def test_a_frame_over_2_kib_is_refused_when_made() -> None:
     big = p.Envelope("result", "t-1", 1, {"pad": "x" * p.MAX_FRAME})
     with pytest.raises(p.ProtocolError, match="over 2048 bytes"):

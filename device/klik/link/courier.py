@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from klik.link import backoff
 from klik.link import protocol as p
-from klik.link.http import HttpLink, LinkDown
+from klik.link.http import LinkDown, Reply
 from klik.link.outbox import Outbox, OutboxError
 
 log = logging.getLogger("klik.link.courier")
@@ -36,6 +36,16 @@ RESULTS = "/api/v1/results"
 HEARTBEATS = "/api/v1/heartbeats"
 TAKEN = (200, 201, 409)  # duplicate, stored, conflict (kept by the hub and flagged)
 UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
+
+
+class Link(Protocol):
+    """How the courier reaches the hub: ``klik.link.http.HttpLink`` or ``serial.SerialLink``.
+
+    ``post`` sends one sealed envelope and returns the hub's answer, or raises LinkDown.
+    """
+
+    def post(self, path: str, body: bytes) -> Reply: ...
+    def close(self) -> None: ...
 
 
 class State(Enum):
@@ -68,7 +78,7 @@ class Courier:
     def __init__(
         self,
         outbox: Outbox,
-        link: HttpLink,
+        link: Link,
         device: str,
         key: bytes,
         *,

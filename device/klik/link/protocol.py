@@ -211,6 +211,18 @@ class Deframer:
                 continue
             yield body
 
+    def drop_partial(self) -> None:
+        """Drop the start of a frame whose rest never came, counted as ``crc``.
+
+        The serial link calls it when the line has been quiet in the middle of a frame: the
+        frame's end was lost (garbled in a collision, a radio packet missing), and the next
+        frame must not be glued onto its start and lost with it.
+        """
+        if self._buffer and not self._skipping:
+            self.dropped["crc"] += 1
+        self._buffer.clear()
+        self._skipping = False
+
 
 def check_frame(line: bytes) -> bytes | None:
     """The envelope bytes of a frame (without its newline), or None if its CRC is wrong."""

@@ -9,17 +9,22 @@ The rules (``docs/protocol.md``, "The shared serial channel"):
   and ``\\n`` (``protocol.frame_signed``). A frame that is too long, has a bad CRC, is not an
   envelope or whose MAC is not the right one is dropped and counted in ``dropped``.
 - **Listen before talking.** Each node's reader thread notes when it last heard a byte. A
-  table talks only once the channel has been quiet for ``quiet_s`` and a random share of
-  ``contend_s`` more: the random part keeps two tables that waited out the same frame from
-  starting in the same instant. A table that hears another table's request leaves the
-  channel to the hub for ``HUB_TURN_S`` (or until an ack is heard), and the hub answers
-  after a shorter quiet (``HUB_QUIET_BYTES``): answers go first, as 802.11 gives the
-  receiver's acknowledgement a shorter gap than anyone's new frame.
+  table draws a random wait from 0 to ``contend_s`` (eight radio packets' time, doubled for
+  each request in a row that got no answer) and talks once the channel has been quiet for
+  ``quiet_s`` and then that wait: tables that waited out the same frame, or that timed out
+  together, do not all start in the same instant and garble each other again. A table
+  that hears another table's request leaves the channel to the hub for ``HUB_TURN_S`` (or
+  until an ack is heard), and the hub answers after a shorter quiet (``HUB_QUIET_BYTES``):
+  answers go first, as 802.11 gives an acknowledgement a shorter gap than a new frame.
+- **A frame that stops coming** (its end garbled in a collision, a radio packet lost) is
+  dropped when the line has been quiet for ``gap_s`` in its middle, so the next frame is
+  not glued onto it and lost with it.
 - **One exchange at a time.** A table sends one request (a result or a heartbeat) and waits
   for the hub's ``ack`` with its device, the request's seq and ``of`` the request's type,
-  signed with its key. No such ack within ``answer_timeout_s`` is ``LinkDown``: the courier
-  backs off at random (exponential, full jitter: ``klik.link.backoff``) and sends again, and
-  the hub answers a resent result as a duplicate, with the first receipt.
+  signed with its key. No such ack within ``answer_timeout_s``, or ``HUB_SILENT_S`` of
+  silence with no ack, is ``LinkDown``: the courier backs off at random (exponential, full
+  jitter: ``klik.link.backoff``) and sends again, and the hub answers a resent result as a
+  duplicate, with the first receipt.
 - **Pushes.** The hub pushes a table's waiting commands as an ``ack`` with ``of:
   "commands"`` (seq 0). The link verifies its MAC and hands it to ``on_push``; the courier
   carries each command out once and acknowledges it in its next heartbeat. A replayed push
@@ -56,11 +61,20 @@ REOPEN_S = 3.0  # a vanished port is tried again this often
 #: After another table's request the hub answers; tables keep off the channel this long for
 #: it (a commit on the hub's database and the start of its answer), or until an ack is heard.
 HUB_TURN_S = 0.25
+#: A channel silent this long after a table's frame, with no ack for it, brings no ack: the
+#: table gives up then rather than at ``answer_timeout_s``.
+HUB_SILENT_S = 1.0
 HUB_QUIET_BYTES = 4  # the hub's gap before it answers: shorter than any table's
 MIN_HUB_QUIET_S = 0.005
 TABLE_QUIET_BYTES = 20  # a table's gap: longer than a radio module's pause inside a frame
 MIN_TABLE_QUIET_S = 0.02  # an OS's scheduling jitter, at fast baud rates
-CONTEND = 4  # a table's random extra wait is up to this many quiet_s
+#: A node hears nothing of another's frame until its first radio packet is through (an HC-12
+#: sends what it gets in packets of up to 60 bytes): two tables that start within that time
+#: of each other collide. A slot is that long, or the OS's scheduling jitter at fast bauds.
+PACKET_BYTES = 32
+MIN_SLOT_S = 0.005
+CONTEND_SLOTS = 8  # a table's random wait before it talks is up to this many slots ...
+MAX_DOUBLINGS = 4  # ... doubled for each request in a row that got no answer, up to 16 times
 
 #: The courier's paths and the envelope type each carries.
 PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
@@ -71,6 +85,11 @@ STATUSES = {"stored": 201, "duplicate": 200, "conflict": 409, "ok": 200}
 def airtime_s(size: int, baud: int) -> float:
     """Seconds ``size`` bytes take on the wire at ``baud``."""
     return size * BITS_PER_BYTE / baud
+
+
+def table_quiet_s(baud: int) -> float:
+    """A table's quiet before it talks, and the longest pause inside a frame."""
+    return max(airtime_s(TABLE_QUIET_BYTES, baud), MIN_TABLE_QUIET_S)
 
 
 def default_answer_timeout_s(baud: int) -> float:
@@ -115,8 +134,10 @@ class Channel:
 
     ``port`` is a device's path (opened here, and opened again after it vanishes) or an
     open port (not reopened). ``on_frame`` gets the envelope bytes of every frame whose CRC
-    is right, on the reader thread. ``clock`` must tick in seconds as ``time.monotonic``
-    does: waits are real waits, for real bytes.
+    is right, on the reader thread. A frame's bytes come back to back; a silence of
+    ``gap_s`` inside one means its end was lost (garbled in a collision), and its start is
+    dropped so that the next frame does not go with it. ``clock`` must tick in seconds as
+    ``time.monotonic`` does: waits are real waits, for real bytes.
     """
 
     def __init__(
@@ -127,8 +148,10 @@ class Channel:
         *,
         clock: Callable[[], float] = time.monotonic,
         reopen_s: float = REOPEN_S,
+        gap_s: float | None = None,
     ) -> None:
         self.baud = baud
+        self.gap_s = table_quiet_s(baud) if gap_s is None else gap_s
         self.name = port if isinstance(port, str) else str(getattr(port, "port", "") or port)
         self.on_frame = on_frame
         self.clock = clock
@@ -152,6 +175,11 @@ class Channel:
     @property
     def up(self) -> bool:
         return self._port is not None
+
+    @property
+    def last_heard(self) -> float:
+        """When the last byte came in, on ``clock`` (``-inf``: never)."""
+        return self._heard_at
 
     def start(self) -> None:
         self._thread = threading.Thread(
@@ -180,23 +208,32 @@ class Channel:
             self._held_until = until
             self.changed.notify_all()
 
-    def wait_quiet(self, quiet_s: float, deadline: float) -> bool:
-        """Wait until nothing has been heard for ``quiet_s`` and no frame is ours on the
-        wire; False if that is not so by ``deadline``. LinkDown if the port is not open."""
+    def wait_quiet(self, quiet_s: float, deadline: float, backoff_s: float = 0.0) -> bool:
+        """Wait until the channel has been free for ``quiet_s`` and then ``backoff_s`` more.
+
+        Free: nothing heard, no frame of ours on the wire, not left to another node
+        (``hold``). The back-off counts from now too, so that nodes that waited out the
+        same frame or the same hold do not all talk at its end. False if the channel is not
+        free by ``deadline``; LinkDown if the port is not open.
+        """
+        began = self.clock()
         with self.changed:
             while True:
                 if self._port is None:
                     raise LinkDown(self._down or f"{self.name} is not open")
                 now = self.clock()
-                free_at = max(self._heard_at + quiet_s, self._sending_until, self._held_until)
+                free_at = backoff_s + max(
+                    self._heard_at + quiet_s, self._sending_until, self._held_until, began
+                )
                 if now >= free_at:
                     return True
                 if now >= deadline:
                     return False
                 self.changed.wait(min(free_at, deadline) - now)
 
-    def send(self, line: bytes) -> None:
-        """Write one frame; LinkDown if the port is not open or fails (it is then reopened)."""
+    def send(self, line: bytes) -> float:
+        """Write one frame; returns when its last byte leaves (on ``clock``). LinkDown if the
+        port is not open or fails (it is then opened again)."""
         with self._write_lock:
             port = self._port
             if port is None:
@@ -205,12 +242,13 @@ class Channel:
             try:
                 port.write(line)
             except (OSError, ValueError, TypeError) as error:  # pyserial's errors are OSErrors
-                self._went_down(f"{self.name}: {error}")
+                self._went_down(f"{self.name} failed ({error})")
                 raise LinkDown(f"cannot write to {self.name} ({error})") from None
             with self.changed:
                 # The write returns once the bytes are in the driver's buffer; the wire
                 # carries them for this long, and the sender hears nothing of its own.
                 self._sending_until = began + airtime_s(len(line), self.baud)
+                return self._sending_until
 
     def wait_for(self, ready: Callable[[], bool], deadline: float) -> bool:
         """Wait, under ``changed``, until ``ready()``; False at ``deadline``, LinkDown if the
@@ -243,15 +281,21 @@ class Channel:
             except (OSError, ValueError, TypeError) as error:
                 if self._stop.is_set():
                     return
-                self._went_down(f"{self.name}: {error}")
+                self._went_down(f"{self.name} failed ({error})")
                 continue
             if data:
                 self._heard(data)
 
     def _heard(self, data: bytes) -> None:
+        now = self.clock()
         with self.changed:
-            self._heard_at = self.clock()
+            # How long the line was silent before these bytes at least: a reader that was
+            # late finds more bytes waiting, which took their time on the wire.
+            silent_s = now - self._heard_at - airtime_s(len(data), self.baud)
+            self._heard_at = now
             self.changed.notify_all()
+        if silent_s > self.gap_s:
+            self.deframer.drop_partial()  # a frame that stopped coming: its end was lost
         for body in self.deframer.feed(data):
             try:
                 self.on_frame(body)
@@ -321,17 +365,15 @@ class SerialLink:
         self.answer_timeout_s = (
             default_answer_timeout_s(baud) if answer_timeout_s is None else answer_timeout_s
         )
-        self.quiet_s = (
-            max(airtime_s(TABLE_QUIET_BYTES, baud), MIN_TABLE_QUIET_S)
-            if quiet_s is None
-            else quiet_s
-        )
-        self.contend_s = CONTEND * self.quiet_s
+        self.quiet_s = table_quiet_s(baud) if quiet_s is None else quiet_s
+        self.contend_s = CONTEND_SLOTS * max(airtime_s(PACKET_BYTES, baud), MIN_SLOT_S)
+        self.silent_s = min(HUB_SILENT_S, self.answer_timeout_s)
         self.channel = Channel(port, baud, self._frame, clock=clock)
         # oversize, crc (the deframer's); json: not an envelope; mac: ours, badly signed;
         # other: not for us or not awaited (other tables' traffic, a late duplicate ack)
         self.dropped = self.channel.dropped
         self.dropped.update({"json": 0, "mac": 0, "other": 0})
+        self._misses = 0  # requests in a row that got no answer
         self._awaiting: tuple[int, str] | None = None  # (seq, type) of the request out
         self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
         self._posting = threading.Lock()
@@ -341,10 +383,11 @@ class SerialLink:
         """Send one sealed envelope (``protocol.seal``) and return the hub's signed answer.
 
         ``path`` says what it is (a result or a heartbeat, as over HTTP). Blocks until the
-        channel is quiet and the ack is in: at most twice ``answer_timeout_s``. The reply's
-        status is the HTTP status the ack's status stands for; its body is the ack's body
-        and ``ack``, the signed ack. Raises LinkDown when the channel stays busy, no valid
-        ack comes or the port fails; ValueError for a path or body that is not a request.
+        channel is quiet and the ack is in: at most ``answer_timeout_s`` twice and the random
+        wait before talking. The reply's status is the HTTP status the ack's status stands
+        for; its body is the ack's body and ``ack``, the signed ack. Raises LinkDown when the
+        channel stays busy, no valid ack comes or the port fails; ValueError for a path or
+        body that is not a request.
         """
         kind = PATHS.get(path)
         if kind is None:
@@ -360,27 +403,46 @@ class SerialLink:
             ) from None
         name = self.channel.name
         with self._posting:
-            quiet_s = self.quiet_s + self.rng.uniform(0.0, self.contend_s)
-            if not self.channel.wait_quiet(quiet_s, self.clock() + self.answer_timeout_s):
+            backoff_s = self.rng.uniform(
+                0.0, self.contend_s * 2 ** min(self._misses, MAX_DOUBLINGS)
+            )
+            deadline = self.clock() + backoff_s + self.answer_timeout_s
+            if not self.channel.wait_quiet(self.quiet_s, deadline, backoff_s):
                 raise LinkDown(f"the channel on {name} was busy for {self.answer_timeout_s:g} s")
             with self.channel.changed:
                 self._awaiting, self._answer = (envelope.seq, kind), None
             try:
-                self.channel.send(line)
-                self.channel.wait_for(
-                    lambda: self._answer is not None, self.clock() + self.answer_timeout_s
-                )
+                out_at = self.channel.send(line)
+                self._await_answer(out_at, self.clock() + self.answer_timeout_s)
             finally:
                 with self.channel.changed:
                     answer, self._answer, self._awaiting = self._answer, None, None
         if answer is None:
+            self._misses += 1
             raise LinkDown(f"no answer from the hub on {name}")
+        self._misses = 0
         ack, signed = answer
         return Reply(STATUSES[ack.body["status"]], {**ack.body, "ack": signed})
 
     def close(self) -> None:
         """Stop the reader and close the port; a ``post`` under way gets LinkDown."""
         self.channel.close()
+
+    def _await_answer(self, out_at: float, deadline: float) -> None:
+        """Wait for the ack until ``deadline``, or until the channel has been silent for
+        ``silent_s`` since our frame or since the last byte after it: the hub answers as
+        soon as the channel lets it, so silence means that it did not hear us, or that its
+        answer was lost on the way."""
+
+        def answered() -> bool:
+            return self._answer is not None
+
+        while True:
+            busy_until = max(out_at, self.channel.last_heard)
+            if self.channel.wait_for(answered, min(busy_until + self.silent_s, deadline)):
+                return
+            if self.clock() >= deadline or self.channel.last_heard <= busy_until:
+                return
 
     def _frame(self, data: bytes) -> None:
         """One frame heard (the reader thread): an answer, a push, or someone else's."""
@@ -405,11 +467,13 @@ class SerialLink:
         if of == "commands":
             self.on_push(envelope)
             return
+        status = envelope.body.get("status")
         with self.channel.changed:
             if (
                 self._awaiting == (envelope.seq, of)
                 and self._answer is None
-                and envelope.body.get("status") in STATUSES
+                and isinstance(status, str)
+                and status in STATUSES
             ):
                 self._answer = (envelope, {**envelope.unsigned(), "mac": mac})
                 self.channel.changed.notify_all()

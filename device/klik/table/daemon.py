@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from klik.link import protocol as p
-from klik.link.courier import Courier
+from klik.link.courier import Courier, Link
 from klik.link.http import HttpLink
-from klik.link.outbox import Outbox
+from klik.link.outbox import Outbox, OutboxCorruptError
+from klik.link.serial import SerialLink
 from klik.table import notify
 from klik.table.config import Config
 from klik.table.engine import Engine, Item, Screens
@@ -30,6 +31,7 @@ from klik.table.journal import Journal
 log = logging.getLogger("klik.table.daemon")
 
 IDLE_WAKE_S = 1.0  # the engine comes round at least this often, for the watchdog
+SERIAL_HEARTBEAT_S = 30.0  # the least heartbeat interval on a shared serial channel
 _STOP = object()
 
 
@@ -69,21 +71,34 @@ class Daemon:
         hub = self.config.hub
         if hub.link == "off":
             return None
-        outbox = Outbox(state / "outbox.sqlite")
+        path = state / "outbox.sqlite"
+        try:
+            outbox = Outbox(path)
+        except OutboxCorruptError:
+            outbox = Outbox.start_anew(path)  # one line says what was moved aside
         self.engine.outbox = outbox
-        if hub.link != "http":
-            log.error("[hub] link = %s is not built yet; results wait in the outbox", hub.link)
-            return None
+        key = p.key_bytes(hub.key)
+        link: Link
+        heartbeat_s = hub.heartbeat_s
+        if hub.link == "serial":
+            link = SerialLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
+            # Nine tables' heartbeats every 2 s would fill a shared 9600-baud channel; the
+            # hub pushes commands over serial, so the heartbeat only reports the state.
+            heartbeat_s = max(heartbeat_s, SERIAL_HEARTBEAT_S)
+        else:
+            link = HttpLink(hub.url, tls_pin_sha256=hub.tls_pin_sha256 or None)
         courier = Courier(
             outbox,
-            HttpLink(hub.url, tls_pin_sha256=hub.tls_pin_sha256 or None),
+            link,
             hub.device_id,
-            p.key_bytes(hub.key),
-            heartbeat_s=hub.heartbeat_s,
+            key,
+            heartbeat_s=heartbeat_s,
             status=lambda: self.engine.status(self.clock()),
             on_delivery=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
             on_command=lambda order: self.call(lambda engine, now: engine.command(order, now)),
         )
+        if isinstance(link, SerialLink):
+            link.on_push = courier.push
         self.engine.on_kept = courier.wake
         return courier
 
