@@ -90,6 +90,9 @@ def test_a_finished_games_receipt_reaches_all_four_screens_and_its_result_the_hu
     assert stored["points_check"] == "ok"
     receipt = stored["receipt"]
     assert sim.delivery(daemon) == {"state": "sent", "receipt": receipt, "waiting": 0}
+    state = sim.state(daemon)
+    assert state["delivery"] == sim.delivery(daemon)
+    assert state["hub_url"] == daemon.config.hub.url  # the table's page links to the hub's
     views = daemon.engine.snapshot().views
     assert {seat: view.receipt for seat, view in views.items()} == dict.fromkeys(
         "ABCD", f"R-{receipt}"
