@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +282,50 @@ def test_a_daemon_that_cannot_start_says_why_in_one_line(
     done = klik(*args.format(**names).split())
     assert "Traceback" not in done.stderr
     assert (done.returncode, done.stdout, done.stderr) == (2, "", line.format(**names) + "\n")
+
+
+def test_a_busy_port_says_to_choose_another(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = klik("sim", "--port", str(port), "--state-dir", str(tmp_path / "state"))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"klik sim: cannot serve on 127.0.0.1:{port} (Address already in use); "
+        "another port: klik sim --port N\n"
+    )
+
+
+def test_klik_sim_tidies_its_temporary_journal_away_on_exit(tmp_path: Path) -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    sim = subprocess.Popen(
+        [KLIK, "sim", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        text=True, env={**os.environ, "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert sim.stdout is not None
+    line = sim.stdout.readline()  # "… (journal: FOLDER; Ctrl-C ends)" once it serves
+    folder = Path(line.split("journal: ")[1].split(";")[0])
+    assert folder.is_dir()
+    assert folder.parent == tmp_path
+    sim.send_signal(signal.SIGINT)
+    assert sim.wait(timeout=30) == 0
+    assert not folder.exists()
+
+
+def test_klik_score_at_a_terminal_with_no_sheet_says_how_instead_of_waiting() -> None:
+    main_end, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [KLIK, "score"], stdin=terminal, capture_output=True, text=True, timeout=30,
+            check=False,
+        )  # fmt: skip
+    finally:
+        os.close(main_end)
+        os.close(terminal)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "klik score: give a score sheet: klik score SHEET.json (or pipe one into klik score -)\n"
+    )

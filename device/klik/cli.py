@@ -131,6 +131,10 @@ def _score(name: str) -> int:
 
     from klik.scorefile import output, score_sheet
 
+    if name == "-" and sys.stdin.isatty():
+        # A judge who types `klik score` alone at a terminal would wait on a silent prompt.
+        raise KlikError("give a score sheet: klik score SHEET.json (or pipe one into klik score -)")
+
     result = score_sheet(_read(name))
     print(json.dumps(output(result), ensure_ascii=False))
     return 0

@@ -57,7 +57,7 @@ def test_the_printed_config_reads_back_the_same(tmp_path: Path) -> None:
         ('[table]\nseats = 3\n[game]\nstarter = "D"', "starter must be one of A, B, C, got D"),
         ("[game]\nmove_time_s = 5\nwarn_s = 10", "warn_s must be below [game] move_time_s (5.0)"),
         # pins: twice the same, a bus pin, out of range
-        ("[pins]\nbuzzer = 5", "[pins] buzzer = 5: GPIO 5 is already seat_A_button"),
+        ("[pins]\nbuzzer = 5", "[pins] buzzer = 5: GPIO 5 is already [pins] seat_A_button"),
         ("[pins]\nseat_B_led = 3", "[pins] seat_B_led = 3: GPIO 3 is the I2C SCL pin"),
         ("[pins]\nseat_B_led = 14", "GPIO 14 is the UART TXD pin"),
         ("[pins]\njudge_key = 4", "GPIO 4 is the shutdown button"),

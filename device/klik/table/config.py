@@ -628,7 +628,7 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
             )
         if pin in used:
             raise ConfigError(
-                f"{source}: [pins] {name} = {pin}: GPIO {pin} is already {used[pin]}; "
+                f"{source}: [pins] {name} = {pin}: GPIO {pin} is already [pins] {used[pin]}; "
                 "every part needs a pin of its own"
             )
         used[pin] = name

@@ -17,10 +17,12 @@ from this server's own page (a foreign ``Origin`` gets 403); another method on a
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import logging
 import re
+import shutil
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -335,18 +337,28 @@ def delivery(table: Daemon) -> dict[str, Any]:
 def main(config: Config, port: int | None, state_dir: str | None) -> int:
     """Serve the virtual table until Ctrl-C."""
     folder = state_dir or tempfile.mkdtemp(prefix="klik-sim-")
+    try:
+        return _serve(config, port, folder)
+    finally:
+        if state_dir is None:  # a temporary journal is the virtual table's own: tidy it away
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(config: Config, port: int | None, folder: str) -> int:
     table = make_daemon(config, folder)
-    table.start()
     host, port = config.sim.host, config.sim.port if port is None else port
     try:
-        server = Server((host, port), table)
+        server = Server((host, port), table)  # the port first: a busy one starts no game
     except OSError as error:
         table.stop()
-        raise KlikError(f"cannot serve on {host}:{port} ({error.strerror})") from None
-    print(
-        f"Wirtualny stół Klik: http://{host}:{port}  (journal: {folder}; Ctrl-C ends)", flush=True
-    )
+        hint = "; another port: klik sim --port N" if error.errno == errno.EADDRINUSE else ""
+        raise KlikError(f"cannot serve on {host}:{port} ({error.strerror}){hint}") from None
     try:
+        table.start()
+        print(
+            f"Wirtualny stół Klik: http://{host}:{port}  (journal: {folder}; Ctrl-C ends)",
+            flush=True,
+        )
         server.serve_forever()
     except KeyboardInterrupt:
         pass
