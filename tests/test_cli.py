@@ -329,3 +329,26 @@ def test_klik_score_at_a_terminal_with_no_sheet_says_how_instead_of_waiting() ->
     assert done.stderr == (
         "klik score: give a score sheet: klik score SHEET.json (or pipe one into klik score -)\n"
     )
+
+
+def test_a_seat_that_has_not_opened_needs_no_rack_where_its_penalty_counts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = {
+        "rules": "tournament",
+        "ending": "rummikub",
+        "winner": "A",
+        "seats": {"A": {}, "B": {"opened": False}, "C": {"rack": 17}},  # B: −100, rack unread
+    }
+    code, out, err = run(capsys, "score", sheet(tmp_path, doc))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["small"] == {"A": 117, "B": -100, "C": -17}
+    # In an exhausted game the rack is what counts, opened or not: it is still asked for.
+    exhausted = {"rules": "tournament", "ending": "exhausted",
+                 "seats": {"A": {"rack": 3}, "B": {"opened": False}}}  # fmt: skip
+    code, out, err = run(capsys, "score", sheet(tmp_path, exhausted))
+    assert (code, out) == (2, "")
+    assert err == (
+        "klik score: seats.B.rack: missing; the sum of the tiles left on the rack "
+        "(a seat that has not opened is scored by its rack here)\n"
+    )

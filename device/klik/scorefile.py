@@ -6,7 +6,8 @@ Input::
      "seats": {"A": {"rack": 25, "opened": true, "could_open": false, "announced": false},
                "B": {}, "C": {"rack": 17}}}
 
-``winner`` is for a Rummikub ending only, and its rack may be left out. ``opened``
+``winner`` is for a Rummikub ending only, and its rack may be left out, as may the rack of a
+seat that has not opened (``"opened": false``) when the ending charges it the penalty. ``opened``
 defaults to true, ``could_open`` and ``announced`` to false. Every mistake is reported as
 one line naming the field, e.g. ``seats.A.rack: expected a whole number ≥ 0, got -3``.
 """
@@ -60,30 +61,36 @@ def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
             raise InputError(f"winner: {winner!r} is not seated; seated: {seated}")
     elif winner is not None:
         raise InputError("winner: only a Rummikub ending has one; the lowest rack wins")
+    # A seat that never opened is charged its penalty instead of its rack where the rule set
+    # says so (a Rummikub ending): its rack is then not needed.
+    penalised = ending is Ending.RUMMIKUB or RULE_SETS[rules].penalties_when_exhausted
     seats = {
-        letter: _seat(table[letter], f"seats.{letter}", went_out=letter == winner)
+        letter: _seat(
+            table[letter], f"seats.{letter}", went_out=letter == winner, penalised=penalised
+        )
         for letter in sorted(table)
     }
     return rules, ending, seats, winner
 
 
-def _seat(entry: Any, where: str, *, went_out: bool) -> SeatRack:
+def _seat(entry: Any, where: str, *, went_out: bool, penalised: bool) -> SeatRack:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected an object, got {_kind(entry)}")
     _known(entry, SEAT_KEYS, f"{where}.")
-    if "rack" not in entry and not went_out:
-        raise InputError(f"{where}.rack: missing; the sum of the tiles left on the rack")
-    rack = entry.get("rack", 0)
-    if isinstance(rack, bool) or not isinstance(rack, int) or not 0 <= rack <= MAX_RACK:
-        raise InputError(f"{where}.rack: expected a whole number ≥ 0, got {json.dumps(rack)}")
-    if went_out and rack != 0:
-        raise InputError(f"{where}.rack: the winner of a Rummikub has no tiles left, got {rack}")
     flags = {}
     for key, default in (("opened", True), ("could_open", False), ("announced", False)):
         value = entry.get(key, default)
         if not isinstance(value, bool):
             raise InputError(f"{where}.{key}: expected true or false, got {json.dumps(value)}")
         flags[key] = value
+    if "rack" not in entry and not went_out and (flags["opened"] or not penalised):
+        why = "" if flags["opened"] else " (a seat that has not opened is scored by its rack here)"
+        raise InputError(f"{where}.rack: missing; the sum of the tiles left on the rack{why}")
+    rack = entry.get("rack", 0)
+    if isinstance(rack, bool) or not isinstance(rack, int) or not 0 <= rack <= MAX_RACK:
+        raise InputError(f"{where}.rack: expected a whole number ≥ 0, got {json.dumps(rack)}")
+    if went_out and rack != 0:
+        raise InputError(f"{where}.rack: the winner of a Rummikub has no tiles left, got {rack}")
     return SeatRack(rack=rack, **flags)
 
 
