@@ -53,7 +53,15 @@ def events(
             seat = "ABCD"[item[1]]  # may be a seat not at the table: must be shrugged off
             length = item[2]
             taps = [(t, 0.1), (t + 0.2, 0.1)] if length == 0 else [(t, length)]
-            out += [e for at, n in taps for e in (Edge(seat, True, at), Edge(seat, False, at + n))]
+            # Two buttons' edges never share a microsecond at a real table. At the very same
+            # float instant their bursts would settle in one step, and the state between the
+            # two taps (which a power cut can leave) would never be seen by ``drive``.
+            off = item[1] * 1e-6
+            out += [
+                e
+                for at, n in taps
+                for e in (Edge(seat, True, at + off), Edge(seat, False, at + off + n))
+            ]
             t = max(t, taps[-1][0])
         else:
             out.append(g.Order(item[1], t, "judge"))
