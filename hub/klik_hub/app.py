@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -127,9 +127,9 @@ def make_app(store: Store) -> FastAPI:
         response_model_exclude_none=True,
         responses={404: {"model": Answer}, 422: {"model": Answer}},
     )
-    def post_command(table: int, command: CommandIn) -> JSONResponse:
+    def post_command(table: Annotated[int, Path(ge=1, le=999)], command: CommandIn) -> JSONResponse:
         """Queue a hub → table command (pause, resume, round-over, start, players)."""
-        if not any(t["table"] == table for t in store.tables()):
+        if not store.paired(table):
             return JSONResponse({"status": "invalid", "error": f"table {table} is not paired"}, 404)
         if command.kind not in COMMAND_KINDS:
             error = f"kind: allowed are {', '.join(COMMAND_KINDS)}"

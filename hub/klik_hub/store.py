@@ -167,6 +167,12 @@ class Store:
         with self._read() as db:
             return self._device(db, device)
 
+    def paired(self, table_no: int) -> bool:
+        """Whether table ``table_no`` is paired with this hub (a command needs a table)."""
+        with self._read() as db:
+            found = db.execute(select(devices.c.device).where(devices.c.table_no == table_no))
+            return found.first() is not None
+
     @staticmethod
     def _device(db: Connection, device: str) -> Device | None:
         row = db.execute(DEVICE, {"device": device}).first()
