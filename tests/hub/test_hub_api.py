@@ -208,7 +208,11 @@ def test_a_heartbeat_is_the_tables_state_and_fetches_its_commands_until_acknowle
     ("path", "payload", "status"),
     [
         ("/api/v1/tables/5/commands", {"kind": "pause"}, 404),  # table 5 is not paired
-        ("/api/v1/tables/25226378338157497155584/commands", {"kind": "pause"}, 422),  # no such table number (schemathesis found a 500)
+        (
+            "/api/v1/tables/25226378338157497155584/commands",
+            {"kind": "pause"},
+            422,
+        ),  # no such table number (schemathesis found a 500)
         ("/api/v1/tables/3/commands", {"kind": "explode"}, 422),
         ("/api/v1/tables/3/commands", {"kind": "players", "args": {"A": 1.5}}, 422),  # a float
         ("/api/v1/tables/3/commands", {"args": {}}, 422),  # no kind
