@@ -56,8 +56,9 @@ def test_the_script_example_runs_as_described() -> None:
     assert record["opened"] == ["A"]
     assert [m["ended_by"] for m in record["moves"]] == ["tap", "hold"]
     assert {"at": 32.0, "sound": "judge"} in record["log"]
-    # C had 40 - (32.0 - 15.8) = 23.8 s when the judge was called; resumed at 70.0.
-    assert (record["state"], record["mover"], record["time_left_s"]) == ("move", "C", 3.8)
+    # B's hold handed over at its press: C had 40 - (32.0 - 14.8) = 22.8 s when the judge
+    # was called; resumed at 70.0, it has 2.8 s left at 90.0.
+    assert (record["state"], record["mover"], record["time_left_s"]) == ("move", "C", 2.8)
 
 
 def test_make_demo_replays_a_file_that_exists() -> None:

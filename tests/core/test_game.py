@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from play import Play
 
-from klik.core.game import RECOVERY, EndedBy, Move, NoteKind, Phase
+from klik.core.game import RECOVERY, EndedBy, Move, NoteKind, Phase, Settings, starter_of
 from klik.core.scoring import Ending
 
 # --- ready ------------------------------------------------------------------------------
@@ -50,11 +50,13 @@ def test_a_tap_ends_the_move_at_the_press_without_a_draw() -> None:
     assert game.pile.tiles_left == 50
 
 
-def test_a_hold_draws_a_tile_and_ends_the_move_when_recognised() -> None:
+def test_a_hold_draws_a_tile_and_ends_the_move_at_the_press() -> None:
+    # Recognised at 13.0, but the move ended at the press (RULES.md §7): B's clock runs from
+    # 12.0, so B does not gain the second A held its button for.
     play = Play().start(0.0).hold("A", 12.0)
     game = play.game
-    assert game.moves == (Move("A", 0.0, 13.0, EndedBy.HOLD, 1),)
-    assert (game.mover, game.move_start) == ("B", 13.0)
+    assert game.moves == (Move("A", 0.0, 12.0, EndedBy.HOLD, 1),)
+    assert (game.mover, game.move_start, game.deadline) == ("B", 12.0, 72.0)
     assert game.opened == frozenset()
     assert game.pile.tiles_left == 49
 
@@ -96,7 +98,7 @@ def test_a_press_started_before_the_move_does_not_end_it() -> None:
 def test_a_press_in_time_wins_over_the_deadline() -> None:
     # A presses 0.3 s before its time runs out and holds to draw: the hold counts.
     play = Play(move_time_s=30).start(0.0).hold("A", 29.7)
-    assert play.game.moves == (Move("A", 0.0, 30.7, EndedBy.HOLD, 1),)
+    assert play.game.moves == (Move("A", 0.0, 29.7, EndedBy.HOLD, 1),)
     assert play.sounds == [(20.0, "warn")]
 
 
@@ -147,7 +149,7 @@ def test_a_hold_after_a_timeout_draws_the_penalty() -> None:
     play = Play(move_time_s=30, penalty_tiles=2).start(0.0).to(40).hold("A", 41.0)
     game = play.game
     assert game.moves == (Move("A", 0.0, 30.0, EndedBy.TIMEOUT, 2),)
-    assert (game.mover, game.move_start, game.pile.tiles_left) == ("B", 42.0, 48)
+    assert (game.mover, game.move_start, game.pile.tiles_left) == ("B", 41.0, 48)  # the press
     assert game.opened == frozenset()
 
 
@@ -269,7 +271,7 @@ def test_after_the_last_tile_every_seat_moves_once_more() -> None:
     play = Play(seats=3, pile=1).start(0.0).hold("A", 5.0)  # A takes the last tile
     assert (play.game.pile.tiles_left, play.game.final_round, play.game.mover) == (0, True, "B")
     play.tap("B", 10.0).hold("C", 12.0)  # C passes: nothing to draw
-    assert play.game.moves[-1] == Move("C", 10.0, 13.0, EndedBy.HOLD, 0)
+    assert play.game.moves[-1] == Move("C", 10.0, 12.0, EndedBy.HOLD, 0)
     assert play.game.phase is Phase.MOVE
     play.tap("A", 20.0)
     assert (play.game.phase, play.game.ending) == (Phase.SCORING, Ending.EXHAUSTED)
@@ -350,3 +352,22 @@ def test_a_double_tap_whose_first_tap_was_before_the_move_is_a_tap() -> None:
     assert play.game.press_at is None
     assert play.game.phase is Phase.TIMED_OUT
     assert play.game.mover == "C"
+
+
+# --- the starter of each game -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seats", "first", "starters"),
+    [
+        (("A", "B", "C", "D"), "A", "ABCDA"),  # 000 f: A, then B, C, and so on round the table
+        (("A", "B", "C"), "A", "ABCAB"),  # three seats: D never starts
+        (("A", "B", "C", "D"), "C", "CDABC"),  # a configured first starter
+        (("A", "B"), "B", "BABAB"),
+    ],
+)
+def test_each_game_is_started_by_the_next_seat(
+    seats: tuple[str, ...], first: str, starters: str
+) -> None:
+    settings = Settings(seats=seats, starter=first)
+    assert "".join(starter_of(settings, n) for n in range(1, 6)) == starters

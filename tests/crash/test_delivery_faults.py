@@ -108,15 +108,17 @@ def until(what: Callable[[], bool], timeout_s: float = 30.0) -> None:
 
 
 def play(table: VirtualTable) -> None:
-    """One quick game: D starts, A goes out at once, every seat confirms."""
+    """One quick game: the seat before the starter starts it, the starter goes out at once,
+    every seat confirms. Each game has the next starter (000 f)."""
     state = table.state()
     if state["state"] == "done":
         table._request("/api/judge", {"pressed": True})
         time.sleep(0.1)  # sleep-ok: a real press of the judge key
         table._request("/api/judge", {"pressed": False})
         time.sleep(0.3)  # sleep-ok: the judge's tap is recognised: the next game
-    table.tap("D")
-    table.double("A")
+    starter = table.state()["starter"]
+    table.tap("ABCD"["ABCD".index(starter) - 1])
+    table.double(starter)
     for seat in "ABCD":
         table.double(seat)
     until(lambda: table.state()["state"] == "done")

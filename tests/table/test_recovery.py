@@ -174,9 +174,48 @@ def test_after_a_damaged_journal_the_game_number_goes_on(tmp_path: Path) -> None
     second = Table(tmp_path)
     second.engine.start(BOOT)
     assert second.engine.info.game_no == 3
-    finish(second.press("D", 10.0), 20.0)
+    assert second.game.settings.starter == "C"  # game 3: two seats on from A
+    finish(second.press("B", 10.0), 20.0)
     assert (tmp_path / "result-1.json").read_bytes() == result_1
     assert (tmp_path / "result-3.json").exists()
+
+
+def test_each_game_is_started_by_the_next_seat_and_a_restored_game_keeps_its_starter(
+    tmp_path: Path,
+) -> None:
+    table = finish(playing(tmp_path), 120.0)  # game 1: D's tap started A's clock
+    starters = ["A"]
+    for game_no in (2, 3, 4, 5):
+        assert table.engine.new_game(200.0 * game_no)
+        assert table.engine.info.game_no == game_no
+        starters.append(table.game.settings.starter)
+        assert table.screen("A").starter == starters[-1]  # the ready screens say who starts
+        if game_no < 5:
+            before = "ABCD"["ABCD".index(starters[-1]) - 1]
+            finish(table.press(before, 200.0 * game_no + 1), 200.0 * game_no + 10)
+    assert starters == ["A", "B", "C", "D", "A"]  # round the table (000 f)
+    table.press("D", 1001.0)  # the seat before A hands A the clock
+    assert (table.game.phase, table.game.mover) == (g.Phase.MOVE, "A")
+    header = json.loads((tmp_path / "journal.jsonl").read_text().splitlines()[0])
+    assert (header["game_no"], header["starter"]) == (5, "A")
+    second = cut(table, tmp_path)
+    assert (second.engine.info.game_no, second.game.settings.starter) == (5, "A")
+    assert (second.game.phase, second.game.mover) == (g.Phase.PAUSED, "A")
+
+
+def test_a_journal_without_a_starter_gets_the_one_its_game_number_gives(tmp_path: Path) -> None:
+    first = Table(tmp_path)
+    first.engine.start(100.0)
+    first.journal.close()
+    path = tmp_path / "journal.jsonl"
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["starter"]  # written before the starter rotated
+    header["game_no"] = 2
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    second = Table(tmp_path)
+    second.engine.start(BOOT)
+    assert (second.engine.info.game_no, second.game.settings.starter) == (2, "B")
 
 
 def test_even_without_the_counter_the_results_kept_set_the_next_number(tmp_path: Path) -> None:
@@ -196,7 +235,7 @@ def test_a_result_never_overwrites_another(tmp_path: Path) -> None:
     table.engine.start(100.0)
     assert table.engine.info.game_no == 2  # the kept result is a floor
     (tmp_path / "result-2.json").write_text('{"someone": "else"}\n')
-    finish(table.press("D", 101.0), 120.0)
+    finish(table.press("A", 101.0), 120.0)  # game 2: A hands B, its starter, the clock
     assert (tmp_path / "result-2.json").read_text() == '{"someone": "else"}\n'
     kept = json.loads((tmp_path / "result-2.1.json").read_text())
     assert kept["game_no"] == 2

@@ -17,12 +17,12 @@ Transition table (phase × event → what happens)
 READY      tap by the seat before the starter / START    → MOVE, the starter's clock runs
            LONG hold by any seat                          → re-deal request logged
 MOVE       mover's tap (pressed in their move)            → move ends at the press, no draw
-           mover's HOLD                                   → move ends, one tile drawn
+           mover's HOLD                                   → move ended at the press, one tile drawn
            double tap by the seat that just tapped        → that move was a Rummikub → SCORING
            another seat's tap                             → ignored, logged
            another seat's JUDGE hold / PAUSE              → PAUSED, clock stopped
            the deadline (no press of the mover pending)   → TIMED_OUT ("wait") or next move ("auto")
-TIMED_OUT  timed-out seat's tap / HOLD                    → hand over: no draw / penalty draw
+TIMED_OUT  timed-out seat's tap / HOLD                    → from the press: no draw / penalty draw
 PAUSED     tap by the seat that paused / RESUME           → back, with the time left
            mover's LONG hold / RESTART                    → MOVE with full time from now
            UNDO (also from MOVE, TIMED_OUT, SCORING)      → the last hand-over is taken back
@@ -273,6 +273,13 @@ class MoveChanges(Changes, total=False):
     window: tuple[str, float] | None
 
 
+def starter_of(settings: Settings, game_no: int) -> str:
+    """Who starts game ``game_no`` (from 1) at a table whose first game ``settings.starter``
+    starts: the next seat clockwise each game, round the table's seats (000 f)."""
+    seats = settings.seats
+    return seats[(seats.index(settings.starter) + game_no - 1) % len(seats)]
+
+
 def new_game(settings: Settings) -> Game:
     """A table before the start: the deal is done, nobody moves yet."""
     settings.check()
@@ -397,7 +404,10 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         if isinstance(g, Tap):
             return _end_move(game, g.at, EndedBy.TAP)
         if isinstance(g, Held) and Mark.HOLD in g.marks:
-            return _end_move(game, g.at, EndedBy.HOLD, spent=_spent(game, g.seat, g.pressed_at))
+            # Recognised hold_s after the press, but the move ended at the press (§7): the
+            # next seat's clock runs from there, and the record says so.
+            spent = _spent(game, g.seat, g.pressed_at)
+            return _end_move(game, g.pressed_at, EndedBy.HOLD, spent=spent)
         return game, ()
     if isinstance(g, DoubleTap) and game.last_tap == (g.seat, g.first_at):
         return _rummikub(game, g)
@@ -419,7 +429,8 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
             return _hand_over(game, g.at, 0, opened=True)
         if isinstance(g, Held) and Mark.HOLD in g.marks:
             spent = _spent(game, seat, g.pressed_at)
-            return _hand_over(game, g.at, game.settings.penalty_tiles, opened=False, spent=spent)
+            penalty = game.settings.penalty_tiles
+            return _hand_over(game, g.pressed_at, penalty, opened=False, spent=spent)
         return game, ()
     if isinstance(g, Held) and Mark.JUDGE in g.marks:
         return _call_judge(game, g)

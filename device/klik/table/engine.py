@@ -182,7 +182,9 @@ class Engine:
         if self.counter is not None and self.counter.last() < game_no:
             self.counter.begin(game_no)
         self.info = replace(self.info, game_no=game_no)
-        table, last = j.replay_entries(t.new_table(self.settings), recovered.entries)
+        starter = recovered.header.get("starter") or g.starter_of(self.settings, game_no)
+        settings = replace(self.settings, starter=starter)
+        table, last = j.replay_entries(t.new_table(settings), recovered.entries)
         self.replay = r.Replay(table, max(last, recovered.at))
         return True
 
@@ -192,7 +194,8 @@ class Engine:
         return max(counted, self.info.game_no if self.game_started else 0) + 1
 
     def _new_game(self, now: float, game_no: int) -> None:
-        settings = self.settings
+        # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
+        settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
         if self.counter is not None:
             self.counter.begin(game_no)
         self.game_started = True
@@ -207,6 +210,7 @@ class Engine:
                     "table": self.info.table,
                     "game_no": game_no,
                     "seats": list(settings.seats),
+                    "starter": settings.starter,
                     "at": now,
                 }
             )

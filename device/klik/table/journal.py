@@ -140,6 +140,9 @@ def check_header(header: Any) -> Json:
         raise DamageError("header seats are not A, B[, C[, D]]")
     if not isinstance(header.get("table"), str):
         raise DamageError("header table is not text")
+    # Journals written before the starter rotated per game have none: it follows from game_no.
+    if "starter" in header and header["starter"] not in seats:
+        raise DamageError(f"header starter is not one of {', '.join(seats)}")
     return header
 
 

@@ -61,6 +61,7 @@ def record(replay: Replay) -> Json:
     left = game.time_left(now)
     return {
         "state": game.phase.value,
+        "starter": game.settings.starter,
         "mover": game.mover,
         "time_left_s": None if left is None else _ms(left),
         "draw_tiles_left": game.pile.tiles_left,
