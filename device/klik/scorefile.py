@@ -24,7 +24,6 @@ from klik.errors import InputError
 SEATS = ("A", "B", "C", "D")
 TOP_KEYS = ("rules", "ending", "winner", "seats")
 SEAT_KEYS = ("rack", "opened", "could_open", "announced")
-MAX_RACK = 10_000  # far above any rack (106 tiles, jokers 50), low enough to catch a typo
 
 
 def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
@@ -66,14 +65,18 @@ def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
     penalised = ending is Ending.RUMMIKUB or RULE_SETS[rules].penalties_when_exhausted
     seats = {
         letter: _seat(
-            table[letter], f"seats.{letter}", went_out=letter == winner, penalised=penalised
+            table[letter],
+            f"seats.{letter}",
+            went_out=letter == winner,
+            penalised=penalised,
+            top=RULE_SETS[rules].max_rack,
         )
         for letter in sorted(table)
     }
     return rules, ending, seats, winner
 
 
-def _seat(entry: Any, where: str, *, went_out: bool, penalised: bool) -> SeatRack:
+def _seat(entry: Any, where: str, *, went_out: bool, penalised: bool, top: int) -> SeatRack:
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected an object, got {_kind(entry)}")
     _known(entry, SEAT_KEYS, f"{where}.")
@@ -87,8 +90,11 @@ def _seat(entry: Any, where: str, *, went_out: bool, penalised: bool) -> SeatRac
         why = "" if flags["opened"] else " (a seat that has not opened is scored by its rack here)"
         raise InputError(f"{where}.rack: missing; the sum of the tiles left on the rack{why}")
     rack = entry.get("rack", 0)
-    if isinstance(rack, bool) or not isinstance(rack, int) or not 0 <= rack <= MAX_RACK:
-        raise InputError(f"{where}.rack: expected a whole number ≥ 0, got {json.dumps(rack)}")
+    if isinstance(rack, bool) or not isinstance(rack, int) or not 0 <= rack <= top:
+        raise InputError(
+            f"{where}.rack: expected a whole number from 0 to {top} (every tile of the set), "
+            f"got {json.dumps(rack)}"
+        )
     if went_out and rack != 0:
         raise InputError(f"{where}.rack: the winner of a Rummikub has no tiles left, got {rack}")
     return SeatRack(rack=rack, **flags)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from play import Play
 
@@ -228,8 +230,9 @@ def test_undo_gives_the_move_back_with_the_time_it_had() -> None:
     )  # fmt: skip
     assert game.moves == ()
     assert game.pile.tiles_left == 50  # the tile drawn goes back on the pile
+    assert game.undone  # the screens say the judge took the move back
     play.order("resume", 35.0)
-    assert (play.game.phase, play.game.deadline) == (Phase.MOVE, 75.0)
+    assert (play.game.phase, play.game.deadline, play.game.undone) == (Phase.MOVE, 75.0, False)
 
 
 def test_undo_twice_goes_back_two_hand_overs() -> None:
@@ -306,12 +309,12 @@ def test_entering_racks_with_the_buttons() -> None:
     play.tap("A", 13.0).tap("A", 14.0)  # +1 +1
     assert play.game.rack("A") == 22
     play.double("A", 15.0)  # confirms, adds nothing
-    assert play.game.confirmed == {"A"}
+    assert play.game.confirmed == {"A", "C"}  # C, who went out, was confirmed with 0
     play.tap("A", 16.0)  # confirmed: no more changes
     assert play.game.rack("A") == 22
-    play.tap("C", 17.0)  # the winner only confirms
-    assert play.game.rack("C") == 0
-    play.tap("B", 18.0).double("B", 19.0).double("C", 20.0)
+    play.tap("C", 17.0).double("C", 17.5)  # the winner has nothing to enter or confirm
+    assert (play.game.rack("C"), play.game.confirmed) == (0, {"A", "C"})
+    play.tap("B", 18.0).double("B", 19.0)  # the last seat's confirmation ends the count
     game = play.game
     assert game.phase is Phase.DONE
     assert game.result is not None
@@ -371,3 +374,53 @@ def test_each_game_is_started_by_the_next_seat(
 ) -> None:
     settings = Settings(seats=seats, starter=first)
     assert "".join(starter_of(settings, n) for n in range(1, 6)) == starters
+
+
+def counting(seats: int = 3) -> Play:
+    """C went out with a double tap; A and B enter their racks."""
+    play = Play(seats=seats).start(0.0).tap("A", 1.0).tap("B", 2.0).double("C", 3.0)
+    assert (play.game.phase, play.game.confirmed) == (Phase.SCORING, {"C"})
+    return play
+
+
+def test_a_tap_then_a_hold_counts_down_by_ten_to_fix_an_overshoot() -> None:
+    play = counting().hold("A", 10.0, length=2.2)  # +10 at 1.0, 1.5 and 2.0 s: 30
+    assert play.game.rack("A") == 30
+    # The seat wanted 23: "klik, trzymaj" takes 10 off (its tap's +1 too), then three taps.
+    play.tap("A", 13.0).hold("A", 13.3, length=1.2)
+    assert play.game.rack("A") == 20
+    play.tap("A", 16.0).tap("A", 17.0).tap("A", 18.0)
+    assert play.game.rack("A") == 23
+    play.tap("A", 20.0).hold("A", 20.3, length=2.7)  # counts down every 0.5 s, never below 0
+    assert play.game.rack("A") == 0
+
+
+def test_a_hold_long_after_a_tap_still_counts_up() -> None:
+    play = counting().tap("A", 10.0).hold("A", 11.0, length=1.2)  # 0.9 s between: not a pair
+    assert play.game.rack("A") == 11
+
+
+def test_a_confirmed_sum_is_reopened_by_a_double_tap_until_the_last_seat_confirms() -> None:
+    play = counting().tap("A", 10.0).double("A", 11.0)
+    assert (play.game.rack("A"), play.game.confirmed) == (1, {"A", "C"})
+    play.double("A", 12.0)  # reopened, with its sum
+    assert (play.game.rack("A"), play.game.confirmed) == (1, {"C"})
+    play.tap("A", 13.0).double("A", 14.0).tap("B", 15.0).double("B", 16.0)
+    assert play.game.phase is Phase.DONE
+    assert play.game.result is not None
+    assert play.game.result.rack == {"A": 2, "B": 1, "C": 0}
+
+
+def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
+    play = counting()
+    table = play.replay.table
+    play.replay.table = replace(
+        table, game=replace(table.game, racks=(("A", 825), ("B", 0), ("C", 0)))
+    )
+    play.hold("A", 10.0, length=1.2)
+    assert play.game.rack("A") == 825  # +10 would pass 828
+    play.tap("A", 12.0).tap("A", 13.0).tap("A", 14.0).tap("A", 15.0)
+    assert play.game.rack("A") == 828
+    refused = [n for n in play.notes if n.kind is NoteKind.IGNORED and n.seat == "A"]
+    assert [n.at for n in refused] == [11.0, 15.0]
+    assert "828" in refused[0].text

@@ -72,6 +72,18 @@ def test_two_taps_within_double_s_make_a_double_tap() -> None:
     ]
 
 
+def test_a_hold_that_follows_a_tap_within_double_s_says_so() -> None:
+    edges = [(True, 1.0), (False, 1.1), (True, 1.4), (False, 2.6)]
+    assert run(edges, until=3) == [
+        Pressed("A", 1.0),
+        Tap("A", 1.0),
+        Pressed("A", 1.4),
+        Held("A", 2.4, 1.4, frozenset({Mark.HOLD}), after_tap=1.0),
+    ]
+    later = [(True, 1.0), (False, 1.1), (True, 1.5), (False, 2.6)]  # 0.5 s after the tap
+    assert run(later, until=3)[-1] == Held("A", 2.5, 1.5, frozenset({Mark.HOLD}))
+
+
 def test_taps_further_apart_are_two_taps() -> None:
     edges = [(True, 1.0), (False, 1.1), (True, 1.45), (False, 1.55)]
     assert [g for g in run(edges, until=2) if isinstance(g, Tap)] == [Tap("A", 1.0), Tap("A", 1.45)]

@@ -26,7 +26,9 @@ TIMED_OUT  timed-out seat's tap / HOLD                    → from the press: no
 PAUSED     tap by the seat that paused / RESUME           → back, with the time left
            mover's LONG hold / RESTART                    → MOVE with full time from now
            UNDO (also from MOVE, TIMED_OUT, SCORING)      → the last hand-over is taken back
-SCORING    tap +1, HOLD and every REPEAT +10, double tap confirms (adds nothing)
+SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an overshoot),
+           double tap confirms (adds nothing), a confirmed seat's double tap reopens it;
+           a Rummikub's winner is confirmed with 0 from the start; sums stay 0 to max_rack
            all confirmed                                  → DONE, result scored
 
 Illegal or meaningless events never raise: they come back as a ``Note`` command and leave
@@ -221,6 +223,7 @@ class Game:
     final_left: int | None = None  # moves left in the final round, the current one included
     round_over: bool = False  # the round's time ran out: the final round follows this move
     paused_by: str | None = None  # a seat letter, "judge" or "hub"
+    undone: bool = False  # PAUSED: by an undo, which gave the mover their move back
     resume_to: Phase | None = None  # PAUSED: MOVE or TIMED_OUT
     window: tuple[str, float] | None = None  # "auto": (timed-out seat, until) for its draw
     last_tap: tuple[str, float] | None = None  # (seat, press) of the tap that ended the last move
@@ -457,17 +460,25 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if isinstance(g, DoubleTap) and game.last_tap == (seat, g.first_at):
         # The tap that ended the last move of the final round was the first of a double tap.
         return _rummikub(game, g)
+    if seat == game.winner:
+        return game, ()  # a Rummikub's winner has 0 on the rack, confirmed when the count began
+    assert game.scoring_at is not None
     if seat in game.confirmed:
+        if isinstance(g, DoubleTap):
+            # Reopened to correct it; the count ends only when the last seat confirms.
+            return replace(game, confirmed=game.confirmed - {seat}), ()
         return game, ()
-    entering = seat != game.winner
-    if isinstance(g, Tap) and entering:
-        return _add(game, seat, 1), ()
-    if isinstance(g, Held) and entering and (Mark.HOLD in g.marks or Mark.REPEAT in g.marks):
-        return _add(game, seat, 10), ()
+    if isinstance(g, Tap):
+        return _add(game, seat, 1, g.at)
+    if isinstance(g, Held) and (Mark.HOLD in g.marks or Mark.REPEAT in g.marks):
+        if g.after_tap is not None and g.after_tap >= game.scoring_at:
+            # "klik, trzymaj": a tap, then a hold counts down by 10, for a seat that overshot.
+            # Its tap counted +1: taken back at the first mark.
+            return _add(game, seat, -10 - (Mark.HOLD in g.marks), g.at)
+        return _add(game, seat, 10, g.at)
     if isinstance(g, DoubleTap):
-        assert game.scoring_at is not None
-        if entering and g.first_at >= game.scoring_at:
-            game = _add(game, seat, -1)  # the double tap's first tap counted +1: take it back
+        if g.first_at >= game.scoring_at:
+            game, _ = _add(game, seat, -1, g.at)  # the double tap's first tap counted +1
         return _confirm(game, seat, g.at)
     return game, ()
 
@@ -508,7 +519,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if action is Action.RESTART and (running or phase is Phase.PAUSED):
         return _restart(game, at)
     if action is Action.UNDO and game.undo is not None and phase is not Phase.DONE:
-        restored = replace(_undo_point(*game.undo), paused_by=order.by)
+        restored = replace(_undo_point(*game.undo), paused_by=order.by, undone=True)
         assert restored.mover is not None
         note = Note(
             at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}"
@@ -549,6 +560,7 @@ def _begin_move(
         warned=left <= game.settings.warn_s,
         paused_by=None,
         resume_to=None,
+        undone=False,
     )
 
 
@@ -669,7 +681,10 @@ def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Command, ...]]:
 def _resume(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
     assert game.mover is not None
     if game.resume_to is Phase.TIMED_OUT:
-        return replace(game, phase=Phase.TIMED_OUT, left_s=None, paused_by=None, resume_to=None), ()
+        resumed = replace(
+            game, phase=Phase.TIMED_OUT, left_s=None, paused_by=None, resume_to=None, undone=False
+        )
+        return resumed, ()
     return _begin_move(game, game.mover, at, left_s=game.left_s or 0.0), ()
 
 
@@ -701,14 +716,22 @@ def _enter_scoring(
         winner=winner,
         scoring_at=at,
         racks=tuple((s, 0) for s in seats),
-        confirmed=frozenset(),
+        # Nobody waits for a Rummikub's winner: its rack is empty, so it is confirmed.
+        confirmed=frozenset() if winner is None else frozenset({winner}),
     )
     return game, (Sound(at, SoundKind.END),)
 
 
-def _add(game: Game, seat: str, points: int) -> Game:
-    racks = tuple((s, max(0, r + points) if s == seat else r) for s, r in game.racks)
-    return replace(game, racks=racks)
+def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Command, ...]]:
+    """``points`` on ``seat``'s rack sum, kept from 0 to the largest rack there can be."""
+    top = game.settings.rules.max_rack
+    rack = game.rack(seat) + points
+    notes: tuple[Command, ...] = ()
+    if rack > top:
+        text = f"{seat}: suma ponad {top} (wszystkie kostki) niemożliwa"
+        notes, rack = (Note(at, NoteKind.IGNORED, seat, text),), game.rack(seat)
+    racks = tuple((s, max(0, rack) if s == seat else r) for s, r in game.racks)
+    return replace(game, racks=racks), notes
 
 
 def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Command, ...]]:

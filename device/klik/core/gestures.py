@@ -17,7 +17,9 @@ Gestures, each dated with ``at``:
   emitted instead of a second ``Tap`` (``at`` = second press, ``first_at`` = first press).
 * ``Held`` — the press is still down at one of the press's marks: ``hold_s`` (HOLD),
   ``call_judge_s`` (JUDGE), ``long_hold_s`` (LONG) and every ``repeat_s`` after ``hold_s``
-  (REPEAT). Marks that fall on the same moment come as one ``Held``.
+  (REPEAT). Marks that fall on the same moment come as one ``Held``. A press that began
+  within ``double_s`` of a tap's press (a tap, then a hold: "klik, trzymaj") says so in
+  ``after_tap``, the tap's press.
 * ``Stuck`` — still down after ``stuck_s``: reported once, then the press is ignored until
   the button is released.
 
@@ -114,6 +116,7 @@ class Held:
     at: float
     pressed_at: float
     marks: frozenset[Mark]
+    after_tap: float | None = None  # the press of a tap this press followed within double_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +207,9 @@ def process(button: Button, settings: GestureSettings) -> tuple[Button, Gesture 
     button = replace(button, marks_done=button.marks_done + 1)
     if not mark_set:
         return button, Stuck(button.seat, at, pressed_at)
-    return button, Held(button.seat, at, pressed_at, mark_set)
+    tap = button.last_tap_at
+    after_tap = tap if tap is not None and pressed_at - tap <= settings.double_s else None
+    return button, Held(button.seat, at, pressed_at, mark_set, after_tap)
 
 
 def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture | None]:

@@ -45,6 +45,12 @@ class RuleSet:
     #: Whether a seat that has not opened is scored by its penalty in an exhausted ending too.
     penalties_when_exhausted: bool = False
 
+    @property
+    def max_rack(self) -> int:
+        """The largest rack sum there can be: every tile of the set, 1-13 in four colours
+        twice (728) and both jokers (828 at 50 a joker)."""
+        return 2 * 4 * sum(range(1, 14)) + 2 * self.joker_value
+
 
 RULE_SETS: Mapping[str, RuleSet] = {
     # Seeds 000, 002, 004: 1 big point for the winner, tied winners each get one (000 o).
