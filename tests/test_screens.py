@@ -17,9 +17,22 @@ from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
 from klik import script
+from klik.core import game as g
+from klik.core.gestures import Held, Mark, Tap
+from klik.core.pile import DrawPile
 from klik.core.table import new_table
 from klik.table import replay, screens
-from klik.table.view import Delivery, Language, Screen, SeatScore, SeatView, TableInfo, seat_views
+from klik.table.view import (
+    STEPS,
+    Delivery,
+    Language,
+    Screen,
+    SeatScore,
+    SeatView,
+    TableInfo,
+    calling_step,
+    seat_views,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -45,6 +58,16 @@ SCORES = (
     SeatScore("B", "Ola", 25, -25, 0, 2),
     SeatScore("C", "Łucja", 17, -17, 0, 3),
     SeatScore("D", "Żaneta", 75, -75, 0, 4),
+)
+# C went out; B counts its rack.
+COUNT = replace(
+    BASE,
+    screen=Screen.SCORING,
+    mover=None,
+    seconds_left=None,
+    ending="rummikub",
+    winner="C",
+    winner_name="Łucja",
 )
 RESULT = replace(
     BASE, screen=Screen.RESULT, mover=None, seconds_left=None, scores=SCORES, ending="rummikub"
@@ -78,13 +101,31 @@ VIEWS: dict[str, SeatView] = {
     "paused-recovery-mover": replace(PAUSED, seat="A", name="Ania", paused_by="recovery"),
     "paused-recovery-other": replace(PAUSED, paused_by="recovery"),
     "paused-en": replace(PAUSED, paused_by="C", language=Language.EN),
-    "scoring": replace(BASE, screen=Screen.SCORING, rack=25),
-    "scoring-big": replace(BASE, screen=Screen.SCORING, rack=1234),  # shrinks to fit
-    "scoring-alert": replace(BASE, screen=Screen.SCORING, rack=7, alerts=("stuck:D",)),
-    "scoring-en": replace(BASE, screen=Screen.SCORING, rack=25, language=Language.EN),
-    "waiting": replace(BASE, screen=Screen.WAITING, rack=25, waiting_for=("B", "D")),
+    "scoring": replace(COUNT, rack=25),
+    "scoring-big": replace(COUNT, rack=828),  # the largest rack there can be
+    "scoring-exhausted": replace(COUNT, rack=7, ending="exhausted", winner=None, winner_name=""),
+    "scoring-alert": replace(COUNT, rack=7, alerts=("stuck:D",)),
+    "scoring-en": replace(COUNT, rack=25, language=Language.EN),
+    "waiting": replace(COUNT, screen=Screen.WAITING, rack=25, waiting_for=("A", "D")),
+    "waiting-winner": replace(  # C went out: confirmed with 0 from the start
+        COUNT, screen=Screen.WAITING, seat="C", name="Łucja", waiting_for=("A", "B", "D")
+    ),
     "waiting-en": replace(
-        BASE, screen=Screen.WAITING, rack=25, waiting_for=("D",), language=Language.EN
+        COUNT, screen=Screen.WAITING, rack=25, waiting_for=("D",), language=Language.EN
+    ),
+    "move-mover-first": replace(MOVER, first_round=True),  # every seat's first move: hints
+    "move-other-round-time": replace(BASE, final_round=True),  # the round's time ran out
+    "move-other-calling": replace(BASE, calling=5),  # B holds to call the judge: 5/8 of 2 s
+    "timed-out-mover-two": replace(TIMED_OUT, seat="A", name="Ania", penalty_tiles=2),
+    "paused-undone": replace(PAUSED, paused_by="judge", undone=True),
+    "result-table": replace(RESULT, whole_table=True, delivery=Delivery.SENT, receipt="R-1234"),
+    "result-table-three": replace(RESULT, whole_table=True, scores=SCORES[:3]),
+    "result-winner": replace(RESULT, seat="A", name="Ania", delivery=Delivery.SENT, receipt="R-77"),
+    "result-not-opened": replace(
+        RESULT,
+        seat="D",
+        name="Żaneta",
+        scores=(*SCORES[:3], SeatScore("D", "Żaneta", 75, -100, 0, 4, opened=False)),
     ),
     "result-kept": RESULT,
     "result-sending": replace(RESULT, delivery=Delivery.SENDING),
@@ -137,7 +178,7 @@ def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
 
 
 def game_views() -> dict[str, SeatView]:
-    moving = sample_game(until=20.0)  # C is on the move with 21 s left
+    moving = sample_game(until=20.0)  # C is on the move with 35 s left
     done = sample_game()
     return {
         **{f"game-move-{v.seat.lower()}": v for v in moving},
@@ -316,3 +357,73 @@ def test_any_view_renders_on_the_screen(view: SeatView) -> None:
     assert_on_screen(view)
     drawn = {d.text for d in screens.layout(view).texts}
     assert set(alert_texts(view)[:1]) <= drawn  # the first alert is always on screen
+
+
+# --- what a real game shows (issue 9: the count, the result, guidance) ------------------
+
+
+def texts(view: SeatView) -> list[str]:
+    return [d.text for d in screens.layout(view).texts]
+
+
+def test_after_a_rummikub_every_screen_says_who_went_out_and_nobody_waits_for_them() -> None:
+    views = sample_game(until=145.0)  # A went out at 140.0; B and C count
+    assert [v.screen for v in views] == [Screen.WAITING, Screen.SCORING, Screen.SCORING]
+    for view in views:
+        assert "Rummikub! A · Ania" in texts(view), view.seat
+    assert "Wygrana!" in texts(views[0])
+    assert "Czekamy na: B, C" in texts(views[0])
+
+
+def test_the_movers_screen_has_hints_in_the_first_round_only() -> None:
+    first = sample_game(until=3.0)[0]  # A's first move
+    assert (first.seat, first.is_mover, first.first_round) == ("A", True, True)
+    assert {"klik = gotowe", "trzymaj = dobieram"} <= set(texts(first))
+    later = sample_game(until=74.0)[0]  # A's second move
+    assert (later.is_mover, later.first_round) == (True, False)
+    assert "klik = gotowe" not in texts(later)
+
+
+def test_an_exhausted_game_says_so_on_every_screen_before_the_count() -> None:
+    game = replace(g.new_game(g.Settings(seats=("A", "B", "C"))), pile=DrawPile.with_tiles(1))
+    game, _ = g.step(game, g.Order(g.Action.START, 0.0))
+    game, _ = g.step(game, Held("A", 6.0, 5.0, frozenset({Mark.HOLD})))  # the last tile
+    for view in seat_views(game, 7.0, TableInfo()):
+        assert {"Koniec puli —", "OSTATNIA RUNDA"} <= set(texts(view)), view.seat
+    for seat, at in (("B", 8.0), ("C", 9.0), ("A", 10.0)):
+        game, _ = g.step(game, Tap(seat, at))
+    assert game.phase is g.Phase.SCORING
+    for view in seat_views(game, 11.0, TableInfo()):
+        assert "Koniec gry" in texts(view), view.seat
+
+
+def test_after_the_judges_undo_every_screen_says_what_happened() -> None:
+    game, _ = g.step(g.new_game(g.Settings()), g.Order(g.Action.START, 0.0))
+    game, _ = g.step(game, Tap("A", 5.0))
+    game, _ = g.step(game, g.Order(g.Action.UNDO, 8.0))
+    for view in seat_views(game, 9.0, TableInfo()):
+        assert "Sędzia cofnął ruch A" in texts(view), view.seat
+
+
+def test_the_own_result_gives_small_points_place_and_why_and_a_tap_shows_the_table() -> None:
+    b = sample_game()[1]  # B never opened
+    assert (b.screen, b.whole_table) == (Screen.RESULT, False)
+    assert {"−100", "3. miejsce", "bez wyłożenia: −100", "klik = cały stół"} <= set(texts(b))
+    table = texts(replace(b, whole_table=True))
+    assert {"małe pkt", "duże", "miejsce", "+117", "−100", "−17"} <= set(table)
+
+
+def test_a_seat_holding_to_call_the_judge_sees_the_bar_fill() -> None:
+    parsed = script.parse(
+        (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
+    )
+    played = replay.Replay(new_table(parsed.settings))
+    for event in parsed.events:
+        if event.at <= 30.0:
+            played.apply(event)
+    played.advance(30.0)  # B pressed at 30.0 to call the judge over A's move
+    g_ = played.table.game
+    pressed = {"B": 30.0}
+    steps = [calling_step(g_, 30.0 + t, "B", pressed) for t in (0.1, 0.3, 1.0, 1.9, 2.0)]
+    assert steps == [None, 2, 5, STEPS, None]  # nothing for a tap; full just before 2 s
+    assert calling_step(g_, 31.0, "A", {"A": 30.0}) is None  # the mover is not calling

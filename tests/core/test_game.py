@@ -424,3 +424,10 @@ def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
     refused = [n for n in play.notes if n.kind is NoteKind.IGNORED and n.seat == "A"]
     assert [n.at for n in refused] == [11.0, 15.0]
     assert "828" in refused[0].text
+
+
+def test_after_the_count_a_tap_turns_a_seats_screen_to_the_whole_table_and_back() -> None:
+    play = counting().double("A", 10.0).double("B", 11.0)
+    assert (play.game.phase, play.game.looking) == (Phase.DONE, frozenset())
+    play.tap("B", 20.0).tap("A", 21.0).tap("B", 22.0)
+    assert play.game.looking == {"A"}

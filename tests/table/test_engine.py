@@ -261,3 +261,20 @@ def test_a_panel_missing_at_start_is_reported_and_the_game_goes_on(tmp_path: Pat
     assert table.panels.out == frozenset("B")
     assert "panel:B" in table.screen("A").alerts
     assert "panel:B" not in table.screen("B").alerts  # no use telling a screen that is out
+
+
+def test_a_seat_calling_the_judge_sees_its_bar_fill_until_the_clock_stops(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    table.engine.start(0.0)
+    table.press("D", 1.0)  # A's clock runs
+    table.shown.clear()
+    table.engine.handle(Edge("C", True, 10.0), 10.0)
+    steps = []
+    for at in (10.1, 10.5, 11.0, 11.5, 11.9):
+        table.to(at)
+        steps.append(table.screen("C").calling)
+    assert steps == [None, 3, 5, 7, 8]
+    assert [seat for seat, _ in table.shown].count("C") >= 7  # redrawn at every step
+    table.to(12.1)
+    assert (table.game.phase, table.game.paused_by) == (g.Phase.PAUSED, "C")
+    assert table.screen("C").calling is None

@@ -252,3 +252,12 @@ def test_a_result_is_fsynced_and_renamed_into_place(tmp_path: Path, mocker: Mock
     assert link.call_args.args[1] == tmp_path / "result-1.json"
     assert fsync.call_count >= 2
     assert not list(tmp_path.glob(".result-*"))  # no temporary file left behind
+
+
+def test_after_the_count_a_tap_shows_the_whole_table(tmp_path: Path) -> None:
+    table = finish(playing(tmp_path), 120.0)
+    assert table.screen("B").whole_table is False
+    table.press("B", 130.0)
+    assert (table.screen("B").whole_table, table.screen("A").whole_table) == (True, False)
+    table.press("B", 132.0)
+    assert table.screen("B").whole_table is False

@@ -75,7 +75,7 @@ def page(server: str) -> Iterator[Page]:
     assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1060})
+        page = browser.new_page(viewport={"width": 1366, "height": 768})  # a school laptop
         page.goto(server)
         yield page
         browser.close()
@@ -124,6 +124,15 @@ def double(page: Page, key: str) -> None:
     page.wait_for_timeout(500)
 
 
+def tap_hold(page: Page, key: str, seconds: float) -> None:
+    """A tap, then at once a hold: the count's "klik, trzymaj" (−10)."""
+    page.keyboard.down(key)
+    page.wait_for_timeout(60)
+    page.keyboard.up(key)
+    page.wait_for_timeout(120)
+    hold(page, key, seconds)
+
+
 def hold(page: Page, key: str, seconds: float) -> None:
     page.keyboard.down(key)
     page.wait_for_timeout(int(seconds * 1000))
@@ -165,11 +174,14 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
     for _ in range(3):
         tap(page, "1")  # A: 3
     double(page, "1")
-    hold(page, "2", 1.2)  # B: +10 (released before the first repeat)
+    assert state(server)["racks"]["D"] == 0  # D went out: confirmed with 0, nobody waits
+    hold(page, "2", 1.7)  # B: +10 at 1 s, +10 at 1.5 s: 20, one ten too many
+    assert state(server)["racks"]["B"] == 20
+    tap_hold(page, "2", 1.2)  # B corrects the overshoot: −10 (the tap's +1 taken back)
+    assert state(server)["racks"]["B"] == 10
     double(page, "2")
-    tap(page, "3")  # C: 1
+    tap(page, "3")  # C: 1, the last to confirm
     double(page, "3")
-    double(page, "4")  # D: 0, the winner
     done = until(server, lambda s: s["state"] == "done")
     result = done["result"]
     assert result["ending"] == "rummikub"
@@ -182,6 +194,29 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
     if os.environ.get("KLIK_WRITE_DOCS") == "1":
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / "virtual-table.png"))
+
+
+SEAT_BOXES = """[...document.querySelectorAll('.seat:not(.absent)')].map(el => {
+    const r = el.getBoundingClientRect();
+    return [el.dataset.seat, r.left, r.top, r.right, r.bottom];
+})"""
+
+
+def test_every_seat_fits_a_laptop_screen_without_scrolling(page: Page) -> None:
+    page.get_by_test_id("screen-A").wait_for()
+    boxes = page.evaluate(SEAT_BOXES)
+    assert sorted(seat for seat, *_ in boxes) == ["A", "B", "C", "D"]
+    for seat, left, top, right, bottom in boxes:
+        assert 0 <= left <= right <= 1366, (seat, left, right)
+        assert 0 <= top <= bottom <= 768, f"seat {seat} is below the fold ({bottom:.0f} px)"
+
+
+def test_the_page_reflows_on_a_phone(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.get_by_test_id("screen-A").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+    for seat, left, _, right, _ in page.evaluate(SEAT_BOXES):
+        assert 0 <= left <= right <= 390, (seat, left, right)
 
 
 def test_bad_requests_get_one_clear_line(server: str) -> None:

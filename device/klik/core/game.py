@@ -30,6 +30,7 @@ SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an
            double tap confirms (adds nothing), a confirmed seat's double tap reopens it;
            a Rummikub's winner is confirmed with 0 from the start; sums stay 0 to max_rack
            all confirmed                                  → DONE, result scored
+DONE       a seat's tap                                   → its screen: own result / whole table
 
 Illegal or meaningless events never raise: they come back as a ``Note`` command and leave
 the state as it was. Time is data: every event carries ``at`` (monotonic seconds) and the
@@ -234,6 +235,7 @@ class Game:
     racks: tuple[tuple[str, int], ...] = ()
     confirmed: frozenset[str] = frozenset()
     result: Result | None = None
+    looking: frozenset[str] = frozenset()  # DONE: seats that tapped to see the whole table
     #: The state just before the last hand-over, and the hand-over's moment. Kept as it was
     #: (states are never changed, so this costs nothing) and paused only if undone.
     undo: tuple[Game, float] | None = None
@@ -376,6 +378,9 @@ def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return _paused(game, g)
     if phase is Phase.SCORING:
         return _scoring(game, g)
+    if isinstance(g, Tap):
+        # DONE: a tap turns the seat's screen between its own result and the whole table's.
+        return replace(game, looking=game.looking ^ {g.seat}), ()
     return game, ()
 
 

@@ -290,7 +290,7 @@ class Engine:
     def next_wake(self, now: float) -> float | None:
         """The next moment the engine has something to do without a new item."""
         game = self.game
-        redraw = next_view_change(game, now)
+        redraw = next_view_change(game, now, self.pressed())
         due = [
             t.next_due(self.replay.table),
             redraw,
@@ -402,12 +402,17 @@ class Engine:
 
     # --- outputs -----------------------------------------------------------------------------
 
+    def pressed(self) -> dict[str, float]:
+        """When each seat button that is down now was pressed (settled, bounce gone)."""
+        buttons = self.replay.table.buttons
+        return {b.seat: b.pressed_at for b in buttons if b.down and b.pressed_at is not None}
+
     def refresh(self, now: float) -> None:
         """Redraw the seats whose view changed and set the LEDs and buzzer for ``now``."""
         if self.screens is not None and self.screens.out != self.info.panels_out:
             self.info = replace(self.info, panels_out=self.screens.out)
         changed = False
-        for view in seat_views(self.game, now, self.info):
+        for view in seat_views(self.game, now, self.info, self.pressed()):
             if self.views.get(view.seat) == view:
                 continue
             image = self.render(view)

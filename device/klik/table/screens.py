@@ -28,13 +28,13 @@ from math import ceil
 from PIL import Image, ImageDraw, ImageFont
 from PIL.Image import Transpose as Turn
 
-from klik.table.view import Language, Screen, SeatView
+from klik.table.view import STEPS, Language, Screen, SeatScore, SeatView
 
 WIDTH, HEIGHT = 128, 64
-COLUMN = 67  # RESULT: where the ending starts, right of the points
 TICK = "✓"  # drawn by hand: see _split_ticks
 
 PL: dict[str, str] = {
+    "header_long": "Stół {table} · Gra {game}",
     "header": "St.{table} G{game}",
     "starts": "Zaczyna: {seat} {name}",
     "press_to_start": "Naciśnij, by zacząć",
@@ -42,26 +42,48 @@ PL: dict[str, str] = {
     "move": "Ruch: {seat} {time}",
     "pile": "Pula: {n}",
     "final": "OSTATNIA RUNDA",
+    "final_pile": "Koniec puli —",
+    "final_time": "Koniec czasu rundy —",
+    "hint_done": "klik = gotowe",
+    "hint_draw": "trzymaj = dobieram",
+    "calling": "Wzywanie sędziego…",
     "timed_out": "CZAS MINĄŁ",
     "restore": "Przywróć stół:",
     "restore_tap": "klik = bez dobierania",
-    "restore_hold": "trzymaj = kara",
+    "restore_hold": "trzymaj = kara +{n}",
     "restoring": "{seat} przywraca stół",
     "paused": "PAUZA",
     "by_seat": "Sędzia wezwany przez {seat}",
     "by_judge": "Pauza sędziego",
     "by_hub": "Pauza z huba",
+    "undone_judge": "Sędzia cofnął ruch {seat}",
+    "undone_hub": "Hub cofnął ruch {seat}",
     "by_recovery": "Po awarii zasilania",
     "press_to_resume": "Naciśnij, by wznowić",
     "press_to_withdraw": "Klik odwołuje wezwanie",
-    "rack_sum": "Suma na stojaku:",
+    "rack_sum": "Suma na tabliczce:",
     "hint_tap": "klik +1",
     "hint_hold": "trzymaj +10",
-    "hint_double": "2× klik OK",
+    "hint_down": "klik, trzymaj −10",
+    "hint_double": "2× klik = OK",
+    "count_rummikub": "Rummikub! {seat} · {name}",
+    "count_exhausted": "Koniec gry",
     "confirmed": "Zatwierdzono: {n}",
+    "won": "Wygrana!",
+    "reopen": "2× klik = popraw",
     "waiting_for": "Czekamy na: {seats}",
     "rummikub": "Rummikub!",
     "exhausted": "Pula wyczerpana",
+    "why_won_rummikub": "Rummikub — wygrana",
+    "why_not_opened": "bez wyłożenia: {points}",
+    "why_rack": "na tabliczce: {rack}",
+    "why_lowest": "najniższa suma: {rack}",
+    "why_more": "tabliczka {rack} − {low}",
+    "place": "{n}. miejsce",
+    "col_small": "małe pkt",
+    "col_big": "duże",
+    "col_place": "miejsce",
+    "see_table": "klik = cały stół",
     "kept": "Wynik zapisany",
     "sending": "Wysyłanie…",
     "sent": "Wysłano ✓ {receipt}",
@@ -74,6 +96,7 @@ PL: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
+    "header_long": "Table {table} · Game {game}",
     "header": "T.{table} G{game}",
     "starts": "Starts: {seat} {name}",
     "press_to_start": "Press to start",
@@ -81,26 +104,48 @@ EN: dict[str, str] = {
     "move": "Move: {seat} {time}",
     "pile": "Pile: {n}",
     "final": "FINAL ROUND",
+    "final_pile": "The pile is empty —",
+    "final_time": "Round time is up —",
+    "hint_done": "tap = done",
+    "hint_draw": "hold = draw a tile",
+    "calling": "Calling the judge…",
     "timed_out": "TIME IS UP",
     "restore": "Restore the table:",
     "restore_tap": "tap = no draw",
-    "restore_hold": "hold = penalty",
+    "restore_hold": "hold = penalty +{n}",
     "restoring": "{seat} restores the table",
     "paused": "PAUSE",
     "by_seat": "Judge called by {seat}",
     "by_judge": "Judge's pause",
     "by_hub": "Paused by the hub",
+    "undone_judge": "Judge took back {seat}'s move",
+    "undone_hub": "Hub took back {seat}'s move",
     "by_recovery": "After a power cut",
     "press_to_resume": "Press to resume",
     "press_to_withdraw": "Tap to cancel the call",
     "rack_sum": "Rack total:",
     "hint_tap": "tap +1",
     "hint_hold": "hold +10",
-    "hint_double": "2× tap OK",
+    "hint_down": "tap, hold −10",
+    "hint_double": "2× tap = OK",
+    "count_rummikub": "Rummikub! {seat} · {name}",
+    "count_exhausted": "Game over",
     "confirmed": "Confirmed: {n}",
+    "won": "You won!",
+    "reopen": "2× tap = correct",
     "waiting_for": "Waiting for: {seats}",
     "rummikub": "Rummikub!",
     "exhausted": "Pile exhausted",
+    "why_won_rummikub": "Rummikub — won",
+    "why_not_opened": "not opened: {points}",
+    "why_rack": "on the rack: {rack}",
+    "why_lowest": "lowest total: {rack}",
+    "why_more": "rack {rack} − {low}",
+    "place": "place {n}",
+    "col_small": "small",
+    "col_big": "big",
+    "col_place": "place",
+    "see_table": "tap = whole table",
     "kept": "Result stored",
     "sending": "Sending…",
     "sent": "Sent ✓ {receipt}",
@@ -234,13 +279,24 @@ def _signed(points: int) -> str:
     return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
 
 
-def _header(v: SeatView, t: Mapping[str, str]) -> Block:
-    """Table and game on the left; this seat's letter, as a badge, and its player's name on
-    the right. Taller than a line so accented capitals keep their accents on row 0."""
-    left = t["header"].format(table=v.table, game=v.game_no)
-    left, f = fit(left, SMALL, WIDTH // 2)
+def _header(v: SeatView, t: Mapping[str, str], title: str | None = None) -> Block:
+    """Table and game on the left (in full where it fits beside the name), or ``title``
+    instead; this seat's letter, as a badge, and its player's name on the right. Taller than
+    a line so accented capitals keep their accents on row 0."""
+    f = font(False, SMALL.sizes[0])
+    badge = text_width(v.seat, f) + 8  # the badge's box and the gap before it
+    name_width = text_width(v.name, f) + 4 if v.name else 0
+    if title is None:
+        left = t["header_long"].format(table=v.table, game=v.game_no)
+        if text_width(left, f) + badge + name_width > WIDTH:
+            left = t["header"].format(table=v.table, game=v.game_no)
+        left, f = fit(left, SMALL, WIDTH - badge - 2)
+    else:
+        left, f = fit(title, SMALL, WIDTH - badge - 2)
     badge_x = text_width(left, f) + 6  # the badge box reaches 2 px left of its text
     name, f = fit(v.name, SMALL, WIDTH - badge_x - text_width(v.seat, f) - 6)
+    if title is not None and name != v.name:
+        name = ""  # the title comes first; a cut name says nothing
     badge_x = WIDTH - text_width(name, f) - (4 if name else 2)
     cells = (
         Cell(left, baseline=11),
@@ -264,19 +320,40 @@ def _ready(v: SeatView, t: Mapping[str, str]) -> list[Block]:
 
 
 def _status(v: SeatView, t: Mapping[str, str]) -> list[Block]:
-    """The lines every seat sees while the game runs: the final round, then the pile."""
-    final = [_line(t["final"], 2, BOLD)] if v.final_round else []
-    return [*final, _line(t["pile"].format(n=v.tiles_left), 3)]
+    """The lines every seat sees while the game runs: why the final round came, then the
+    pile (a pile that ran out says so in the first line instead)."""
+    pile = [_line(t["pile"].format(n=v.tiles_left), 3)]
+    if not v.final_round:
+        return pile
+    if v.tiles_left == 0:
+        return [_line(t["final_pile"], 2), _line(t["final"], 2, BOLD)]
+    return [_line(t["final_time"], 2), _line(t["final"], 2, BOLD), *pile]
+
+
+def _calling(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+    """A seat holding its button to call the judge: a bar fills over the 2 s, so nobody lets
+    go a moment too soon."""
+    if v.calling is None:
+        return []
+    bar = (0, 12, round(WIDTH * v.calling / STEPS), 16)
+    frame = (0, 16, WIDTH, 17)
+    cell = Cell(t["calling"], SMALL, WIDTH // 2, 10, "m")
+    return [Block((cell,), 17, keep=0, bars=(bar, frame))]
 
 
 def _move(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     time = _clock(v.seconds_left)
     if v.is_mover:
         # In the last seconds the clock is drawn black on a lit bar: seen from the side too.
-        return [_line(time, 0, BIG, lit=v.warn), *_status(v, t)]
+        clock = _line(time, 0, BIG, lit=v.warn)
+        if v.first_round:  # every seat's first move: how to end it
+            # Kept after the final round's lines but before the pile's.
+            hints = [_line(t["hint_done"], 3), _line(t["hint_draw"], 3)]
+            return [clock, *hints, *_status(v, t)]
+        return [clock, *_status(v, t)]
     move = _line(t["move"].format(seat=v.mover or "", time=time), 0, MEDIUM)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
-    return [move, *name, *_status(v, t)]
+    return [move, *name, *_status(v, t), *_calling(v, t)]
 
 
 def _timed_out(v: SeatView, t: Mapping[str, str]) -> list[Block]:
@@ -285,11 +362,12 @@ def _timed_out(v: SeatView, t: Mapping[str, str]) -> list[Block]:
             _line(t["timed_out"], 0, MEDIUM),
             _line(t["restore"], 3, align="l"),
             _line(t["restore_tap"], 2, align="l"),
-            _line(t["restore_hold"], 2, align="l"),
+            _line(t["restore_hold"].format(n=v.penalty_tiles), 2, align="l"),
         ]
     restoring = _line(t["restoring"].format(seat=v.mover or ""), 2)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
-    return [_line(t["timed_out"], 0, MEDIUM, lit=True), restoring, *name, *_status(v, t)]
+    timed_out = _line(t["timed_out"], 0, MEDIUM, lit=True)
+    return [timed_out, restoring, *name, *_status(v, t), *_calling(v, t)]
 
 
 def _paused(v: SeatView, t: Mapping[str, str]) -> list[Block]:
@@ -298,7 +376,10 @@ def _paused(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     stopped = f"{v.mover or ''} {_clock(v.seconds_left)}".strip()
     paused = Cell(t["paused"], MEDIUM, 2, 15, boxed=True, width=WIDTH // 2)
     head = Block((paused, Cell(stopped, MEDIUM, WIDTH, 15, align="r", width=56)), 17, keep=0)
-    blocks = [head, _line(t[f"by_{kind}"].format(seat=by), 2)] if by else [head]
+    why = t[f"by_{kind}"].format(seat=by)
+    if v.undone and kind in ("judge", "hub"):
+        why = t[f"undone_{kind}"].format(seat=v.mover or "")
+    blocks = [head, _line(why, 2)] if by else [head]
     if kind == "recovery" and v.is_mover:
         blocks.append(_line(t["press_to_resume"], 2, lit=True))
     elif by == v.seat:
@@ -308,54 +389,97 @@ def _paused(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     return blocks
 
 
+def _count_title(v: SeatView, t: Mapping[str, str]) -> str:
+    """Who went out, or that the game is over: every seat sees it through the count."""
+    if v.ending == "rummikub" and v.winner:
+        return t["count_rummikub"].format(seat=v.winner, name=v.winner_name).rstrip(" ·")
+    return t["count_exhausted"]
+
+
 def _scoring(v: SeatView, t: Mapping[str, str]) -> list[Block]:
-    # The sum, large, on the left and the three gestures beside it: both fit only side by side.
-    hints = (t["hint_tap"], t["hint_hold"], t["hint_double"])
+    # The sum, large, on the left and the four gestures beside it: both fit only side by side.
+    hints = (t["hint_tap"], t["hint_hold"], t["hint_down"], t["hint_double"])
     cells = (
-        Cell(str(v.rack), BIG, 31, 28, align="m", width=62),
-        *(Cell(h, x=66, baseline=10 + 11 * i, width=WIDTH - 66) for i, h in enumerate(hints)),
+        Cell(str(v.rack), BIG, 20, 32, align="m", width=40),
+        *(Cell(h, x=42, baseline=8 + 10 * i, width=WIDTH - 42) for i, h in enumerate(hints)),
     )
-    return [_line(t["rack_sum"], 2, align="l"), Block(cells, 33, keep=0)]
+    return [_line(t["rack_sum"], 2, align="l"), Block(cells, 38, keep=0)]
 
 
 def _waiting(v: SeatView, t: Mapping[str, str]) -> list[Block]:
-    blocks = [_line(t["confirmed"].format(n=v.rack), 0, MEDIUM)]
+    if v.seat == v.winner:
+        blocks = [_line(t["won"], 0, MEDIUM)]
+    else:
+        blocks = [_line(t["confirmed"].format(n=v.rack), 0, MEDIUM)]
     if v.waiting_for:
         blocks.append(_line(t["waiting_for"].format(seats=", ".join(v.waiting_for)), 1))
+        if v.seat != v.winner:
+            blocks.append(_line(t["reopen"], 2))
     return blocks
 
 
-def _wrap(text: str, width: int, f: Font) -> list[str]:
-    """Words of ``text`` in lines of at most ``width`` pixels (a long word gets a line)."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and text_width(f"{lines[-1]} {word}", f) <= width:
-            lines[-1] += f" {word}"
-        else:
-            lines.append(word)
-    return lines
+def _reason(v: SeatView, t: Mapping[str, str], own: SeatScore) -> str:
+    """Why this seat got its small points, in a few words."""
+    if v.ending == "rummikub":
+        if own.place == 1 and own.rack == 0 and own.small >= 0:
+            return t["why_won_rummikub"]
+        if not own.opened:
+            return t["why_not_opened"].format(points=_signed(own.small))
+        return t["why_rack"].format(rack=own.rack)
+    low = min((s.rack for s in v.scores if s.place == 1), default=own.rack)
+    if own.place == 1:
+        return t["why_lowest"].format(rack=own.rack)
+    return t["why_more"].format(rack=own.rack, low=low)
 
 
 def _result(v: SeatView, t: Mapping[str, str]) -> list[Block]:
-    """Rows of seat, small points, big points and place, 10 rows apart (four rows, the header
-    and a status line just fit), this seat's row lit; the ending beside them, past a rule."""
+    """This seat's small points and place, large, with why; a tap shows the whole table."""
+    if v.whole_table:
+        return _whole_table(v, t)
+    own = next((s for s in v.scores if s.seat == v.seat), None)
+    if own is None:
+        return _whole_table(v, t)
+    row = Block(
+        (
+            Cell(_signed(own.small), MEDIUM, 2, 15, "l", width=46),  # "−100": 42 px
+            Cell(t["place"].format(n=own.place), MEDIUM, WIDTH, 15, "r", width=WIDTH - 48),
+        ),
+        17,
+        keep=0,
+    )
+    return [
+        row,
+        _line(_reason(v, t, own), 1),
+        _line(_delivery(v, t), 1),
+        _line(t["see_table"], 3),
+    ]
+
+
+def _whole_table(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+    """Every seat's small points, big points and place under labelled columns, 10 rows
+    apart (four seats, the header and the labels just fit), this seat's row lit."""
+    labels = Block(
+        (
+            Cell(t["col_small"], x=52, baseline=9, align="r", width=48),
+            Cell(t["col_big"], x=86, baseline=9, align="r", width=32),
+            Cell(t["col_place"], x=WIDTH, baseline=9, align="r", width=40),
+        ),
+        11,
+        keep=1,  # an alert comes first
+    )
     cells: list[Cell] = []
-    height = max(10 * len(v.scores) - 1, 22)  # no gap needed under the last row
-    bars: list[Box] = [(COLUMN - 4, 0, COLUMN - 3, height)]
+    bars: list[Box] = []
     for i, s in enumerate(v.scores):
         own = s.seat == v.seat
         if own:
-            bars.append((0, 10 * i, COLUMN - 6, 10 * i + 10))
-        row = [(s.seat, 2, "l"), (_signed(s.small), 37, "r"), (str(s.big), 47, "r")]
-        row += [(f"{s.place}.", 60, "r")] if s.place else []
+            bars.append((0, 10 * i, WIDTH, 10 * i + 10))
+        row = [(s.seat, 2, "l"), (_signed(s.small), 52, "r"), (str(s.big), 86, "r")]
+        row += [(f"{s.place}.", WIDTH - 4, "r")] if s.place else []
         cells += [
-            Cell(text, x=x, baseline=10 * i + 9, align=a, width=34, dark=own) for text, x, a in row
+            Cell(text, x=x, baseline=10 * i + 9, align=a, width=40, dark=own) for text, x, a in row
         ]
-    lines = _wrap(t.get(v.ending or "", ""), WIDTH - COLUMN, font(False, SMALL.sizes[0]))[:2]
-    top = (height - 11 * len(lines)) // 2 + 10  # the ending centred beside the rows
-    for i, line in enumerate(lines):
-        cells.append(Cell(line, x=COLUMN, baseline=top + 11 * i, width=WIDTH - COLUMN))
-    return [Block(tuple(cells), height, keep=0, bars=tuple(bars)), _line(_delivery(v, t), 2)]
+    rows = Block(tuple(cells), max(10 * len(v.scores) - 1, 22), keep=0, bars=tuple(bars))
+    return [labels, rows, _line(_delivery(v, t), 2)]
 
 
 def _delivery(v: SeatView, t: Mapping[str, str]) -> str:
@@ -447,7 +571,9 @@ def layout(view: SeatView) -> Layout:
     """Where ``render`` puts every bar and text of ``view``'s screen; tests measure it."""
     t = TEXTS[view.language]
     alerts = [_alert(code, t) for code in view.alerts]
-    return _stack([_header(view, t), *_BODIES[view.screen](view, t), *alerts])
+    counting = view.screen in (Screen.SCORING, Screen.WAITING)
+    header = _header(view, t, _count_title(view, t) if counting else None)
+    return _stack([header, *_BODIES[view.screen](view, t), *alerts])
 
 
 def _draw(drawing: Layout) -> Image.Image:

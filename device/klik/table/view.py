@@ -9,6 +9,7 @@ panel is redrawn only when its view changes.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -47,6 +48,7 @@ class SeatScore:
     small: int  # small points, signed
     big: int
     place: int
+    opened: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,14 @@ class SeatView:
     rack: int = 0  # SCORING / WAITING: this seat's rack sum so far
     waiting_for: tuple[str, ...] = ()  # WAITING: seats that have not confirmed yet
     scores: tuple[SeatScore, ...] = ()  # RESULT, in seat order
-    ending: str | None = None  # RESULT: "rummikub" or "exhausted"
+    ending: str | None = None  # SCORING, WAITING, RESULT: "rummikub" or "exhausted"
+    winner: str | None = None  # SCORING, WAITING: the seat that went out (a Rummikub)
+    winner_name: str = ""
+    whole_table: bool = False  # RESULT: this seat tapped to see every seat's points
+    first_round: bool = False  # MOVE: every seat's first move, when the mover gets hints
+    penalty_tiles: int = 1  # TIMED_OUT: what a hold draws
+    undone: bool = False  # PAUSED: the judge or hub took the last hand-over back
+    calling: int | None = None  # this seat holds its button to call the judge: 1..STEPS
     delivery: Delivery = Delivery.KEPT
     receipt: str | None = None
     waiting: int = 0
@@ -101,16 +110,42 @@ class SeatView:
         return self.mover == self.seat
 
 
+#: A seat holding its button to call the judge sees a bar fill in this many steps.
+STEPS = 8
+#: ...from this long into the hold (a tap or a quick press shows nothing).
+CALLING_FROM_S = 0.25
+
 # Alert codes, drawn as one line each: "stuck:B" (B's button held down), "panel:C" (C's screen
 # is out), "hub" (the hub is unreachable).
 
 
-def seat_views(game: g.Game, now: float, info: TableInfo) -> tuple[SeatView, ...]:
-    """Every seat's view at ``now`` (monotonic seconds), in seat order."""
-    return tuple(seat_view(game, now, info, seat) for seat in game.settings.seats)
+def seat_views(
+    game: g.Game, now: float, info: TableInfo, pressed: Mapping[str, float] | None = None
+) -> tuple[SeatView, ...]:
+    """Every seat's view at ``now`` (monotonic seconds), in seat order. ``pressed`` is when
+    each button that is down now was pressed (the judge-call progress bar)."""
+    return tuple(seat_view(game, now, info, seat, pressed) for seat in game.settings.seats)
 
 
-def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
+def calling_step(game: g.Game, now: float, seat: str, pressed: Mapping[str, float]) -> int | None:
+    """How far ``seat``'s hold to call the judge has come, 1..STEPS, or None when it is not
+    holding one: only a seat that is not on the move, while a clock runs or stands timed out."""
+    at = pressed.get(seat)
+    if at is None or seat == game.mover or game.phase not in (g.Phase.MOVE, g.Phase.TIMED_OUT):
+        return None
+    held, judge_s = now - at, game.settings.gestures.call_judge_s
+    if not CALLING_FROM_S <= held < judge_s:
+        return None
+    return min(STEPS, 1 + int(held / judge_s * STEPS))
+
+
+def seat_view(
+    game: g.Game,
+    now: float,
+    info: TableInfo,
+    seat: str,
+    pressed: Mapping[str, float] | None = None,
+) -> SeatView:
     settings = game.settings
     left = game.time_left(now)
     seconds = None if left is None else math.ceil(left - 1e-9)
@@ -135,6 +170,7 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
         final_round=game.final_round or game.round_over,
         paused_by=game.paused_by,
         alerts=alerts,
+        calling=calling_step(game, now, seat, pressed or {}),
     )
     phase = game.phase
     if phase is g.Phase.READY:
@@ -150,17 +186,25 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
             mover_name=info.name(starter),
         )
     if phase is g.Phase.MOVE:
-        return _with(base, screen=Screen.MOVE)
+        first_round = len(game.moves) < len(settings.seats)
+        return _with(base, screen=Screen.MOVE, first_round=first_round)
     if phase is g.Phase.TIMED_OUT:
-        return _with(base, screen=Screen.TIMED_OUT)
+        return _with(base, screen=Screen.TIMED_OUT, penalty_tiles=settings.penalty_tiles)
     if phase is g.Phase.PAUSED:
-        return _with(base, screen=Screen.PAUSED)
+        return _with(base, screen=Screen.PAUSED, undone=game.undone)
     if phase is g.Phase.SCORING:
-        rack = game.rack(seat)
+        assert game.ending is not None
+        count = _with(
+            base,
+            rack=game.rack(seat),
+            ending=game.ending.value,
+            winner=game.winner,
+            winner_name=info.name(game.winner) if game.winner else "",
+        )
         if seat in game.confirmed:
             waiting = tuple(s for s in settings.seats if s not in game.confirmed)
-            return _with(base, screen=Screen.WAITING, rack=rack, waiting_for=waiting)
-        return _with(base, screen=Screen.SCORING, rack=rack)
+            return _with(count, screen=Screen.WAITING, waiting_for=waiting)
+        return _with(count, screen=Screen.SCORING)
     result = game.result
     assert result is not None
     scores = tuple(
@@ -171,6 +215,7 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
             result.small.get(s, 0),
             result.big.get(s, 0),
             result.places.get(s, 0),
+            s in game.opened,
         )
         for s in settings.seats
     )
@@ -183,6 +228,7 @@ def seat_view(game: g.Game, now: float, info: TableInfo, seat: str) -> SeatView:
         receipt=info.receipt,
         waiting=info.waiting,
         seconds_left=None,
+        whole_table=seat in game.looking,
     )
 
 
@@ -190,8 +236,22 @@ def _with(view: SeatView, **changes: object) -> SeatView:
     return replace(view, **changes)  # type: ignore[arg-type]
 
 
-def next_view_change(game: g.Game, now: float) -> float | None:
-    """When the mover's whole seconds next tick down (the only change time makes by itself)."""
+def next_view_change(
+    game: g.Game, now: float, pressed: Mapping[str, float] | None = None
+) -> float | None:
+    """When time next changes a view by itself: the mover's whole seconds tick down, or a
+    judge-call progress bar takes its next step."""
+    due = [_next_second(game, now)]
+    judge_s = game.settings.gestures.call_judge_s
+    for seat, at in (pressed or {}).items():
+        if seat != game.mover and game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
+            steps = [at + CALLING_FROM_S] + [at + judge_s * k / STEPS for k in range(STEPS + 1)]
+            due.append(min((t for t in steps if t > now + 1e-9), default=None))
+    times = [t for t in due if t is not None]
+    return min(times) if times else None
+
+
+def _next_second(game: g.Game, now: float) -> float | None:
     if game.phase is not g.Phase.MOVE or game.deadline is None or game.press_at is not None:
         return None
     left = game.deadline - now
