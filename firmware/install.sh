@@ -98,8 +98,10 @@ boot_dir() {
         echo "$ROOT/boot/firmware"
     elif [ -f "$ROOT/boot/config.txt" ]; then
         echo "$ROOT/boot"
+    elif [ -n "$ROOT" ]; then
+        echo "$ROOT/boot/firmware"  # staging into an empty tree: see install_config_txt
     else
-        die "no config.txt in $ROOT/boot/firmware or $ROOT/boot: is this a Raspberry Pi OS root?"
+        die "no config.txt in /boot/firmware or /boot: is this a Raspberry Pi OS root?"
     fi
 }
 
@@ -115,6 +117,17 @@ install_config_txt() {
         cat "$SRC/firmware/config.txt"
         echo "# END klik"
     } >"$block"
+    if [ ! -f "$config" ]; then
+        # Staging into a tree with no Pi boot files (DESTDIR=DIR): a config.txt of ours alone
+        # would replace the Pi's whole file if the tree were copied over, so the block goes
+        # into a file of its own for the person to add.
+        local fragment="${config%/*}/klik-config.txt"
+        put "$fragment" 0644 <"$block"
+        say "no config.txt under $ROOT: add ${fragment#"$ROOT"} to the Pi's config.txt" \
+            "(or run install.sh on the Pi)"
+        rm -f "$block" "$merged"
+        return 0
+    fi
     backup_once "$config"
     # A config.txt saved on Windows has CRLF lines: markers match without the \r, and the
     # block gets the file's own line ends.
@@ -226,4 +239,8 @@ install_files
 install_user
 install_venv
 install_service
-say "done: installed in ${KLIK_HOME}; reboot so the I2C, UART and shutdown settings apply"
+if [ -n "$ROOT" ]; then
+    say "done: the files above are under $ROOT; the steps marked 'would run' are for the Pi"
+else
+    say "done: installed in ${KLIK_HOME}; reboot so the I2C, UART and shutdown settings apply"
+fi

@@ -237,13 +237,25 @@ def test_refusals(tmp_path: Path, args: tuple[str, ...], env: dict[str, str], me
     assert message in result.stderr
 
 
-def test_not_a_pi_root_is_refused(tmp_path: Path) -> None:
+def test_an_empty_folder_gets_the_files_and_is_told_what_was_written(tmp_path: Path) -> None:
+    # make install DESTDIR=DIR into an empty folder: a staging tree, not a Pi's root.
     empty = tmp_path / "empty"
     empty.mkdir()
     result = install(empty, tmp_path)
-    assert result.returncode != 0
-    assert "no config.txt" in result.stderr
-    assert not (empty / "etc").exists()  # nothing written before the check
+    assert result.returncode == 0, result.stderr
+    written = sorted(str(p.relative_to(empty)) for p in empty.rglob("*") if p.is_file())
+    assert written == [
+        "boot/firmware/klik-config.txt",  # never a config.txt of ours alone: see the script
+        "etc/klik/table.toml",
+        "etc/modules-load.d/klik.conf",
+        "etc/systemd/system/klik-table.service",
+    ]
+    for path in written:
+        assert f"install.sh: wrote /{path}" in result.stdout
+    assert "add /boot/firmware/klik-config.txt to the Pi's config.txt" in result.stdout
+    block = (empty / "boot/firmware/klik-config.txt").read_text()
+    assert block.startswith("# BEGIN klik\n")
+    assert block.endswith("# END klik\n")
 
 
 def test_shellcheck_is_clean() -> None:
