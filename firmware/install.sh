@@ -203,11 +203,24 @@ install_user() {
     run chmod 0750 /etc/klik
 }
 
+pi_model() {
+    [ -r "$ROOT/proc/device-tree/model" ] && tr -d '\0' <"$ROOT/proc/device-tree/model"
+    return 0
+}
+
 install_venv() {
+    local packages=(python3-venv python3-lgpio i2c-tools)
+    # The rpigpio pin factory ([hardware] pin_factory) needs RPi.GPIO, which drives the GPIO
+    # of a Pi 4 or older only; a Pi 5 has lgpio alone. Debian's package is built for the
+    # board, and pip's would have to compile.
+    case "$(pi_model)" in
+        *"Raspberry Pi 5"*) ;;
+        *) packages+=(python3-rpi.gpio) ;;
+    esac
     if command -v apt-get >/dev/null; then
         # Debian's python3-lgpio is built against the system's liblgpio; the venv sees it
-        # through --system-site-packages, so pip need not compile lgpio from source.
-        run apt-get install -y --no-install-recommends python3-venv python3-lgpio i2c-tools
+        # (and RPi.GPIO) through --system-site-packages, so pip need not compile either.
+        run apt-get install -y --no-install-recommends "${packages[@]}"
     fi
     if [ "$DRY" = 1 ] || [ ! -x "$VENV_PATH/bin/python" ]; then
         run python3 -m venv --system-site-packages "$VENV_PATH"
@@ -218,9 +231,7 @@ install_venv() {
 install_service() {
     # disable-bt frees the UART from Bluetooth; hciuart would still try to attach it. Pi 5
     # keeps Bluetooth on a UART of its own, so its hciuart stays.
-    local model=""
-    [ -r "$ROOT/proc/device-tree/model" ] && model="$(tr -d '\0' <"$ROOT/proc/device-tree/model")"
-    case "$model" in
+    case "$(pi_model)" in
         *"Raspberry Pi 5"*) ;;
         *) if [ "$DRY" = 1 ] || systemctl cat hciuart.service >/dev/null 2>&1; then
                run systemctl disable hciuart.service

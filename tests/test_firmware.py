@@ -188,6 +188,28 @@ def test_files_land_and_table_toml_is_never_overwritten(tmp_path: Path) -> None:
     assert "kept /etc/klik/table.toml" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("model", "rpi_gpio"),
+    [
+        ("Raspberry Pi 4 Model B Rev 1.5", True),  # rpigpio works on a Pi 4 or older
+        ("Raspberry Pi 3 Model B Plus Rev 1.3", True),
+        ("Raspberry Pi 5 Model B Rev 1.0", False),  # RPi.GPIO cannot drive a Pi 5's GPIO
+        (None, True),  # an SD card's root: no model to read, so every board's packages
+    ],
+)
+def test_rpi_gpio_comes_from_debian_where_the_board_needs_it(
+    tmp_path: Path, model: str | None, rpi_gpio: bool
+) -> None:
+    root = fake_pi(tmp_path)
+    if model is not None:
+        (root / "proc" / "device-tree").mkdir(parents=True)
+        (root / "proc" / "device-tree" / "model").write_bytes(model.encode() + b"\0")
+    result = install(root, tmp_path)
+    (apt,) = [line for line in result.stdout.splitlines() if "apt-get install" in line]
+    assert "python3-lgpio" in apt
+    assert ("python3-rpi.gpio" in apt) is rpi_gpio
+
+
 def test_system_steps_are_printed_not_run(tmp_path: Path) -> None:
     root = fake_pi(tmp_path)
     result = install(root, tmp_path)

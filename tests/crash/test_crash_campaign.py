@@ -330,7 +330,9 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
         assert after["game_no"] == before["game_no"]
         kept = len(before["moves"])
         assert after["moves"][:kept] == before["moves"]
-        assert table.log.read_text().count("cannot write") == 1  # the disk did fill up
+        # The disk did fill up. (Once per streak of failures: a short line that still fits in
+        # the last page, after a longer one failed, ends a streak, so it may say so twice.)
+        assert table.log.read_text().count("cannot write") >= 1
         assert tuple(inside.glob("journal.corrupt-*")) == ()
         journal = (inside / "journal.jsonl").read_bytes()
         assert journal.endswith(b"\n")
