@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import select
 import shutil
 import socket
@@ -191,6 +192,13 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
     page.wait_for_function(
         "document.querySelector('[data-testid=status]').textContent.includes('koniec gry')"
     )
+    # The table's log: game time from the first move's start, moves, and sounds by name.
+    log = (page.get_by_test_id("log").text_content() or "").splitlines()
+    assert log, "the log is empty"
+    assert all(re.match(r"\d+:\d\d  ", line) for line in log), log
+    text = "\n".join(log)
+    for said in ("B: dobrano kostkę", "♪ wezwanie sędziego", "D: Rummikub!", "♪ koniec gry"):
+        assert said in text, (said, log)
     if os.environ.get("KLIK_WRITE_DOCS") == "1":
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / "virtual-table.png"))

@@ -59,9 +59,11 @@ def record(replay: Replay) -> Json:
     """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond."""
     game, now = replay.table.game, replay.now
     left = game.time_left(now)
+    started = game.moves[0].start if game.moves else game.move_start
     return {
         "state": game.phase.value,
         "starter": game.settings.starter,
+        "started_at": None if started is None else _ms(started),
         "mover": game.mover,
         "time_left_s": None if left is None else _ms(left),
         "draw_tiles_left": game.pile.tiles_left,
