@@ -162,8 +162,8 @@ SAMPLES = {
 }
 
 
-def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
-    """The views of the bundled sample game (3 seats) at ``until`` seconds, or at its end."""
+def sample_replay(until: float | None = None) -> replay.Replay:
+    """The bundled sample game (3 seats) played to ``until`` seconds, or to its end."""
     parsed = script.parse(
         (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
     )
@@ -173,6 +173,12 @@ def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
         if event.at <= stop:
             played.apply(event)
     played.advance(stop)
+    return played
+
+
+def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
+    """The views of the sample game at ``until`` seconds, or at its end."""
+    played = sample_replay(until)
     info = TableInfo(table="3", game_no=1, names=(("A", "Ania"), ("B", "Bożena"), ("C", "Ćwiek")))
     return seat_views(played.table.game, played.now, info)
 
@@ -414,16 +420,8 @@ def test_the_own_result_gives_small_points_place_and_why_and_a_tap_shows_the_tab
 
 
 def test_a_seat_holding_to_call_the_judge_sees_the_bar_fill() -> None:
-    parsed = script.parse(
-        (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
-    )
-    played = replay.Replay(new_table(parsed.settings))
-    for event in parsed.events:
-        if event.at <= 30.0:
-            played.apply(event)
-    played.advance(30.0)  # B pressed at 30.0 to call the judge over A's move
-    g_ = played.table.game
+    game = sample_replay(30.0).table.game  # B pressed at 30.0 to call the judge over A's move
     pressed = {"B": 30.0}
-    steps = [calling_step(g_, 30.0 + t, "B", pressed) for t in (0.1, 0.3, 1.0, 1.9, 2.0)]
+    steps = [calling_step(game, 30.0 + t, "B", pressed) for t in (0.1, 0.3, 1.0, 1.9, 2.0)]
     assert steps == [None, 2, 5, STEPS, None]  # nothing for a tap; full just before 2 s
-    assert calling_step(g_, 31.0, "A", {"A": 30.0}) is None  # the mover is not calling
+    assert calling_step(game, 31.0, "A", {"A": 30.0}) is None  # the mover is not calling
