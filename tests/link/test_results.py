@@ -97,6 +97,7 @@ def test_points_that_are_not_the_rule_sets_are_a_mismatch(change: Any) -> None:
         (lambda b: b["seats"].update(E=b["seats"]["A"]), "body.seats"),  # a fifth seat letter
         (lambda b: b["seats"]["A"].pop("rack"), "body.seats.A.rack"),
         (lambda b: b["seats"]["B"].update(rack=-1), "body.seats.B.rack"),
+        (lambda b: b["seats"]["B"].update(rack=829), "body.seats.B.rack"),  # more than the set
         (lambda b: b["seats"]["B"].update(opened="yes"), "body.seats.B.opened"),
         (lambda b: b["seats"]["B"].update(name=None), "body.seats.B.name"),
         (lambda b: b.update(winners=[]), "body.winners"),
@@ -112,3 +113,8 @@ def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) 
     with pytest.raises(ProtocolError) as raised:
         check_result(body)
     assert raised.value.field == field
+
+
+def test_the_largest_rack_is_every_tile_of_the_set() -> None:
+    body = body_of("tournament", Ending.EXHAUSTED, {"A": 828, "B": 20, "C": 0}, {"A", "B", "C"})
+    check_result(body)  # 828 passes; 829 is refused (above)

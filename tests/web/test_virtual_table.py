@@ -46,9 +46,19 @@ DOCS = Path(__file__).parents[2] / "docs"
 JSON = {"Content-Type": "application/json"}
 
 
+PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'
+ENGLISH = '[table]\nlanguage = "en"\n' + PLAYERS
+
+
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[Daemon]:
-    config = c.from_text('[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n')
+def table_text(request: pytest.FixtureRequest) -> str:
+    """The table's config (``indirect`` parametrisation picks another, e.g. ENGLISH)."""
+    return str(getattr(request, "param", PLAYERS))
+
+
+@pytest.fixture
+def table(tmp_path: Path, table_text: str) -> Iterator[Daemon]:
+    config = c.from_text(table_text)
     table = sim.make_daemon(config, str(tmp_path))
     table.start()
     yield table
@@ -204,6 +214,62 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
         page.screenshot(path=str(DOCS / "virtual-table.png"))
 
 
+def test_an_exhausted_game_and_an_undo_are_played_on_the_page(page: Page, server: str) -> None:
+    click(page, "D")
+    until(server, lambda s: s["mover"] == "A")
+    tap(page, "1")  # A laid tiles and handed over to B...
+    until(server, lambda s: s["mover"] == "B")
+    hold(page, "j", 3.2)  # ...too early: the judge holds the key 3 s and the move is A's again
+    until(server, lambda s: s["mover"] == "A" and s["state"] == "paused")
+    tap(page, "j")  # the judge resumes A's clock
+    until(server, lambda s: s["state"] == "move")
+    tap(page, "1")
+    until(server, lambda s: s["mover"] == "B")
+    page.get_by_test_id("round-over").click()  # the hub: the round's time is over (000 o)
+    until(server, lambda s: s["log"][-1].get("order") == "round-over")
+    # B's move in progress ends, then each seat makes one more move, C first.
+    for key, seat in (("2", "C"), ("3", "D"), ("4", "A"), ("1", "B")):
+        tap(page, key)
+        until(server, lambda s, seat=seat: s["mover"] == seat and s["final_round"])
+    tap(page, "2")  # B's last move: the game is over, nobody went out
+    until(server, lambda s: s["state"] == "scoring")
+    for key, sum_ in (("1", 2), ("2", 1), ("3", 3), ("4", 2)):
+        for _ in range(sum_):
+            tap(page, key)
+        double(page, key)
+    result = until(server, lambda s: s["state"] == "done")["result"]
+    assert result["ending"] == "exhausted"
+    assert result["rack"] == {"A": 2, "B": 1, "C": 3, "D": 2}
+    assert result["winners"] == ["B"]
+    log = page.get_by_test_id("log").text_content() or ""
+    for said in ("cofnięto: ruch wraca do A", "sędzia: wznowienie", "hub: koniec czasu rundy"):
+        assert said in log, (said, log)
+
+
+@pytest.mark.parametrize("table_text", [ENGLISH], indirect=True)
+def test_an_english_table_has_an_english_page(page: Page, server: str) -> None:
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    status = page.get_by_test_id("status")
+    assert (status.text_content() or "").startswith("Table 1, game 1: ready to start")
+    help_text = page.get_by_test_id("help").text_content() or ""
+    assert "Double tap" in help_text
+    assert "empty rack: Rummikub!" in help_text
+    assert page.get_by_test_id("round-over").text_content() == "Round time over"
+    click(page, "D")
+    until(server, lambda s: s["mover"] == "A")
+    hold(page, "1", 1.3)  # A drew a tile
+    until(server, lambda s: s["mover"] == "B")
+    hold(page, "3", 2.4)  # C calls the judge
+    until(server, lambda s: s["state"] == "paused")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=status]').textContent.includes('paused')"
+    )
+    log = page.get_by_test_id("log").text_content() or ""
+    for said in ("A: drew a tile", "C calls the judge", "♪ judge called"):
+        assert said in log, (said, log)
+    assert not re.search("[ąćęłńóśźż]", log + help_text), "Polish left on an English page"
+
+
 SEAT_BOXES = """[...document.querySelectorAll('.seat:not(.absent)')].map(el => {
     const r = el.getBoundingClientRect();
     return [el.dataset.seat, r.left, r.top, r.right, r.bottom];
@@ -233,6 +299,9 @@ def test_bad_requests_get_one_clear_line(server: str) -> None:
         ("/api/seats/A/button", b'{"pressed": "yes"}', 400, 'send {"pressed": true|false}'),
         ("/api/seats/A/button", b"not json", 400, "body is not JSON"),
         ("/api/nothing", b'{"pressed": true}', 404, "no such endpoint"),
+        ("/api/orders", b'{"order": "explode"}', 400, 'send {"order": name}; names: start,'),
+        ("/api/orders", b"[]", 400, 'send {"order": name}'),
+        ("/api/orders", b"", 400, 'send {"order": name}'),
     ]
     for path, body, status, message in cases:
         request = urllib.request.Request(f"{server}{path}", data=body, method="POST", headers=JSON)

@@ -184,6 +184,7 @@ class Note:
     kind: NoteKind
     seat: str | None
     text: str
+    order: Order | None = None  # the order an ORDER note reports (the log says it in any language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,7 +509,7 @@ def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if after is game:
         return after, commands
     who = "sędzia" if order.by == "judge" else order.by
-    note = Note(order.at, NoteKind.ORDER, None, f"{who}: {ORDER_WORDS[order.action]}")
+    note = Note(order.at, NoteKind.ORDER, None, f"{who}: {ORDER_WORDS[order.action]}", order)
     return after, (note, *commands)
 
 

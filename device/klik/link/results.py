@@ -39,8 +39,9 @@ def check_result(body: Json) -> None:
     seats = body.get("seats")
     if not isinstance(seats, dict) or not 2 <= len(seats) <= 4 or not set(seats) <= set(SEATS):
         raise ProtocolError("body.seats", "must map 2 to 4 of the seats A, B, C, D")
+    top = RULE_SETS[body["rules"]].max_rack  # every tile of the set
     for seat, entry in seats.items():
-        _check_seat(seat, entry)
+        _check_seat(seat, entry, top)
     winners = body.get("winners")
     if (
         not isinstance(winners, list)
@@ -60,7 +61,7 @@ def check_result(body: Json) -> None:
         )
 
 
-def _check_seat(seat: str, entry: Any) -> None:
+def _check_seat(seat: str, entry: Any, top: int) -> None:
     where = f"body.seats.{seat}"
     if not isinstance(entry, dict):
         raise ProtocolError(where, "must be an object")
@@ -71,7 +72,7 @@ def _check_seat(seat: str, entry: Any) -> None:
     if not isinstance(name, str) or len(name) > MAX_TEXT:
         raise ProtocolError(f"{where}.name", f"must be text of at most {MAX_TEXT} characters")
     _text_or_none(entry, "player", where)
-    _whole(entry, "rack", low=0, where=where)
+    _whole(entry, "rack", low=0, high=top, where=where)
     if not isinstance(entry["opened"], bool):
         raise ProtocolError(f"{where}.opened", "must be true or false")
     _whole(entry, "small", low=-MAX_COUNT, where=where)

@@ -103,12 +103,15 @@ def _command(command: g.Command) -> Json:
     if isinstance(command, g.Sound):
         return {"at": _ms(command.at), "sound": command.kind.value}
     assert isinstance(command, g.Note)
-    return {
+    note: Json = {
         "at": _ms(command.at),
         "note": command.kind.value,
         "seat": command.seat,
         "text": command.text,
     }
+    if command.order is not None:
+        note |= {"order": command.order.action.value, "by": command.order.by}
+    return note
 
 
 def _ms(seconds: float) -> float:

@@ -7,8 +7,12 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
 
 - ``POST /api/seats/{A-D}/button`` ``{"pressed": true|false}``
 - ``POST /api/judge`` ``{"pressed": true|false}`` (the judge key)
+- ``POST /api/orders`` ``{"order": "round-over"|"end"|...}`` an order as the hub sends it
+  (``start``, ``pause``, ``resume``, ``restart``, ``undo``, ``round-over``, ``end``); the page's
+  "Koniec czasu rundy" and "Koniec gry" buttons, so an exhausted game can be played here
 - ``GET /api/seats/{seat}/screen.png`` the seat's screen, pixel for pixel (128×64)
-- ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs and buzzer
+- ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer and
+  the table's ``language`` (the page speaks it)
 
 A press must be sent as ``Content-Type: application/json`` (else 415) and, from a browser,
 from this server's own page (a foreign ``Origin`` gets 403); another method on a path gets
@@ -32,7 +36,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
+from klik.core import game as g
 from klik.errors import KlikError
+from klik.link.courier import Command
 from klik.table.config import Config, make_state_dir
 from klik.table.daemon import Daemon
 from klik.table.panels import open_panels
@@ -77,6 +83,8 @@ def make_daemon(config: Config, state_dir: str) -> Daemon:
 
 IDLE_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is closed
 PAGES = ("/", "/index.html", "/api/state", "/favicon.ico")
+ORDERS = "/api/orders"
+ORDER_NAMES = tuple(action.value for action in g.Action)
 
 
 class Server(ThreadingHTTPServer):
@@ -102,7 +110,7 @@ def allowed_methods(path: str) -> tuple[str, ...] | None:
     """The methods ``path`` answers (for the ``Allow`` header), or None if there is no such path."""
     if path in PAGES or SEAT_SCREEN.match(path):
         return ("GET", "HEAD")
-    if path == "/api/judge" or SEAT_BUTTON.match(path):
+    if path in ("/api/judge", ORDERS) or SEAT_BUTTON.match(path):
         return ("POST",)
     return None
 
@@ -162,6 +170,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.headers.get_content_type() != "application/json":  # none: "text/plain"
             self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+            return
+        if path == ORDERS:
+            self._order(body)
             return
         pressed = self._pressed(body)
         if pressed is None:
@@ -249,6 +260,23 @@ class Handler(BaseHTTPRequestHandler):
         self._error(HTTPStatus.FORBIDDEN, f"{origin[:100]} may not press buttons here")
         return False
 
+    def _order(self, body: bytes | None) -> None:
+        """Carry out ``{"order": ...}`` the way the hub's command is carried out (by "hub")."""
+        table = self.server.table
+        allowed = ", ".join(ORDER_NAMES)
+        try:
+            sent = json.loads(body or b"")
+        except (ValueError, UnicodeDecodeError):
+            sent = None
+        order = sent.get("order") if isinstance(sent, dict) else None
+        if order not in ORDER_NAMES:
+            self._error(HTTPStatus.BAD_REQUEST, f'send {{"order": name}}; names: {allowed}')
+            return
+        command = Command(id="sim", kind=str(order), args={})
+        table.call(lambda engine, now: engine.command(command, now))
+        table.wait_idle(2.0)
+        self._json(HTTPStatus.OK, {"ok": True})
+
     def _pressed(self, body: bytes | None) -> bool | None:
         """The body's ``pressed`` flag, or None after answering 400 with why."""
         if not body:
@@ -323,6 +351,7 @@ def state(table: Daemon) -> dict[str, Any]:
         "panels_out": sorted(table.engine.info.panels_out),
         "delivery": delivery(table),
         "hub_url": table.config.hub.url if table.config.hub.link == "http" else None,
+        "language": table.config.table.language,
     }
 
 
