@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -31,6 +31,17 @@ def port(text: str) -> int:
     if not (text.isdigit() and PORT.allows(int(text))):
         raise argparse.ArgumentTypeError(f"{text}: allowed are {PORT}")
     return int(text)
+
+
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        if not (text.isdigit() and low <= int(text) <= high):
+            raise argparse.ArgumentTypeError(f"{text}: allowed are {low} to {high}")
+        return int(text)
+
+    return parse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,6 +107,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
     pair.add_argument("--table", type=int, required=True, help="the table's number")
     pair.add_argument("--url", help="the hub's address as the table reaches it")
+    draw = commands.add_parser(
+        "draw",
+        help="draw random tables of 3-4 for a number of rounds (JSON), to preview or print",
+        description="Draw tables of 3-4 for players 1..N over R rounds, avoiding repeat "
+        'opponents; prints {"seed": S, "rounds": [[[1, 7, 12, 30], ...], ...]} '
+        "(each table in seat order A, B, C, D). The same seed gives the same draw.",
+    )
+    draw.add_argument("--players", type=count(3, 10_000), required=True, help="N, 3 or more")
+    draw.add_argument("--rounds", type=count(1, 100), required=True, help="R, 1 to 100")
+    draw.add_argument(
+        "--seed", type=count(0, 2**63 - 1), help="the draw's seed (default: a new one, printed)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "score":
@@ -108,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sim(args.config, args.port, args.state_dir)
         if args.command in ("hub", "pair"):
             return _hub(args)
+        if args.command == "draw":
+            return _draw(args.players, args.rounds, args.seed)
         return _replay(args.script, args.frames)
     except KlikError as error:
         print(f"klik {args.command}: {error}", file=sys.stderr)
@@ -210,6 +235,31 @@ def _hub(args: argparse.Namespace) -> int:
         print(hub.pair(args.db, args.table, args.url), end="")
         return 0
     return hub.serve(args.db, args.host, args.port, args.serial)
+
+
+def _draw(players: int, rounds: int, seed: int | None) -> int:
+    """``klik draw``: the JSON on stdout, one line of what it is on stderr."""
+    import json
+    import secrets
+
+    from klik_hub.tournament import draw
+
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)  # six digits: easy to read out and write down
+    try:
+        sizes = draw.table_sizes(players)
+        drawn = draw.draw_rounds(players, rounds, seed)
+    except draw.DrawError as error:
+        raise KlikError(str(error)) from None
+    tables = [[list(table) for table in one] for one in drawn]
+    print(json.dumps({"seed": seed, "rounds": tables}))
+    fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
+    print(
+        f"klik draw: {players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
+        f"{rounds} rounds, seed {seed}: {repeated} repeated pair{'' if repeated == 1 else 's'}",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _logging() -> None:
