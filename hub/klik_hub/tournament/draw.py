@@ -118,8 +118,8 @@ def _draw(
     drawn: list[Round[P]] = []
     for tables in search.best:
         seated = []
-        for table in tables:
-            order = list(table)
+        for drawn_table in tables:
+            order = list(drawn_table)
             rng.shuffle(order)  # the seat letters
             seated.append(tuple(players[i] for i in order))
         drawn.append(tuple(seated))
