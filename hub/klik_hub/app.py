@@ -22,11 +22,13 @@ from importlib import resources
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from klik.link import protocol as p
+from klik_hub import tournament_api
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import COMMAND_KINDS, Store
 
@@ -83,6 +85,14 @@ def make_app(store: Store) -> FastAPI:
         lifespan=lifespan,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
+    app.include_router(tournament_api.router(store))
+
+    @app.exception_handler(RequestValidationError)
+    async def one_line(_request: Request, problem: RequestValidationError) -> JSONResponse:
+        """A request that breaks its schema: the first fault in one line, as every error."""
+        first = problem.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"}, 422)
 
     @app.post(
         "/api/v1/results",

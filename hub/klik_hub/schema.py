@@ -13,6 +13,8 @@ from sqlalchemy import (
     Boolean,
     Column,
     ForeignKey,
+    ForeignKeyConstraint,
+    Index,
     Integer,
     MetaData,
     String,
@@ -84,4 +86,59 @@ commands = Table(
     Column("args", Text, nullable=False),  # canonical JSON
     Column("created_ms", BigInteger, nullable=False),
     Column("acked_ms", BigInteger, nullable=True),
+)
+
+# --- the tournament (migration 0002) -------------------------------------------------------
+
+# A tournament's standings and its missing-results board read its results by round.
+Index("ix_results_tournament", results.c.tournament, results.c.round_no)
+
+# A tournament: its rule set, format (a preset's name) and move time.
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False),
+    Column("rules", String(16), nullable=False),
+    Column("format", String(32), nullable=False),
+    Column("move_time_s", Integer, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+# Enrolled players, numbered 1, 2, … within their tournament (their start numbers and ids).
+players = Table(
+    "players",
+    metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    Column("player_no", Integer, primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("club", String(100), nullable=False),
+)
+
+# A drawn round; two draws of one round meet at the primary key, so only one is kept.
+rounds = Table(
+    "rounds",
+    metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("stage", String(64), nullable=False),
+    Column("games", Integer, nullable=False),  # games a table plays in this round
+    Column("seed", BigInteger, nullable=False),
+    Column("override", Boolean, nullable=False),  # drawn with earlier results missing
+    Column("drawn_at", String(32), nullable=False),
+)
+
+# Who sits where in a round: table number (the paired table's) and seat letter.
+seatings = Table(
+    "seatings",
+    metadata,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("seat", String(1), primary_key=True),
+    Column("player_no", Integer, nullable=False),
+    ForeignKeyConstraint(
+        ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
+    ),
+    UniqueConstraint("tournament_id", "round_no", "player_no", name="uq_seatings_player"),
 )

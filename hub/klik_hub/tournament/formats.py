@@ -1,0 +1,322 @@
+"""Tournament formats as data: the stages, their rounds and games, and how tables are made.
+
+A format is a TOML file; the presets ship in ``formats/`` (liga, szczecin, open), and
+``formats/liga.toml`` is the commented example of every key. At the top: ``name``, ``title_pl``,
+``title_en``, ``rules`` (a rule set of klik.core.scoring) and ``tie_breaks`` (the standings'
+order: big, small, wins). Then ``[[stages]]`` in the order they are played, each with a unique
+``name`` (the standings' stage), ``rounds`` (0: as many as the judge draws), ``games_per_round``
+and ``tables``:
+
+* ``"random"``: balanced random tables of 3-4, drawn by draw.py for every round;
+* ``"seeded"``: one round at tables made from the standings of the earlier stages, by
+  ``qualify = "top"`` (the best N overall; ``field = [8, 6]`` lists the N allowed, preferred
+  first) or ``qualify = "table"`` (the best ``per_table`` of each table of the previous stage,
+  by that stage's own standings), and seated by ``seating.N = [[1, 3, 5, 7], [2, 4, 6, 8]]``:
+  the qualifiers numbered 1..N in the order of those standings, each table in seat order
+  A, B, C, D (here table 1 gets places 1, 3, 5, 7, with the first of them at A).
+
+A bad file is a FormatError of one line: what, where (file and key), what is allowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from importlib import resources
+from typing import Any
+
+from klik.core.scoring import RULE_SETS, RuleSet
+from klik.errors import KlikError
+from klik_hub.tournament.standings import Row, TieBreak
+
+MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
+MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
+
+Pattern = tuple[tuple[int, ...], ...]  # tables of places, each in seat order A, B, C, D
+
+
+class FormatError(KlikError, ValueError):
+    """A format file is not what Klik accepts; the message says where and what is allowed."""
+
+
+class SeedingError(KlikError, ValueError):
+    """A seeded stage cannot be seated from the standings given (a tie at the cut, say)."""
+
+
+class Tables(Enum):
+    RANDOM = "random"  # balanced random tables of 3-4, drawn by draw.py
+    SEEDED = "seeded"  # qualifiers seated by a pattern from the earlier stages' standings
+
+
+class Qualify(Enum):
+    TOP = "top"  # the best N of the standings over every earlier stage
+    TABLE = "table"  # the best K of each table of the previous stage, by its own standings
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One stage of a format, as its ``[[stages]]`` table says."""
+
+    name: str
+    rounds: int  # 0: open-ended, as many rounds as the judge draws
+    games_per_round: int
+    tables: Tables
+    qualify: Qualify | None = None  # seeded stages only
+    field: tuple[int, ...] = ()  # Qualify.TOP: the sizes allowed, the preferred first
+    per_table: int = 0  # Qualify.TABLE: how many of each table go on
+    seating: tuple[Pattern, ...] = ()  # one for each number of qualifiers
+
+    def pattern(self, players: int) -> Pattern | None:
+        """The seating for ``players`` qualifiers, if the format has one."""
+        return next((p for p in self.seating if sum(map(len, p)) == players), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """A tournament format: its titles, rule set, standings order and stages in order."""
+
+    name: str
+    title_pl: str
+    title_en: str
+    rules: str  # a key of RULE_SETS
+    tie_breaks: tuple[TieBreak, ...]
+    stages: tuple[Stage, ...]
+
+    @property
+    def rule_set(self) -> RuleSet:
+        return RULE_SETS[self.rules]
+
+
+def _show(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _ints(values: object, low: int, high: int) -> bool:
+    """Whether ``values`` is a list of whole numbers from ``low`` to ``high`` (no booleans)."""
+    return isinstance(values, list) and all(type(v) is int and low <= v <= high for v in values)
+
+
+class _Keys:
+    """One TOML table's keys, checked against the keys it may have: one error, one line."""
+
+    def __init__(self, table: object, where: str, path: str, known: Sequence[str] | None) -> None:
+        self.where, self.path = where, path
+        if not isinstance(table, dict):
+            raise FormatError(f"{where}: {path or 'the file'} = {_show(table)}: allowed is a table")
+        self.table: dict[str, Any] = table
+        for key in table:
+            if known is not None and key not in known:
+                near = difflib.get_close_matches(key, known, n=1)
+                hint = f"did you mean {near[0]}? " if near else ""
+                allowed = ", ".join(known)
+                raise FormatError(f"{self.at(key)} is unknown: {hint}allowed are {allowed}")
+
+    def at(self, key: str) -> str:
+        return f"{self.where}: {self.path}{'.' if self.path else ''}{key}"
+
+    def fail(self, key: str, allowed: str) -> FormatError:
+        return FormatError(f"{self.at(key)} = {_show(self.table[key])}: {allowed}")
+
+    def get(self, key: str, allowed: str) -> Any:
+        if key not in self.table:
+            raise FormatError(f"{self.at(key)} is missing: {allowed}")
+        return self.table[key]
+
+    def number(self, key: str, low: int, high: int) -> int:
+        allowed = f"allowed is {low}" if low == high else f"allowed are {low} to {high}"
+        value = self.get(key, allowed)
+        if not _ints([value], low, high):
+            raise self.fail(key, allowed)
+        return int(value)
+
+    def text(self, key: str) -> str:
+        value = self.get(key, "allowed is a text")
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "allowed is a text")
+        return value
+
+    def choice(self, key: str, choices: Sequence[str]) -> str:
+        allowed = f"allowed are {', '.join(choices)}"
+        value = self.get(key, allowed)
+        if value not in choices:
+            raise self.fail(key, allowed)
+        return str(value)
+
+
+def parse_format(text: str, where: str) -> Format:
+    """The format in TOML ``text``; ``where`` names it in errors (a file name, say)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise FormatError(f"{where}: not TOML: {error}") from None
+    top = _Keys(data, where, "", ("name", "title_pl", "title_en", "rules", "tie_breaks", "stages"))
+    name, title_pl, title_en = top.text("name"), top.text("title_pl"), top.text("title_en")
+    rules = top.choice("rules", sorted(RULE_SETS))
+    breaks = top.get("tie_breaks", "allowed is a list of big, small, wins")
+    names = [t.value for t in TieBreak]
+    if not isinstance(breaks, list) or not breaks or len(set(map(str, breaks))) != len(breaks):
+        raise top.fail("tie_breaks", f"allowed is a list of {', '.join(names)}, each once")
+    if bad := [b for b in breaks if b not in names]:
+        raise top.fail("tie_breaks", f"{_show(bad[0])} is not one of {', '.join(names)}")
+    raw = top.get("stages", "allowed is a list of [[stages]]")
+    if not isinstance(raw, list) or not raw:
+        raise top.fail("stages", "allowed is a list of [[stages]], at least one")
+    stages: list[Stage] = []
+    for i, table in enumerate(raw):
+        stages.append(_stage(table, where, f"stages[{i}]", stages))
+    tie_breaks = tuple(TieBreak(b) for b in breaks)
+    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages))
+
+
+_COMMON = ("name", "rounds", "games_per_round", "tables")
+_KNOWN: Mapping[Tables | Qualify, tuple[str, ...]] = {
+    Tables.RANDOM: _COMMON,
+    Tables.SEEDED: (*_COMMON, "qualify", "field", "per_table", "seating"),
+    Qualify.TOP: (*_COMMON, "qualify", "field", "seating"),
+    Qualify.TABLE: (*_COMMON, "qualify", "per_table", "seating"),
+}
+
+
+def _stage(table: object, where: str, path: str, earlier: Sequence[Stage]) -> Stage:
+    keys = _Keys(table, where, path, _KNOWN[Tables.SEEDED])
+    name = keys.text("name")
+    if name in {s.name for s in earlier}:
+        raise keys.fail("name", "allowed is a name no earlier stage has")
+    tables = Tables(keys.choice("tables", [t.value for t in Tables]))
+    if tables is Tables.RANDOM:
+        keys = _Keys(table, where, path, _KNOWN[Tables.RANDOM])
+        rounds = keys.number("rounds", 0, MAX_ROUNDS)
+        return Stage(name, rounds, keys.number("games_per_round", 1, MAX_GAMES), tables)
+    if not earlier:
+        raise keys.fail(
+            "tables", "the first stage has no standings to seed from: allowed is random"
+        )
+    qualify = Qualify(keys.choice("qualify", [q.value for q in Qualify]))
+    keys = _Keys(table, where, path, _KNOWN[qualify])
+    rounds = keys.number("rounds", 1, 1)  # a seeded stage is one round at the tables it seats
+    games = keys.number("games_per_round", 1, MAX_GAMES)
+    by_size = _seating(keys, f"{path}.seating")
+    if qualify is Qualify.TOP:
+        allowed = f"allowed is a list of sizes 2 to {MAX_FIELD}, each once"
+        field = keys.get("field", allowed)
+        if not field or not _ints(field, 2, MAX_FIELD) or len(set(field)) != len(field):
+            raise keys.fail("field", allowed)
+        if set(field) != set(by_size):
+            raise keys.fail(
+                "field", f"allowed are the sizes that have a seating: {sorted(by_size)}"
+            )
+        seating = tuple(by_size[n] for n in field)  # in the field's order of preference
+        return Stage(name, rounds, games, tables, qualify, field=tuple(field), seating=seating)
+    if earlier[-1].rounds != 1:
+        raise keys.fail("qualify", "the previous stage has several rounds: allowed is top")
+    per_table = keys.number("per_table", 1, MAX_PER_TABLE)
+    seating = tuple(by_size.values())
+    return Stage(name, rounds, games, tables, qualify, per_table=per_table, seating=seating)
+
+
+def _seating(stage: _Keys, path: str) -> dict[int, Pattern]:
+    keys = _Keys(
+        stage.get("seating", "allowed are patterns by field size"), stage.where, path, None
+    )
+    patterns: dict[int, Pattern] = {}
+    for size, pattern in keys.table.items():
+        if not size.isdecimal() or not 2 <= int(size) <= MAX_FIELD:
+            raise keys.fail(size, f"allowed are keys 2 to {MAX_FIELD}, the number of players")
+        n = int(size)
+        tables: list[Any] = pattern if isinstance(pattern, list) else [None]
+        ok = all(_ints(t, 1, n) and MIN_SEATS <= len(t) <= MAX_SEATS for t in tables)
+        if not ok or sorted(p for t in tables for p in t) != list(range(1, n + 1)):
+            seats = f"tables of {MIN_SEATS} to {MAX_SEATS} seats"
+            raise keys.fail(size, f"allowed are {seats} holding places 1 to {n} once each")
+        patterns[n] = tuple(tuple(t) for t in pattern)
+    if not patterns:
+        raise FormatError(f"{stage.at('seating')} is empty: allowed are patterns by field size")
+    return patterns
+
+
+# The presets are package data, read through importlib.resources: shipped files, not state.
+_PRESETS = resources.files("klik_hub.tournament") / "formats"
+
+
+def preset_names() -> tuple[str, ...]:
+    """The formats shipped with the hub, by name."""
+    files = (f.name for f in _PRESETS.iterdir() if f.name.endswith(".toml"))
+    return tuple(sorted(f.removesuffix(".toml") for f in files))
+
+
+def load_format(name: str) -> Format:
+    """The preset ``name``; an unknown name is a FormatError that lists the presets."""
+    names = preset_names()
+    if name not in names:
+        near = difflib.get_close_matches(name, names, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        raise FormatError(f"format {_show(name)} is unknown: {hint}allowed are {', '.join(names)}")
+    where = f"{name}.toml"
+    found = parse_format((_PRESETS / where).read_text(encoding="utf-8"), where)
+    if found.name != name:
+        raise FormatError(
+            f"{where}: name = {_show(found.name)}: allowed is {_show(name)}, the file's name"
+        )
+    return found
+
+
+def seat_stage(
+    stage: Stage,
+    ranked: Sequence[Row],
+    previous_tables: Sequence[Sequence[str]] = (),
+    *,
+    field: int | None = None,
+) -> tuple[tuple[str, ...], ...]:
+    """The tables of a seeded ``stage``: each a tuple of player ids in seat order A, B, C, D.
+
+    ``ranked`` are the standings that choose. For ``qualify = "top"``: the standings over every
+    earlier stage; ``field`` is the judge's pick of the stage's sizes (by default the first
+    one there are players enough for). For ``"table"``: the standings of the previous stage
+    alone, and ``previous_tables`` are that stage's tables. The qualifiers are numbered 1..N in
+    the order of ``ranked`` and sit as the stage's pattern for N says.
+
+    A tie at the cut (the last to go on and the first to stay share a place) is a SeedingError:
+    the seeds leave it to the judge, who passes ``ranked`` again with the tie broken.
+    """
+    if stage.tables is not Tables.SEEDED:
+        raise SeedingError(f"{stage.name}: its tables are drawn at random, not seeded")
+    if stage.qualify is Qualify.TOP:
+        sizes = ", ".join(map(str, stage.field))
+        if field is not None and field not in stage.field:
+            raise SeedingError(f"{stage.name}: a field of {field}: allowed are {sizes}")
+        fits = [n for n in stage.field if n <= len(ranked) and field in (None, n)]
+        if not fits:
+            raise SeedingError(f"{stage.name}: {len(ranked)} players ranked: it takes {sizes}")
+        _check_cut(stage, ranked, fits[0], "")
+        qualifiers = list(ranked[: fits[0]])
+    else:
+        position = {row.player: i for i, row in enumerate(ranked)}
+        qualifiers = []
+        for number, table in enumerate(previous_tables, 1):
+            if missing := [p for p in table if p not in position]:
+                unknown = f"player {missing[0]!r} of table {number}"
+                raise SeedingError(f"{stage.name}: {unknown} is not in the standings")
+            rows = sorted((ranked[position[p]] for p in table), key=lambda r: position[r.player])
+            _check_cut(stage, rows, stage.per_table, f" at table {number}")
+            qualifiers += rows[: stage.per_table]
+        qualifiers.sort(key=lambda r: position[r.player])
+    pattern = stage.pattern(len(qualifiers))
+    if pattern is None:
+        sizes = ", ".join(str(sum(map(len, p))) for p in stage.seating)
+        raise SeedingError(
+            f"{stage.name}: {len(qualifiers)} players go on: the format seats {sizes}"
+        )
+    return tuple(tuple(qualifiers[place - 1].player for place in table) for table in pattern)
+
+
+def _check_cut(stage: Stage, rows: Sequence[Row], size: int, where: str) -> None:
+    if len(rows) > size and rows[size - 1].place == rows[size].place:
+        last, first = rows[size - 1], rows[size]
+        raise SeedingError(
+            f"{stage.name}: {last.name} and {first.name} share place {last.place}{where}, "
+            f"where the best {size} go on: the judge breaks the tie"
+        )

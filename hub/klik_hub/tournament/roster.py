@@ -1,0 +1,134 @@
+"""Enrolment: players from a judge's list, checked before any is kept.
+
+A list comes as JSON from the console or as a CSV file exported from a spreadsheet. Either
+way every entry is checked first and one bad entry refuses the whole list, named by where it
+is (``line 7`` of the file, ``players[6]`` of the JSON), so a judge fixes the file and sends
+it again without ever having half a roster enrolled.
+
+The CSV (UTF-8, with or without Excel's byte-order mark; fields separated by ``,``, ``;`` as
+Polish spreadsheets save them, or a tab) has a name and optionally a club or school a line.
+A first line naming the columns (``name``/``club``, or ``imię i nazwisko``, ``nazwisko``,
+``gracz``, ``zawodnik`` / ``klub``, ``szkoła``, ``school``) says which is which; without one
+the name comes first. Blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MAX_NAME = 100  # characters; a seat's screen shows the first dozen
+MAX_PLAYERS = 2000
+NAME_HEADERS = {"name", "imię i nazwisko", "imie i nazwisko", "nazwisko", "gracz", "zawodnik"}
+CLUB_HEADERS = {"club", "klub", "szkoła", "szkola", "school", "team", "drużyna"}
+DELIMITERS = ";\t,"  # the first that the first line holds; none: a single column
+
+
+class RosterError(ValueError):
+    """A list of players that cannot be enrolled; the message says where and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A player to enrol: a name and a club or school (may be empty)."""
+
+    name: str
+    club: str = ""
+
+
+def entrant(name: Any, club: Any, where: str) -> Entrant:
+    """One checked entry; ``where`` names it in the error (``line 7``, ``players[6]``)."""
+    if not isinstance(name, str):
+        raise RosterError(f"{where}: name must be text")
+    if club is not None and not isinstance(club, str):
+        raise RosterError(f"{where}: club must be text")
+    name, club = _tidy(name), _tidy(club or "")
+    if not name:
+        raise RosterError(f"{where}: the name is empty")
+    for what, text in (("name", name), ("club", club)):
+        if len(text) > MAX_NAME:
+            raise RosterError(f"{where}: the {what} is {len(text)} characters; at most {MAX_NAME}")
+        if any(unicodedata.category(ch).startswith("C") for ch in text):
+            raise RosterError(f"{where}: the {what} holds a control character")
+    return Entrant(name, club)
+
+
+def from_json(entries: Any) -> list[Entrant]:
+    """A JSON list of ``{"name": ..., "club": ...}`` (club optional) as entrants."""
+    if not isinstance(entries, list):
+        raise RosterError('players: send a list of {"name": ..., "club": ...}')
+    checked = []
+    for k, entry in enumerate(entries):
+        where = f"players[{k}]"
+        if not isinstance(entry, dict):
+            raise RosterError(f'{where}: must be {{"name": ..., "club": ...}}')
+        unknown = sorted(set(entry) - {"name", "club"})
+        if unknown:
+            raise RosterError(f"{where}: unknown field {unknown[0]!r}; allowed: name, club")
+        checked.append((where, entrant(entry.get("name"), entry.get("club"), where)))
+    return _whole(checked)
+
+
+def from_csv(text: str) -> list[Entrant]:
+    """The entrants of a CSV file's text (see the module's docstring)."""
+    text = text.removeprefix("\ufeff")
+    lines = text.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")
+    delimiter = next((d for d in DELIMITERS if d in first), ",")
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    columns: Sequence[str] | None = None
+    checked: list[tuple[str, Entrant]] = []
+    try:
+        for row in reader:
+            where = f"line {reader.line_num}"
+            if not any(cell.strip() for cell in row):
+                continue
+            if columns is None:
+                columns = _columns(row)
+                if columns != ():
+                    continue  # a header line
+                columns = ("name", "club")
+            if len(row) > len(columns) and any(cell.strip() for cell in row[len(columns) :]):
+                allowed = " and ".join(c for c in columns if c)
+                raise RosterError(f"{where}: {len(row)} fields; allowed are {allowed}")
+            cells = dict(zip(columns, row, strict=False))
+            checked.append((where, entrant(cells.get("name", ""), cells.get("club", ""), where)))
+    except csv.Error as error:
+        raise RosterError(f"line {reader.line_num}: {error}") from None
+    return _whole(checked)
+
+
+def _columns(row: Sequence[str]) -> tuple[str, ...]:
+    """A header's columns as ``name``/``club``/"" (ignored), or () if ``row`` is no header."""
+    heads = [cell.strip().casefold() for cell in row]
+    if not any(head in NAME_HEADERS for head in heads):
+        return ()
+    return tuple(
+        "name" if head in NAME_HEADERS else "club" if head in CLUB_HEADERS else "" for head in heads
+    )
+
+
+def _whole(checked: Iterable[tuple[str, Entrant]]) -> list[Entrant]:
+    """The entrants, once the list as a whole is sound: not empty, no one listed twice."""
+    seen: dict[tuple[str, str], str] = {}
+    entrants = []
+    for where, one in checked:
+        key = (one.name.casefold(), one.club.casefold())
+        if key in seen:
+            club = f" ({one.club})" if one.club else ""
+            raise RosterError(f"{where}: {one.name}{club} is listed twice (also {seen[key]})")
+        seen[key] = where
+        entrants.append(one)
+    if not entrants:
+        raise RosterError("no players in the list")
+    if len(entrants) > MAX_PLAYERS:
+        raise RosterError(f"{len(entrants)} players; at most {MAX_PLAYERS} at once")
+    return entrants
+
+
+def _tidy(text: str) -> str:
+    """Spaces trimmed and runs of them made one; NFC, so "ą" typed two ways is one letter."""
+    return " ".join(unicodedata.normalize("NFC", text).split())

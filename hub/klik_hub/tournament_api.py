@@ -1,0 +1,186 @@
+"""The tournament's API for the judge's console: tournaments, players, rounds, standings.
+
+Every error is one line of JSON, ``{"error": "..."}``, saying what is wrong and what is
+allowed; a draw refused for missing results also lists them (``"missing"``). The routes are
+documented in ``/openapi.json``; the README's table of them is the contract.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from klik.core.limits import GAME
+from klik_hub.store import Store
+from klik_hub.tournament import formats as f
+from klik_hub.tournament import roster
+from klik_hub.tournaments import MissingResultsError, TournamentError, Tournaments
+
+MOVE_TIME = GAME["move_time_s"]
+MAX_CSV = 1 << 20  # bytes: two thousand players with long names fit many times over
+Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+
+
+class TournamentIn(BaseModel):
+    name: str = Field(min_length=1, max_length=200, description="shown on every page")
+    rules: Literal["tournament", "league"] = Field(description="the rule set that scores")
+    format: str = Field(description=f"a preset: {', '.join(f.preset_names())}")
+    move_time_s: int = Field(
+        ge=int(MOVE_TIME.lo), le=int(MOVE_TIME.hi), description="seconds for every move"
+    )
+
+
+class RoundIn(BaseModel):
+    seed: int | None = Field(
+        None, ge=0, le=2**63 - 1, description="the draw's seed (default: a new one)"
+    )
+    override: bool = Field(False, description="draw although results of the last are missing")
+
+
+PLAYERS_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name"],
+                        "properties": {"name": {"type": "string"}, "club": {"type": "string"}},
+                    },
+                }
+            },
+            "text/csv": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+def error(status: int, message: str, **more: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **more}, status_code=status)
+
+
+class BadListError(ValueError):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
+    """The players of an enrolment's body: a CSV file or a JSON list (RosterError if bad)."""
+    if len(data) > MAX_CSV:
+        raise BadListError(413, f"the list is over {MAX_CSV} bytes")
+    if kind not in ("text/csv", "application/json"):
+        raise BadListError(415, "send application/json or text/csv")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        raise BadListError(422, f"byte {bad.start}: not UTF-8; save the file as UTF-8") from None
+    if kind == "text/csv":
+        return roster.from_csv(text)
+    try:
+        sent = json.loads(text)
+    except ValueError:
+        raise BadListError(422, "the body is not JSON") from None
+    return roster.from_json(sent)
+
+
+def router(store: Store) -> APIRouter:
+    api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"])
+    kept = Tournaments(store)
+
+    def refused(problem: TournamentError) -> JSONResponse:
+        if isinstance(problem, MissingResultsError):
+            return error(problem.status, str(problem), missing=problem.missing)
+        return error(problem.status, str(problem))
+
+    @api.post("", status_code=201)
+    def create(tournament: TournamentIn) -> JSONResponse:
+        """A new tournament → 201 ``{"id": ...}``."""
+        if tournament.format not in f.preset_names():
+            allowed = ", ".join(f.preset_names())
+            return error(422, f"format {tournament.format!r}: allowed are {allowed}")
+        new = kept.create(
+            tournament.name.strip(), tournament.rules, tournament.format, tournament.move_time_s
+        )
+        return JSONResponse({"id": new}, status_code=201)
+
+    @api.get("/{tid}")
+    def get(tid: Id) -> JSONResponse:
+        """The tournament: its settings, how many players, the rounds drawn."""
+        try:
+            return JSONResponse(kept.get(tid))
+        except TournamentError as problem:
+            return refused(problem)
+
+    @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY)
+    async def enrol(tid: Id, request: Request) -> JSONResponse:
+        """Enrol players: a JSON list of ``{"name", "club"}`` or a CSV file (``text/csv``),
+        all or none → 201 with the new players and their ids (start numbers)."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        try:
+            entrants = entrants_of(kind, await request.body())
+            return JSONResponse(kept.enrol(tid, entrants), status_code=201)
+        except BadListError as problem:
+            return error(problem.status, str(problem))
+        except roster.RosterError as problem:
+            return error(422, str(problem))
+        except TournamentError as problem:
+            return refused(problem)
+
+    @api.get("/{tid}/players")
+    def players(tid: Id) -> JSONResponse:
+        """Every enrolled player: ``{"id", "name", "club"}`` by start number."""
+        try:
+            return JSONResponse(kept.players(tid))
+        except TournamentError as problem:
+            return refused(problem)
+
+    @api.post("/{tid}/rounds", status_code=201)
+    def draw(tid: Id, ask: RoundIn) -> JSONResponse:
+        """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
+        while results of the last round are missing (unless ``override``)."""
+        try:
+            drawn = kept.draw(tid, ask.seed, override=ask.override)
+        except TournamentError as problem:
+            return refused(problem)
+        return JSONResponse(drawn.json(), status_code=201)
+
+    @api.get("/{tid}/rounds/{round_no}")
+    def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> JSONResponse:
+        """A drawn round: its tables, and how many games each table still owes."""
+        try:
+            return JSONResponse(kept.round(tid, round_no))
+        except TournamentError as problem:
+            return refused(problem)
+
+    @api.get("/{tid}/standings")
+    def get_standings(
+        tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None
+    ) -> JSONResponse:
+        """The standings, best first: ``{"place", "player", "name", "big", "small", "games"}``;
+        ``stage`` counts one stage's games only."""
+        try:
+            rows = kept.standings(tid, stage)
+        except TournamentError as problem:
+            return refused(problem)
+        return JSONResponse(
+            [
+                {
+                    "place": x.place,
+                    "player": int(x.player),
+                    "name": x.name,
+                    "big": x.big,
+                    "small": x.small,
+                    "games": x.games,
+                }
+                for x in rows
+            ]
+        )
+
+    return api

@@ -1,0 +1,386 @@
+"""Tournaments in the hub's database: players, drawn rounds, their results and standings.
+
+The adapter around the pure core (``klik_hub.tournament``): it reads what the core needs from
+the database, asks the core, and keeps what the core decided, in one transaction each time.
+Ids: a tournament's id is a whole number; a player's id is the start number within its
+tournament (1, 2, …). A table's result names them as text (``"tournament": "3"``,
+``"player": "17"``), as the protocol's fields are text.
+
+A round is drawn only when every table of the round before has reported all its games
+(``MissingResultsError``, 409), unless the judge overrides. Two draws of one round at once
+meet at the ``rounds`` primary key: one is kept and the other is told the round exists.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from klik.link import results as r
+from klik_hub.schema import players, results, rounds, seatings, tournaments
+from klik_hub.store import Store, utc_iso
+from klik_hub.tournament import draw as d
+from klik_hub.tournament import formats as f
+from klik_hub.tournament.roster import Entrant
+from klik_hub.tournament.standings import Row, Score, standings
+
+SEATS = "ABCD"
+
+
+class TournamentError(Exception):
+    """A request the tournament cannot take; ``status`` is its HTTP answer."""
+
+    status = 422
+
+
+class NotFoundError(TournamentError):
+    status = 404
+
+
+class ConflictError(TournamentError):
+    status = 409
+
+
+class MissingResultsError(ConflictError):
+    """The current round has games without a result; ``missing`` lists them."""
+
+    def __init__(self, message: str, missing: list[dict[str, int]]) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """A drawn round as the API answers it."""
+
+    round_no: int
+    stage: str
+    games: int
+    seed: int
+    tables: tuple[tuple[str, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "round": self.round_no,
+            "stage": self.stage,
+            "games": self.games,
+            "seed": self.seed,
+            "tables": [
+                {"table": k, "seats": {s: int(p) for s, p in zip(SEATS, table, strict=False)}}
+                for k, table in enumerate(self.tables, 1)
+            ],
+        }
+
+
+class Tournaments:
+    """The tournaments kept in ``store``'s database."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # --- tournaments and players ---------------------------------------------------------
+
+    def create(self, name: str, rules: str, format_name: str, move_time_s: int) -> int:
+        f.load_format(format_name)  # FormatError if there is no such preset
+        with self.store._write() as db:
+            new = db.execute(
+                insert(tournaments)
+                .values(
+                    name=name,
+                    rules=rules,
+                    format=format_name,
+                    move_time_s=move_time_s,
+                    created_at=utc_iso(self.store.now_ms()),
+                )
+                .returning(tournaments.c.id)
+            )
+            return int(new.scalar_one())
+
+    def get(self, tid: int) -> dict[str, Any]:
+        with self.store._read() as db:
+            row = self._tournament(db, tid)
+            enrolled = db.execute(
+                select(func.count()).select_from(players).where(players.c.tournament_id == tid)
+            ).scalar_one()
+            drawn = db.execute(
+                select(rounds).where(rounds.c.tournament_id == tid).order_by(rounds.c.round_no)
+            ).all()
+        return {
+            "id": row.id,
+            "name": row.name,
+            "rules": row.rules,
+            "format": row.format,
+            "move_time_s": row.move_time_s,
+            "players": enrolled,
+            "rounds": [
+                {"round": x.round_no, "stage": x.stage, "games": x.games, "seed": x.seed}
+                for x in drawn
+            ],
+        }
+
+    def enrol(self, tid: int, entrants: Sequence[Entrant]) -> list[dict[str, Any]]:
+        """Enrol ``entrants`` (all or none) with the next start numbers; they are returned."""
+        with self.store._write() as db:
+            # The tournament's row is locked (PostgreSQL) so two enrolments number in turn;
+            # SQLite's writer lock does the same.
+            self._tournament(db, tid, lock=True)
+            last = db.execute(
+                select(func.max(players.c.player_no)).where(players.c.tournament_id == tid)
+            ).scalar()
+            first = (last or 0) + 1
+            rows = [
+                {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
+                for k, e in enumerate(entrants)
+            ]
+            db.execute(insert(players), rows)
+        return [{"id": x["player_no"], "name": x["name"], "club": x["club"]} for x in rows]
+
+    def players(self, tid: int) -> list[dict[str, Any]]:
+        with self.store._read() as db:
+            self._tournament(db, tid)
+            found = db.execute(
+                select(players).where(players.c.tournament_id == tid).order_by(players.c.player_no)
+            ).all()
+        return [{"id": x.player_no, "name": x.name, "club": x.club} for x in found]
+
+    # --- rounds ----------------------------------------------------------------------------
+
+    def draw(self, tid: int, seed: int | None = None, *, override: bool = False) -> Drawn:
+        """Draw the next round and keep it; see the module's docstring for when it may."""
+        seed = secrets.randbelow(1_000_000) if seed is None else seed
+        with self.store._read() as db:
+            row = self._tournament(db, tid)
+            fmt = f.load_format(row.format)
+            names = self._names(db, tid)
+            earlier = self._rounds(db, tid)
+            if earlier and not override:
+                last = earlier[-1]
+                missing = self._missing(db, tid, last)
+                if missing:
+                    games = sum(m["missing"] for m in missing)
+                    raise MissingResultsError(
+                        f"round {last.round_no}: {games} games without a result at "
+                        f"{len(missing)} tables; draw with override to go on anyway",
+                        missing,
+                    )
+            stage, ahead = _next_stage(fmt, [x.stage for x in earlier])
+            if stage.tables is f.Tables.RANDOM:
+                try:
+                    tables = d.draw_round(
+                        list(names), [x.tables for x in earlier], seed, ahead=ahead
+                    )
+                except d.DrawError as problem:
+                    raise ConflictError(f"{problem}; enrol more players") from None
+            else:
+                tables = self._seeded(
+                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names
+                )
+        drawn = Drawn(len(earlier) + 1, stage.name, stage.games_per_round, seed, tables)
+        self._keep(tid, drawn, override)
+        return drawn
+
+    def _keep(self, tid: int, drawn: Drawn, override: bool) -> None:
+        try:
+            with self.store._write() as db:
+                db.execute(
+                    insert(rounds).values(
+                        tournament_id=tid,
+                        round_no=drawn.round_no,
+                        stage=drawn.stage,
+                        games=drawn.games,
+                        seed=drawn.seed,
+                        override=override,
+                        drawn_at=utc_iso(self.store.now_ms()),
+                    )
+                )
+                db.execute(
+                    insert(seatings),
+                    [
+                        {
+                            "tournament_id": tid,
+                            "round_no": drawn.round_no,
+                            "table_no": k,
+                            "seat": seat,
+                            "player_no": int(player),
+                        }
+                        for k, table in enumerate(drawn.tables, 1)
+                        for seat, player in zip(SEATS, table, strict=False)
+                    ],
+                )
+        except IntegrityError:
+            raise ConflictError(f"round {drawn.round_no} was drawn meanwhile") from None
+
+    def round(self, tid: int, round_no: int) -> dict[str, Any]:
+        """A drawn round: its tables with their players and the games each still owes."""
+        with self.store._read() as db:
+            self._tournament(db, tid)
+            found = [x for x in self._rounds(db, tid) if x.round_no == round_no]
+            if not found:
+                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+            kept = found[0]
+            owed = {m["table"]: m["missing"] for m in self._missing(db, tid, kept)}
+        drawn = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
+        for table in drawn["tables"]:
+            table["missing"] = owed.get(table["table"], 0)
+        return drawn
+
+    # --- standings -------------------------------------------------------------------------
+
+    def standings(self, tid: int, stage: str | None = None) -> list[Row]:
+        """Big, then small points (the format's tie-breaks), of the results that count."""
+        with self.store._read() as db:
+            row = self._tournament(db, tid)
+            fmt = f.load_format(row.format)
+            if stage is not None and stage not in [s.name for s in fmt.stages]:
+                allowed = ", ".join(s.name for s in fmt.stages)
+                raise TournamentError(f"stage {stage!r}: allowed are {allowed}")
+            names = self._names(db, tid)
+            scores = self._scores(db, tid, names)
+        return standings(
+            names,
+            scores,
+            rules=fmt.rule_set,
+            tie_breaks=fmt.tie_breaks,
+            stages=None if stage is None else (stage,),
+        )
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _tournament(db: Connection, tid: int, *, lock: bool = False) -> Any:
+        query = select(tournaments).where(tournaments.c.id == tid)
+        row = db.execute(query.with_for_update() if lock else query).first()
+        if row is None:
+            raise NotFoundError(f"no tournament {tid}")
+        return row
+
+    @staticmethod
+    def _names(db: Connection, tid: int) -> dict[str, str]:
+        found = db.execute(
+            select(players.c.player_no, players.c.name)
+            .where(players.c.tournament_id == tid)
+            .order_by(players.c.player_no)
+        ).all()
+        return {str(x.player_no): x.name for x in found}
+
+    @staticmethod
+    def _rounds(db: Connection, tid: int) -> list[_Round]:
+        kept = db.execute(
+            select(rounds).where(rounds.c.tournament_id == tid).order_by(rounds.c.round_no)
+        ).all()
+        seated = db.execute(
+            select(seatings)
+            .where(seatings.c.tournament_id == tid)
+            .order_by(seatings.c.round_no, seatings.c.table_no, seatings.c.seat)
+        ).all()
+        tables: dict[int, dict[int, list[str]]] = {}
+        for x in seated:
+            tables.setdefault(x.round_no, {}).setdefault(x.table_no, []).append(str(x.player_no))
+        return [
+            _Round(
+                x.round_no,
+                x.stage,
+                x.games,
+                x.seed,
+                tuple(tuple(t) for _, t in sorted(tables.get(x.round_no, {}).items())),
+            )
+            for x in kept
+        ]
+
+    @staticmethod
+    def _missing(db: Connection, tid: int, kept: _Round) -> list[dict[str, int]]:
+        """Each table of ``kept`` that owes games: ``{"table", "missing"}``."""
+        reported = db.execute(
+            select(results.c.table_no, func.count(results.c.game.distinct()))
+            .where(results.c.tournament == str(tid), results.c.round_no == kept.round_no)
+            .group_by(results.c.table_no)
+        ).all()
+        done = {table: int(count) for table, count in reported}
+        return [
+            {"table": k, "missing": kept.games - done.get(k, 0)}
+            for k in range(1, len(kept.tables) + 1)
+            if done.get(k, 0) < kept.games
+        ]
+
+    @staticmethod
+    def _scores(db: Connection, tid: int, names: dict[str, str]) -> list[Score]:
+        """Every seat of every result that counts: no conflict, points as the rules make them,
+        every seat a player of this tournament (else the judge must settle it first)."""
+        stage_of = dict(
+            db.execute(
+                select(rounds.c.round_no, rounds.c.stage).where(rounds.c.tournament_id == tid)
+            ).all()
+        )
+        found = db.execute(
+            select(results.c.round_no, results.c.body).where(
+                results.c.tournament == str(tid),
+                results.c.conflict.is_(False),
+                results.c.points_check == "ok",
+            )
+        ).all()
+        scores = []
+        for x in found:
+            body = json.loads(x.body)
+            seats = body["seats"]
+            ids = [e.get("player") for e in seats.values()]
+            if x.round_no not in stage_of or not all(i in names for i in ids):
+                continue
+            small, big = r.column(body, "small"), r.column(body, "big")
+            scores += [
+                Score(e["player"], stage_of[x.round_no], big[s], small[s], s in body["winners"])
+                for s, e in seats.items()
+            ]
+        return scores
+
+    def _seeded(
+        self,
+        db: Connection,
+        *,
+        tid: int,
+        fmt: f.Format,
+        stage: f.Stage,
+        earlier: Sequence[_Round],
+        names: dict[str, str],
+    ) -> tuple[tuple[str, ...], ...]:
+        scores = self._scores(db, tid, names)
+        done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]
+        try:
+            if stage.qualify is f.Qualify.TABLE:
+                previous = done[-1]
+                ranked = standings(
+                    names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=(previous,)
+                )
+                last = [x for x in earlier if x.stage == previous][-1]
+                return f.seat_stage(stage, ranked, last.tables)
+            ranked = standings(
+                names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=done
+            )
+            return f.seat_stage(stage, ranked)
+        except f.SeedingError as error:
+            raise ConflictError(str(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Round:
+    round_no: int
+    stage: str
+    games: int
+    seed: int
+    tables: tuple[tuple[str, ...], ...]
+
+
+def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:
+    """The stage of the next round, and how many more of its rounds follow that one."""
+    for stage in fmt.stages:
+        had = drawn.count(stage.name)
+        if stage.rounds == 0:
+            return stage, 0  # open-ended: the judge draws until the evening ends
+        if had < stage.rounds:
+            return stage, stage.rounds - had - 1
+    raise ConflictError(f"every round of the format {fmt.name} is drawn ({len(drawn)} rounds)")

@@ -1,0 +1,254 @@
+"""The tournament API over real HTTP, on SQLite and on PostgreSQL: enrol, draw, report, rank."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from hubkit import post, sealed
+
+from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik_hub.store import Store
+
+Hub = tuple[str, Store]
+API = "/api/v1/tournaments"
+ROSTER = (
+    "imię i nazwisko;szkoła\n"
+    "Łucja Żak;SP 5 Szczecin\n"
+    "Źdźisław Ćwik;SP 12\n"
+    "Ania Nowak;SP 5 Szczecin\n"
+    "Bożena Kęs;SP 3\n"
+    "Jan Óssowski;SP 3\n"
+    "Ewa Śliwa;SP 12\n"
+    "Olek Wąs;SP 7\n"
+    "Iga Ńuk;SP 7\n"
+)
+
+
+def create(url: str, **over: Any) -> int:
+    sent = {"name": "Liga szkolna", "rules": "tournament", "format": "open", "move_time_s": 60}
+    answer = httpx.post(url + API, json={**sent, **over})
+    assert answer.status_code == 201, answer.text
+    return int(answer.json()["id"])
+
+
+def enrol_csv(url: str, tid: int, text: str = ROSTER) -> httpx.Response:
+    return post(url, f"{API}/{tid}/players", text.encode(), **{"Content-Type": "text/csv"})
+
+
+def game_body(
+    tid: int, round_no: int, table: int, game: int, *, seats: dict[str, int], rules: str
+) -> dict[str, Any]:
+    """A table's result for a tournament game: the seat of the lowest player id goes out, the
+    others hold racks that grow with their id, so the standings are known in advance."""
+    ids = sorted(seats.values())
+    racks = {s: 0 if p == ids[0] else 3 * p + game for s, p in seats.items()}
+    winner = next(s for s, rack in racks.items() if rack == 0)
+    result = score(
+        RULE_SETS[rules], Ending.RUMMIKUB, {s: SeatRack(x) for s, x in racks.items()}, winner
+    )
+    return {
+        "tournament": str(tid),
+        "round": round_no,
+        "table": table,
+        "game": game,
+        "rules": rules,
+        "ending": "rummikub",
+        "winners": list(result.winners),
+        "seats": {
+            s: {
+                "name": f"Gracz {p}",
+                "player": str(p),
+                "rack": result.rack[s],
+                "opened": True,
+                "small": result.small[s],
+                "big": result.big[s],
+            }
+            for s, p in seats.items()
+        },
+        "moves": 30,
+        "timeouts": 0,
+        "duration_ms": 900_000,
+        "finished_at": None,
+    }
+
+
+class Tables:
+    """Paired tables that report their games as a real table would: signed, seq by seq."""
+
+    def __init__(self, url: str, store: Store, count: int) -> None:
+        self.url = url
+        self.keys = {k: store.pair(k) for k in range(1, count + 1)}
+        self.seq = dict.fromkeys(self.keys, 0)
+        self.game = dict.fromkeys(self.keys, 0)
+
+    def play(self, tid: int, drawn: dict[str, Any], rules: str = "tournament") -> None:
+        for table in drawn["tables"]:
+            k = table["table"]
+            device, key = self.keys[k]
+            for _ in range(drawn["games"]):
+                self.seq[k] += 1
+                self.game[k] += 1
+                body = game_body(
+                    tid, drawn["round"], k, self.game[k], seats=table["seats"], rules=rules
+                )
+                answer = post(self.url, "/api/v1/results", sealed(device, key, self.seq[k], body))
+                assert answer.status_code == 201, answer.text
+
+
+def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
+    url, _ = hub
+    tid = create(url, name="Mistrzostwa Szczecina", format="szczecin", move_time_s=45)
+    assert httpx.get(f"{url}{API}/{tid}").json() == {
+        "id": tid,
+        "name": "Mistrzostwa Szczecina",
+        "rules": "tournament",
+        "format": "szczecin",
+        "move_time_s": 45,
+        "players": 0,
+        "rounds": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"format": "swiss"}, "format 'swiss': allowed are liga, open, szczecin"),
+        ({"rules": "house"}, "body.rules: Input should be 'tournament' or 'league'"),
+        ({"move_time_s": 3}, "body.move_time_s: Input should be greater than or equal to 5"),
+        ({"name": ""}, "body.name: String should have at least 1 character"),
+    ],
+)
+def test_a_bad_tournament_gets_one_line(hub: Hub, change: dict[str, Any], message: str) -> None:
+    url, _ = hub
+    sent = {"name": "Liga", "rules": "league", "format": "liga", "move_time_s": 60, **change}
+    answer = httpx.post(url + API, json=sent)
+    assert (answer.status_code, answer.json()) == (422, {"error": message})
+
+
+def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> None:
+    url, _ = hub
+    tid = create(url)
+    first = enrol_csv(url, tid)
+    assert first.status_code == 201
+    assert first.json()[0] == {"id": 1, "name": "Łucja Żak", "club": "SP 5 Szczecin"}
+    assert [x["id"] for x in first.json()] == list(range(1, 9))
+    late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
+    assert late.json() == [{"id": 9, "name": "Spóźniony Gość", "club": ""}]
+    listed = httpx.get(f"{url}{API}/{tid}/players").json()
+    assert [x["name"] for x in listed][-2:] == ["Iga Ńuk", "Spóźniony Gość"]
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "status", "message"),
+    [
+        (ROSTER + "Ala;SP 1;x\n", "text/csv", 422, "line 10: 3 fields; allowed are name and club"),
+        (ROSTER + ";SP 1\n", "text/csv", 422, "line 10: the name is empty"),
+        ("Łucja".encode("cp1250"), "text/csv", 422, "byte 0: not UTF-8; save the file as UTF-8"),
+        (ROSTER, "text/plain", 415, "send application/json or text/csv"),
+        ('[{"name": "Ala"}, {}]', "application/json", 422, "players[1]: name must be text"),
+        ("[{", "application/json", 422, "the body is not JSON"),
+    ],
+)
+def test_a_bad_list_enrols_nobody_and_says_where(
+    hub: Hub, body: str | bytes, kind: str, status: int, message: str
+) -> None:
+    url, _ = hub
+    tid = create(url)
+    data = body.encode() if isinstance(body, str) else body
+    answer = post(url, f"{API}/{tid}/players", data, **{"Content-Type": kind})
+    assert (answer.status_code, answer.json()) == (status, {"error": message})
+    assert httpx.get(f"{url}{API}/{tid}/players").json() == []
+
+
+def test_a_tournament_that_is_not_there_is_404(hub: Hub) -> None:
+    url, _ = hub
+    for answer in (
+        httpx.get(f"{url}{API}/77"),
+        httpx.get(f"{url}{API}/77/standings"),
+        httpx.post(f"{url}{API}/77/rounds", json={}),
+        httpx.post(f"{url}{API}/77/players", json=[{"name": "Ala"}]),
+    ):
+        assert (answer.status_code, answer.json()) == (404, {"error": "no tournament 77"})
+
+
+def test_a_round_seats_everyone_once_and_its_seed_draws_it_again(hub: Hub) -> None:
+    url, _ = hub
+    tids = [create(url), create(url)]
+    for tid in tids:
+        enrol_csv(url, tid)
+    drawn = [httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 2026}) for tid in tids]
+    assert [d.status_code for d in drawn] == [201, 201]
+    one = drawn[0].json()
+    assert (one["round"], one["stage"], one["games"], one["seed"]) == (1, "rozgrywki", 1, 2026)
+    assert [t["table"] for t in one["tables"]] == [1, 2]
+    seated = sorted(p for t in one["tables"] for p in t["seats"].values())
+    assert seated == list(range(1, 9))
+    assert [sorted(t["seats"]) for t in one["tables"]] == [["A", "B", "C", "D"]] * 2
+    assert drawn[1].json()["tables"] == one["tables"]  # the same seed, the same draw
+
+
+def test_the_next_round_waits_for_every_result_unless_overridden(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url)
+    enrol_csv(url, tid)
+    first = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
+    early = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 2})
+    assert early.status_code == 409
+    assert early.json() == {
+        "error": "round 1: 2 games without a result at 2 tables; draw with override to go on anyway",
+        "missing": [{"table": 1, "missing": 1}, {"table": 2, "missing": 1}],
+    }
+    board = httpx.get(f"{url}{API}/{tid}/rounds/1").json()
+    assert [t["missing"] for t in board["tables"]] == [1, 1]
+    tables.play(tid, first)
+    assert [t["missing"] for t in httpx.get(f"{url}{API}/{tid}/rounds/1").json()["tables"]] == [
+        0,
+        0,
+    ]
+    second = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 2})
+    assert second.status_code == 201
+    overridden = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 3, "override": True})
+    assert (overridden.status_code, overridden.json()["round"]) == (201, 3)
+    assert [r["round"] for r in httpx.get(f"{url}{API}/{tid}").json()["rounds"]] == [1, 2, 3]
+
+
+def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url)
+    enrol_csv(url, tid)
+    for seed in (5, 6):
+        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json())
+    rows = httpx.get(f"{url}{API}/{tid}/standings").json()
+    assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
+    assert sum(r["games"] for r in rows) == 2 * 8
+    assert sum(r["big"] for r in rows) == 2 * 2  # one winner a table a round
+    assert sum(r["small"] for r in rows) == 0  # a Rummikub's points sum to zero
+    assert rows[0]["player"] == 1  # the lowest id goes out at every table it sits at
+    assert rows[0] == {
+        "place": 1, "player": 1, "name": "Łucja Żak", "big": 2, "small": rows[0]["small"], "games": 2,
+    }  # fmt: skip
+    keys = [(-r["big"], -r["small"]) for r in rows]
+    assert keys == sorted(keys)
+
+
+def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url, rules="league", format="liga")
+    enrol_csv(url, tid)
+    for seed in (1, 2, 3):  # eliminations: 3 rounds of 2 games at random tables
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json()
+        assert (drawn["stage"], drawn["games"]) == ("eliminacje", 2)
+        tables.play(tid, drawn, rules="league")
+    ranked = httpx.get(f"{url}{API}/{tid}/standings?stage=eliminacje").json()
+    semi = httpx.post(f"{url}{API}/{tid}/rounds", json={})
+    assert semi.status_code == 201, semi.text
+    drawn = semi.json()
+    assert drawn["stage"] == "półfinał"
+    by_place = [r["player"] for r in ranked]
+    seats = [list(t["seats"].values()) for t in drawn["tables"]]
+    assert seats == [[by_place[i] for i in (0, 2, 4, 6)], [by_place[i] for i in (1, 3, 5, 7)]]

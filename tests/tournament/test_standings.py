@@ -1,0 +1,239 @@
+"""Standings: sums per player, ranked by the format's tie-breaks (RULES.md §6, seed 001)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from klik.core.scoring import RULE_SETS, RuleSet
+from klik_hub.tournament.standings import Row, Score, TieBreak, collation_key, standings
+
+TOURNAMENT = RULE_SETS["tournament"]
+LEAGUE = RULE_SETS["league"]
+BIG, SMALL, WINS = TieBreak.BIG, TieBreak.SMALL, TieBreak.WINS
+PLAYERS = {"a": "Anna", "b": "Bartek", "c": "Celina", "d": "Darek"}
+
+
+def game(stage: str = "eliminacje", **seats: tuple[int, int]) -> list[Score]:
+    """One game's scores: seat=(big, small); the seats with the most big points won."""
+    best = max(big for big, _ in seats.values())
+    return [Score(p, stage, big, small, big == best) for p, (big, small) in seats.items()]
+
+
+def test_a_tournament_game_ranks_the_winner_first_and_losers_by_small_points() -> None:
+    scores = game(a=(0, -25), b=(1, 60), c=(0, -17), d=(0, -18))
+    assert standings(PLAYERS, scores, rules=TOURNAMENT) == [
+        Row(1, "b", "Bartek", 1, 60, 1),
+        Row(2, "c", "Celina", 0, -17, 1),
+        Row(3, "d", "Darek", 0, -18, 1),
+        Row(4, "a", "Anna", 0, -25, 1),
+    ]
+
+
+def test_under_league_rules_fewer_small_points_are_better() -> None:
+    # Seed 001 writes the losers plus and the winner minus: the lower balance ranks higher.
+    scores = game(a=(1, 25), b=(4, -60), c=(1, 17), d=(1, 18))
+    assert standings(PLAYERS, scores, rules=LEAGUE) == [
+        Row(1, "b", "Bartek", 4, -60, 1),
+        Row(2, "c", "Celina", 1, 17, 1),
+        Row(3, "d", "Darek", 1, 18, 1),
+        Row(4, "a", "Anna", 1, 25, 1),
+    ]
+
+
+LEAGUE_TIE = game(a=(4, -5), b=(2, 0), c=(0, 5)) + game(c=(4, -5), b=(2, 0), a=(0, 5))
+
+
+@pytest.mark.parametrize(
+    ("scores", "rules", "tie_breaks", "places"),
+    [
+        # big points decide before small points
+        (game(a=(1, 5), b=(0, 90), c=(0, -40), d=(0, -55)), TOURNAMENT, (BIG, SMALL), {"a": 1, "b": 2, "c": 3, "d": 4}),
+        # equal on big and small points: they share 2nd place, the next is 4th (1, 2, 2, 4)
+        (game(a=(1, 40), b=(0, -10), c=(0, -10), d=(0, -20)), TOURNAMENT, (BIG, SMALL), {"a": 1, "b": 2, "c": 2, "d": 4}),
+        # big points alone: everyone without a win shares 2nd place
+        (game(a=(1, 40), b=(0, -10), c=(0, -10), d=(0, -20)), TOURNAMENT, (BIG,), {"a": 1, "b": 2, "c": 2, "d": 2}),
+        # small points first: a format may order them so
+        (game(a=(1, 10), b=(0, 30), c=(0, -20), d=(0, -20)), TOURNAMENT, (SMALL, BIG), {"b": 1, "a": 2, "c": 3, "d": 3}),
+        # league: a win and a last place (4 + 0) tie two second places (2 + 2) on big and small
+        (LEAGUE_TIE, LEAGUE, (BIG, SMALL), {"a": 1, "b": 1, "c": 1, "d": 4}),
+        # ... and games won break that tie; d, with no games, is last on zeros
+        (LEAGUE_TIE, LEAGUE, (BIG, SMALL, WINS), {"a": 1, "c": 1, "b": 3, "d": 4}),
+    ],
+)  # fmt: skip
+def test_places_follow_the_tie_breaks_in_order(
+    scores: list[Score], rules: RuleSet, tie_breaks: tuple[TieBreak, ...], places: dict[str, int]
+) -> None:
+    rows = standings(PLAYERS, scores, rules=rules, tie_breaks=tie_breaks)
+    assert {row.player: row.place for row in rows} == places
+
+
+def test_stage_filter_counts_only_the_games_of_those_stages() -> None:
+    two = {"a": "Anna", "b": "Bartek"}
+    scores = game("eliminacje", a=(1, 30), b=(0, -30)) + game("półfinał", a=(0, -12), b=(1, 12))
+    semifinal = standings(two, scores, rules=TOURNAMENT, stages={"półfinał"})
+    assert semifinal == [Row(1, "b", "Bartek", 1, 12, 1), Row(2, "a", "Anna", 0, -12, 1)]
+    overall = standings(two, scores, rules=TOURNAMENT)
+    assert overall == [Row(1, "a", "Anna", 1, 18, 2), Row(2, "b", "Bartek", 1, -18, 2)]
+    assert standings(two, scores, rules=TOURNAMENT, stages=["eliminacje", "półfinał"]) == overall
+    # a stage nobody has played yet: everyone on zeros, sharing 1st place
+    assert standings(two, scores, rules=TOURNAMENT, stages={"finał"}) == [
+        Row(1, "a", "Anna", 0, 0, 0),
+        Row(1, "b", "Bartek", 0, 0, 0),
+    ]
+
+
+def test_players_without_games_have_zeros_and_come_last_among_their_equals() -> None:
+    players = {"z": "Zenon", "a": "Anna", "w": "Wiktor", "b": "Bartek"}
+    scores = game(w=(1, 10), b=(0, 0), z=(0, -10))
+    assert standings(players, scores, rules=TOURNAMENT) == [
+        Row(1, "w", "Wiktor", 1, 10, 1),
+        Row(2, "b", "Bartek", 0, 0, 1),  # played to a zero balance: shares 2nd, listed first
+        Row(2, "a", "Anna", 0, 0, 0),  # no games: zeros, same place, after those who played
+        Row(4, "z", "Zenon", 0, -10, 1),
+    ]
+
+
+def test_no_scores_at_all_puts_everyone_on_first_place_in_name_order() -> None:
+    rows = standings({"2": "Łucja", "1": "Lucyna", "3": "Zofia", "4": "Ewa"}, [], rules=LEAGUE)
+    assert [(r.place, r.name, r.games) for r in rows] == [
+        (1, "Ewa", 0),
+        (1, "Lucyna", 0),
+        (1, "Łucja", 0),  # Ł after all of L, not beside it
+        (1, "Zofia", 0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("names", "ordered"),
+    [
+        (["Łukasz", "Lucyna", "Marek"], ["Lucyna", "Łukasz", "Marek"]),  # Ł is a letter after L
+        (["Żaneta", "Zuzanna", "Źdźisław"], ["Zuzanna", "Źdźisław", "Żaneta"]),  # z, ź, ż
+        (["Ścibor", "Szymon", "Sabina"], ["Sabina", "Szymon", "Ścibor"]),  # ś after every s
+        (["ćma", "Cezary", "Dorota"], ["Cezary", "ćma", "Dorota"]),  # case does not matter
+        (
+            ["Anna Nowak", "Anna-Maria", "Annabel"],
+            ["Anna Nowak", "Anna-Maria", "Annabel"],
+        ),  # marks first
+        (
+            ["Émile", "Ewa", "Dawid"],
+            ["Dawid", "Émile", "Ewa"],
+        ),  # a foreign accent is its base letter
+    ],
+)
+def test_names_sort_in_polish_alphabetical_order(names: list[str], ordered: list[str]) -> None:
+    assert sorted(names, key=collation_key) == ordered
+
+
+def test_a_score_of_a_player_who_is_not_enrolled_is_an_error() -> None:
+    with pytest.raises(ValueError, match="'x', who is not enrolled"):
+        standings(PLAYERS, [Score("x", "eliminacje", 1, 10)], rules=TOURNAMENT)
+
+
+@pytest.mark.parametrize(
+    "tie_breaks",
+    [
+        (),  # no criterion at all
+        (BIG, SMALL, BIG),  # one twice
+    ],
+)
+def test_tie_breaks_must_be_given_each_once(tie_breaks: tuple[TieBreak, ...]) -> None:
+    with pytest.raises(ValueError, match="each one once"):
+        standings(PLAYERS, [], rules=TOURNAMENT, tie_breaks=tie_breaks)
+
+
+# Properties over random tournaments: players, games at 2-4 seats, two stages.
+ids = st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=12, unique=True)
+tie_break_orders = st.permutations(list(TieBreak)).flatmap(
+    lambda order: st.integers(1, len(order)).map(lambda n: tuple(order[:n]))
+)
+
+
+@st.composite
+def tournaments(draw: st.DrawFn) -> tuple[dict[str, str], list[Score]]:
+    players = {p: draw(st.sampled_from(["Anna", "Łucja", "Lucyna", "Ewa"])) for p in draw(ids)}
+    scores = []
+    for _ in range(draw(st.integers(0, 12))):
+        seats = draw(
+            st.lists(st.sampled_from(sorted(players)), min_size=1, max_size=4, unique=True)
+        )
+        stage = draw(st.sampled_from(["eliminacje", "finał"]))
+        for p in seats:
+            scores.append(
+                Score(
+                    p,
+                    stage,
+                    draw(st.integers(0, 4)),
+                    draw(st.integers(-200, 200)),
+                    draw(st.booleans()),
+                )
+            )
+    return players, scores
+
+
+@given(tournaments(), tie_break_orders, st.sampled_from(["tournament", "league"]))
+def test_places_are_competition_ranks(
+    tournament: tuple[dict[str, str], list[Score]], tie_breaks: tuple[TieBreak, ...], rules: str
+) -> None:
+    players, scores = tournament
+    rule_set = RULE_SETS[rules]
+    rows = standings(players, scores, rules=rule_set, tie_breaks=tie_breaks)
+    wins = Counter(s.player for s in scores if s.won)
+
+    def merit(row: Row) -> tuple[int, ...]:
+        value = {BIG: row.big, SMALL: rule_set.winner_sign * row.small, WINS: wins[row.player]}
+        return tuple(value[t] for t in tie_breaks)
+
+    assert sorted(r.player for r in rows) == sorted(players)
+    assert rows[0].place == 1
+    for row in rows:
+        assert 1 <= row.place <= len(rows)
+        assert row.place - 1 == sum(merit(other) > merit(row) for other in rows)
+    assert [r.place for r in rows] == sorted(r.place for r in rows)
+
+
+@given(tournaments(), st.sets(st.sampled_from(["eliminacje", "finał"])) | st.none())
+def test_totals_are_the_sums_of_the_counted_scores(
+    tournament: tuple[dict[str, str], list[Score]], stages: set[str] | None
+) -> None:
+    players, scores = tournament
+    counted = [s for s in scores if stages is None or s.stage in stages]
+    rows = standings(players, scores, rules=TOURNAMENT, stages=stages)
+    for row in rows:
+        mine = [s for s in counted if s.player == row.player]
+        assert (row.name, row.big, row.small, row.games) == (
+            players[row.player],
+            sum(s.big for s in mine),
+            sum(s.small for s in mine),
+            len(mine),
+        )
+
+
+@given(tournaments(), tie_break_orders, st.randoms(use_true_random=False))
+def test_order_does_not_depend_on_the_order_of_the_input(
+    tournament: tuple[dict[str, str], list[Score]],
+    tie_breaks: tuple[TieBreak, ...],
+    rng: random.Random,
+) -> None:
+    players, scores = tournament
+    shuffled_scores = scores[:]
+    rng.shuffle(shuffled_scores)
+    shuffled_players = dict(rng.sample(sorted(players.items()), len(players)))
+    assert standings(
+        shuffled_players, shuffled_scores, rules=LEAGUE, tie_breaks=tie_breaks
+    ) == standings(players, scores, rules=LEAGUE, tie_breaks=tie_breaks)
+
+
+@given(tournaments())
+def test_league_and_tournament_rank_small_points_the_opposite_way(
+    tournament: tuple[dict[str, str], list[Score]],
+) -> None:
+    players, scores = tournament
+    flipped = [Score(s.player, s.stage, s.big, -s.small, s.won) for s in scores]
+    league = standings(players, scores, rules=LEAGUE)
+    tournament_rows = standings(players, flipped, rules=TOURNAMENT)
+    assert [(r.place, r.player) for r in league] == [(r.place, r.player) for r in tournament_rows]
