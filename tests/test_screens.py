@@ -154,6 +154,9 @@ VIEWS: dict[str, SeatView] = {
     "result-en": replace(
         RESULT, language=Language.EN, ending="exhausted", delivery=Delivery.UNREACHABLE
     ),
+    # A round's table of 3 at a four-seat table: D's screen says nobody sits there.
+    "free": SeatView("D", "", "3", 1, Screen.FREE),
+    "free-en": SeatView("D", "", "3", 1, Screen.FREE, Language.EN),
 }
 
 SAMPLES = {

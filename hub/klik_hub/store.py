@@ -36,7 +36,7 @@ from klik.link import results as r
 from klik_hub.db import BEST_EFFORT, READ
 from klik_hub.schema import claims, commands, devices, results, status
 
-COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players")
+COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players", "game")
 
 # The statements of the hot paths, built once: building a statement and its cache key costs
 # more Python than SQLite takes to run it.
@@ -313,20 +313,29 @@ class Store:
 
     def command(self, table_no: int, kind: str, args: dict[str, Any] | None = None) -> str:
         """Queue a hub → table command; returns its id."""
-        if kind not in COMMAND_KINDS:
-            raise ValueError(f"kind: allowed are {', '.join(COMMAND_KINDS)}")
-        command_id = secrets.token_hex(8)
-        with self._write() as db:
-            db.execute(
-                insert(commands).values(
-                    id=command_id,
-                    table_no=table_no,
-                    kind=kind,
-                    args=p.canonical(args or {}).decode("ascii"),
-                    created_ms=self.now_ms(),
-                )
-            )
+        (command_id,) = self.commands([(table_no, kind, args or {})])
         return command_id
+
+    def commands(self, orders: list[tuple[int, str, dict[str, Any]]]) -> list[str]:
+        """Queue (table, kind, args) commands in one transaction (a round's tables all get
+        theirs, or none does); returns their ids."""
+        for _, kind, _ in orders:
+            if kind not in COMMAND_KINDS:
+                raise ValueError(f"kind: allowed are {', '.join(COMMAND_KINDS)}")
+        now = self.now_ms()
+        rows: list[dict[str, Any]] = [
+            {
+                "id": secrets.token_hex(8),
+                "table_no": table_no,
+                "kind": kind,
+                "args": p.canonical(args).decode("ascii"),
+                "created_ms": now,
+            }
+            for table_no, kind, args in orders
+        ]
+        with self._write() as db:
+            db.execute(insert(commands), rows)
+        return [str(row["id"]) for row in rows]
 
     def tables(self) -> list[dict[str, Any]]:
         """Every paired table with its last heartbeat and pending commands, by table number."""

@@ -34,6 +34,12 @@ class TournamentIn(BaseModel):
     )
 
 
+class RoundCommandIn(BaseModel):
+    kind: Literal["game", "start", "round-over", "pause", "resume"] = Field(
+        description="what every table of the round is told"
+    )
+
+
 class RoundIn(BaseModel):
     seed: int | None = Field(
         None, ge=0, le=2**63 - 1, description="the draw's seed (default: a new one)"
@@ -158,6 +164,20 @@ def router(store: Store) -> APIRouter:
             return JSONResponse(kept.round(tid, round_no))
         except TournamentError as problem:
             return refused(problem)
+
+    @api.post("/{tid}/rounds/{round_no}/commands", status_code=201)
+    def send(
+        tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], command: RoundCommandIn
+    ) -> JSONResponse:
+        """Send every table of the round a command: ``game`` (its players, rule set, move
+        time and games: the names go on the seats' screens and the ids into the results),
+        ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
+        or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
+        try:
+            sent = kept.send(tid, round_no, command.kind)
+        except TournamentError as problem:
+            return refused(problem)
+        return JSONResponse(sent, status_code=201)
 
     @api.get("/{tid}/standings")
     def get_standings(

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from klik.link import results as r
-from klik_hub.schema import players, results, rounds, seatings, tournaments
+from klik_hub.schema import devices, players, results, rounds, seatings, tournaments
 from klik_hub.store import Store, utc_iso
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
@@ -31,6 +31,7 @@ from klik_hub.tournament.roster import Entrant
 from klik_hub.tournament.standings import Row, Score, standings
 
 SEATS = "ABCD"
+ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
 
 
 class TournamentError(Exception):
@@ -229,6 +230,43 @@ class Tournaments:
         for table in drawn["tables"]:
             table["missing"] = owed.get(table["table"], 0)
         return drawn
+
+    def send(self, tid: int, round_no: int, kind: str) -> list[dict[str, Any]]:
+        """Queue ``kind`` for every table of the round: ``game`` (its lineup: players, rule
+        set, move time, games), or ``start``, ``round-over``, ``pause``, ``resume``. All
+        tables or none: a table that is not paired is a ConflictError naming it."""
+        if kind not in ROUND_COMMANDS:
+            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(ROUND_COMMANDS)}")
+        with self.store._read() as db:
+            row = self._tournament(db, tid)
+            found = [x for x in self._rounds(db, tid) if x.round_no == round_no]
+            if not found:
+                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+            kept = found[0]
+            paired = set(db.execute(select(devices.c.table_no)).scalars())
+            names = self._names(db, tid)
+        numbers = range(1, len(kept.tables) + 1)
+        if unpaired := [k for k in numbers if k not in paired]:
+            shown = ", ".join(map(str, unpaired))
+            raise ConflictError(f"tables {shown} are not paired: klik pair --table {unpaired[0]}")
+        orders = []
+        for k, table in zip(numbers, kept.tables, strict=True):
+            args: dict[str, Any] = {}
+            if kind == "game":
+                args = {
+                    "tournament": str(tid),
+                    "round": round_no,
+                    "games": kept.games,
+                    "rules": row.rules,
+                    "move_time_s": row.move_time_s,
+                    "seats": {
+                        seat: {"player": player, "name": names[player]}
+                        for seat, player in zip(SEATS, table, strict=False)
+                    },
+                }
+            orders.append((k, kind, args))
+        ids = self.store.commands(orders)
+        return [{"table": k, "id": i} for (k, _, _), i in zip(orders, ids, strict=True)]
 
     # --- standings -------------------------------------------------------------------------
 

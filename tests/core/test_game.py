@@ -97,6 +97,15 @@ def test_a_press_started_before_the_move_does_not_end_it() -> None:
     assert (play.game.mover, play.game.phase, len(play.game.moves)) == ("C", Phase.MOVE, 2)
 
 
+def test_the_movers_press_at_the_moment_its_clock_starts_is_the_last_moves() -> None:
+    # A press within REACTION_S of the start was meant for what came before: logged as such.
+    play = Play().order("start", 3.0, by="hub").tap("A", 3.05).to(4.0)
+    assert (play.game.mover, play.game.moves) == ("A", ())
+    assert play.notes[-1].text == "A: pominięto (naciśnięto przed startem ruchu)"
+    play.tap("A", 5.0)
+    assert play.game.mover == "B"
+
+
 def test_a_press_in_time_wins_over_the_deadline() -> None:
     # A presses 0.3 s before its time runs out and holds to draw: the hold counts.
     play = Play(move_time_s=30).start(0.0).hold("A", 29.7)

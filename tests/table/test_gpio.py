@@ -78,6 +78,16 @@ def test_outputs_reach_the_pins(parts: Any) -> None:
     assert factory.pin(config.pins.buzzer).state == 0
 
 
+def test_a_game_of_three_at_four_seats_turns_the_fourth_led_off(parts: Any) -> None:
+    config, gpio, _ = parts
+    gpio.set(Outputs((False, False, False, True), False))  # D lit in the table's own game
+    gpio.set(Outputs((True, False, False), False))  # a round's table of 3: A, B, C
+    states = [gpio.factory.pin(config.pins.led(seat)).state for seat in "ABCD"]
+    assert states == [1, 0, 0, 0]
+    gpio.set(Outputs((False, True, False, False), False))  # and four seats again
+    assert [gpio.factory.pin(config.pins.led(seat)).state for seat in "ABCD"] == [0, 1, 0, 0]
+
+
 def test_a_factory_that_cannot_start_is_one_clear_error() -> None:
     with pytest.raises(HardwareError) as caught:
         make_factory("lgpio")  # lgpio is not installed off a Pi

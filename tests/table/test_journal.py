@@ -121,6 +121,12 @@ def test_replaying_entries_gives_the_same_table() -> None:
 # --- nothing read from a journal is trusted ---------------------------------------------
 
 
+THREE = {
+    "tournament": "7", "round": 1, "games": 1, "rules": "league", "move_time_s": 45,
+    "begun": 0, "seats": {s: {"player": s, "name": s} for s in "ABC"},
+}  # fmt: skip
+
+
 def header_line(**fields: object) -> bytes:
     return json.dumps({"journal": 1, **HEADER, **fields}).encode() + b"\n"
 
@@ -129,6 +135,8 @@ def header_line(**fields: object) -> bytes:
     "journal",
     [
         header_line(at="soon"),  # the header's moment is text
+        header_line(lineup={"tournament": "7"}),  # a round's lineup with most of it missing
+        header_line(seats=["A", "B"], lineup=THREE),  # a lineup of three, a header of two
         header_line(at=None),  # ...or null
         header_line(at=1e17),  # ...or so far on that adding a second changes nothing
         header_line(game_no="3"),  # the game number is text

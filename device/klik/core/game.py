@@ -427,7 +427,9 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         text = f"{g.seat}: dobranie kary po czasie ({game.settings.penalty_window_s:g} s)"
         return game, (Note(g.at, NoteKind.LATE, g.seat, text),)
     if isinstance(g, Tap):
-        return game, (_ignored(g.at, g.seat, f"ruch ma {game.mover}"),)
+        # The mover's own press this soon after its clock started was meant for the last move.
+        why = "naciśnięto przed startem ruchu" if g.seat == game.mover else f"ruch ma {game.mover}"
+        return game, (_ignored(g.at, g.seat, why),)
     return game, ()
 
 

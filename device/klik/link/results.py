@@ -113,6 +113,7 @@ def make_result(
     finished_at: str | None,
     tournament: str | None = None,
     round_no: int | None = None,
+    players: Mapping[str, str] | None = None,
 ) -> Json:
     """The body a table sends for a scored game (``check_result`` accepts it)."""
     return {
@@ -126,7 +127,7 @@ def make_result(
         "seats": {
             s: {
                 "name": names.get(s, "")[:MAX_TEXT],
-                "player": None,
+                "player": None if players is None else players.get(s),
                 "rack": result.rack[s],
                 "opened": s in set(opened),
                 "small": result.small[s],

@@ -30,6 +30,8 @@ from klik.table import replay as r
 from klik.table import signals
 from klik.table.config import Config
 from klik.table.gpio import JudgeEdge
+from klik.table.lineup import Lineup, LineupError
+from klik.table.lineup import parse as parse_lineup
 from klik.table.screens import render as render_screen
 from klik.table.store import GameCounter, write_atomic
 from klik.table.view import Delivery, Language, SeatView, TableInfo, next_view_change, seat_views
@@ -37,6 +39,7 @@ from klik.table.view import Delivery, Language, SeatView, TableInfo, next_view_c
 log = logging.getLogger("klik.table.engine")
 
 Item = t.Edge | JudgeEdge | g.Order
+LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state folder
 
 
 class Outbox(Protocol):
@@ -94,6 +97,7 @@ class Engine:
             table=config.table.name,
             names=config.players,
             language=Language(config.table.language),
+            seats=self.settings.seats,
         )
         self.replay = r.Replay(t.new_table(self.settings))
         self.sounds: tuple[g.Sound, ...] = ()
@@ -113,6 +117,10 @@ class Engine:
         self.on_kept: Callable[[], None] | None = None  # wakes the courier
         self.wall_clock: Callable[[], str | None] = lambda: None  # UTC, when synchronised
         self.result_seq: int | None = None  # the outbox's seq of this game's result
+        # A tournament round's lineup from the hub, and the one this game is played under.
+        self.names = config.players  # the names of a game without a lineup
+        self.lineup = self._load_lineup()
+        self.game_lineup: Lineup | None = None
 
     # --- the game's life ----------------------------------------------------------------
 
@@ -170,8 +178,12 @@ class Engine:
 
     def _replay_journal(self, recovered: j.Recovered) -> bool:
         """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
-        seats = list(self.settings.seats)
-        if recovered.header["seats"] != seats:
+        header = recovered.header
+        lineup = None
+        if "lineup" in header:
+            lineup = parse_lineup(header["lineup"], self.config.seat_letters)  # checked by j.read
+        seats = list(self.settings.seats if lineup is None else lineup.seats)
+        if header["seats"] != seats:
             log.error(
                 "journal: seats %s differ from the config's %s; new game",
                 ", ".join(recovered.header["seats"]),
@@ -182,8 +194,13 @@ class Engine:
         if self.counter is not None and self.counter.last() < game_no:
             self.counter.begin(game_no)
         self.info = replace(self.info, game_no=game_no)
-        starter = recovered.header.get("starter") or g.starter_of(self.settings, game_no)
-        settings = replace(self.settings, starter=starter)
+        if lineup is None:
+            starter = header.get("starter") or g.starter_of(self.settings, game_no)
+            settings = replace(self.settings, starter=starter)
+        else:
+            settings = lineup.settings(self.settings)
+            self.info = replace(self.info, names=lineup.names)
+        self.game_lineup = lineup
         table, last = j.replay_entries(t.new_table(settings), recovered.entries)
         self.replay = r.Replay(table, max(last, recovered.at))
         return True
@@ -194,8 +211,18 @@ class Engine:
         return max(counted, self.info.game_no if self.game_started else 0) + 1
 
     def _new_game(self, now: float, game_no: int) -> None:
-        # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
-        settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
+        lineup = self.lineup
+        if lineup is not None and not lineup.spent:
+            # A round's game: its seats, rules and move time; seat A starts its first game.
+            settings = lineup.settings(self.settings)
+            self.game_lineup = lineup
+            self.info = replace(self.info, names=lineup.names)
+            self._keep_lineup(replace(lineup, begun=lineup.begun + 1))
+        else:
+            # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
+            settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
+            self.game_lineup = None
+            self.info = replace(self.info, names=self.names)
         if self.counter is not None:
             self.counter.begin(game_no)
         self.game_started = True
@@ -205,15 +232,16 @@ class Engine:
         self.sounds = ()
         self.next_checkpoint = None
         if self.journal is not None:
-            self.journal.start(
-                {
-                    "table": self.info.table,
-                    "game_no": game_no,
-                    "seats": list(settings.seats),
-                    "starter": settings.starter,
-                    "at": now,
-                }
-            )
+            header: dict[str, Any] = {
+                "table": self.info.table,
+                "game_no": game_no,
+                "seats": list(settings.seats),
+                "starter": settings.starter,
+                "at": now,
+            }
+            if self.game_lineup is not None:
+                header["lineup"] = self.game_lineup.json()
+            self.journal.start(header)
         log.info("stół %s: gra %d gotowa", self.info.table, game_no)
         self.refresh(now)
 
@@ -343,16 +371,20 @@ class Engine:
             return
         game = self.game
         first = game.moves[0].start if game.moves else ready.at
+        lineup = self.game_lineup
         body = make_result(
             table=self.config.hub.table,
             game=self.info.game_no,
-            rules=self.settings.rules.name,
+            rules=game.settings.rules.name,
             result=ready.result,
             names=dict(self.info.names),
             opened=game.opened,
             moves=game.moves,
             duration_ms=round((ready.at - first) * 1000),
             finished_at=self.wall_clock(),
+            tournament=None if lineup is None else lineup.tournament,
+            round_no=None if lineup is None else lineup.round_no,
+            players=None if lineup is None else dict(lineup.players),
         )
         try:
             self.result_seq = self.outbox.keep(body)
@@ -377,14 +409,70 @@ class Engine:
         if command.kind == "players":
             names = {s: n for s, n in command.args.items() if s in self.settings.seats}
             if all(isinstance(n, str) for n in names.values()):
-                merged = {**dict(self.info.names), **{s: str(n)[:40] for s, n in names.items()}}
-                self.info = replace(self.info, names=tuple(sorted(merged.items())))
+                merged = {**dict(self.names), **{s: str(n)[:40] for s, n in names.items()}}
+                self.names = tuple(sorted(merged.items()))
+                if self.game_lineup is None:
+                    self.info = replace(self.info, names=self.names)
                 log.info("stół %s: gracze od huba: %s", self.info.table, merged)
+        elif command.kind == "game":
+            self._take_lineup(command.args, now)
         elif command.kind in {a.value for a in g.Action}:
             self._do(g.Order(g.Action(command.kind), now, by="hub"))
         else:
             log.warning("stół %s: nieznane polecenie huba %r", self.info.table, command.kind)
         self.refresh(max(now, self.replay.now))
+
+    # --- a tournament round's lineup ------------------------------------------------------
+
+    def _take_lineup(self, args: Any, now: float) -> None:
+        """The hub's lineup for a round: kept, and played from the next game on. A game that
+        has not started yet (or is over) gives way to the round's first game at once."""
+        try:
+            lineup = parse_lineup(args, self.config.seat_letters)
+        except LineupError as error:
+            log.error("stół %s: skład od huba odrzucony: %s", self.info.table, error)
+            return
+        lineup = replace(lineup, begun=0)
+        self._keep_lineup(lineup)
+        log.info(
+            "stół %s: turniej %s, runda %d: %s",
+            self.info.table,
+            lineup.tournament,
+            lineup.round_no,
+            ", ".join(f"{s} {n}" for s, n in lineup.names),
+        )
+        phase = self.game.phase
+        if phase is g.Phase.READY:
+            self._new_game(now, self.info.game_no)  # nothing was played: the same number
+        elif phase is g.Phase.DONE:
+            self._new_game(now, self._next_game_no())
+
+    def _keep_lineup(self, lineup: Lineup) -> None:
+        self.lineup = lineup
+        if self.results_dir is None:
+            return
+        data = (json.dumps(lineup.json(), ensure_ascii=False) + "\n").encode()
+        try:
+            write_atomic(self.results_dir / LINEUP_FILE, data)
+        except OSError as error:
+            log.error("skład: cannot write %s (%s)", self.results_dir / LINEUP_FILE, error)
+
+    def _load_lineup(self) -> Lineup | None:
+        if self.results_dir is None:
+            return None
+        path = self.results_dir / LINEUP_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as error:
+            log.error("skład: cannot read %s (%s); no round lineup", path, error)
+            return None
+        try:
+            return parse_lineup(json.loads(text), self.config.seat_letters)
+        except (ValueError, RecursionError) as error:
+            log.error("skład: %s: %s; no round lineup", path, error)
+            return None
 
     def status(self, now: float) -> dict[str, Any]:
         """The heartbeat's state of the table (read from another thread: games never change)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import queue
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpiozero import LED, Buzzer, DigitalInputDevice
@@ -111,8 +111,11 @@ class TableGPIO:
 
     def set(self, outputs: Outputs) -> None:
         """Set the LEDs and the buzzer; only what changed is written."""
+        # A round's table of 3 at four seats: the fourth seat's LED is off.
+        leds = outputs.leds + (False,) * (len(self.leds) - len(outputs.leds))
+        outputs = replace(outputs, leds=leds)
         last = self._last
-        for i, on in enumerate(outputs.leds):
+        for i, on in enumerate(leds):
             if last is None or last.leds[i] != on:
                 self.leds[i].value = on
         if last is None or last.buzzer != outputs.buzzer:

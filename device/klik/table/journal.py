@@ -33,15 +33,17 @@ from typing import Any
 from klik.core import game as g
 from klik.core import table as t
 from klik.core.table import Edge, Event
+from klik.table.lineup import LineupError
+from klik.table.lineup import parse as parse_lineup
 
 log = logging.getLogger("klik.table.journal")
 
 VERSION = 1
 Json = dict[str, Any]
 
-#: The longest line the table ever writes is a header of about 120 bytes; anything much
-#: longer is damage (and is never logged in full).
-MAX_LINE = 1024
+#: The longest line the table ever writes is a header with a tournament's lineup (four names
+#: and ids, about 1 KiB at the most); anything much longer is damage (never logged in full).
+MAX_LINE = 4096
 #: The table clock is monotonic seconds carried on from one journal to the next: it starts
 #: near 0 on a new Pi and grows only with time played. A billion seconds is 31 years.
 MAX_AT = 1e9
@@ -143,6 +145,13 @@ def check_header(header: Any) -> Json:
     # Journals written before the starter rotated per game have none: it follows from game_no.
     if "starter" in header and header["starter"] not in seats:
         raise DamageError(f"header starter is not one of {', '.join(seats)}")
+    if "lineup" in header:
+        try:
+            lineup = parse_lineup(header["lineup"], SEATS)
+        except LineupError as error:
+            raise DamageError(f"header lineup: {error}") from None
+        if list(lineup.seats) != seats:
+            raise DamageError("header lineup seats differ from the header's seats")
     return header
 
 

@@ -72,6 +72,8 @@ PL: dict[str, str] = {
     "won": "Wygrana!",
     "reopen": "2× klik = popraw",
     "waiting_for": "Czekamy na: {seats}",
+    "free": "Miejsce wolne",
+    "free_why": "w tej grze",
     "rummikub": "Rummikub!",
     "exhausted": "Pula wyczerpana",
     "why_won_rummikub": "Rummikub — wygrana",
@@ -134,6 +136,8 @@ EN: dict[str, str] = {
     "won": "You won!",
     "reopen": "2× tap = correct",
     "waiting_for": "Waiting for: {seats}",
+    "free": "Free seat",
+    "free_why": "in this game",
     "rummikub": "Rummikub!",
     "exhausted": "Pile exhausted",
     "why_won_rummikub": "Rummikub — won",
@@ -490,6 +494,11 @@ def _delivery(v: SeatView, t: Mapping[str, str]) -> str:
     return t[key].format(receipt=v.receipt or "", n=v.waiting).rstrip()
 
 
+def _free(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+    """A seat the round's table of 3 leaves empty: nobody should wait for it."""
+    return [_line(t["free"], 2, MEDIUM), _line(t["free_why"], 1)]
+
+
 _BODIES: dict[Screen, Callable[[SeatView, Mapping[str, str]], list[Block]]] = {
     Screen.READY: _ready,
     Screen.MOVE: _move,
@@ -498,6 +507,7 @@ _BODIES: dict[Screen, Callable[[SeatView, Mapping[str, str]], list[Block]]] = {
     Screen.SCORING: _scoring,
     Screen.WAITING: _waiting,
     Screen.RESULT: _result,
+    Screen.FREE: _free,
 }
 
 

@@ -24,6 +24,7 @@ class Screen(Enum):
     SCORING = "scoring"  # this seat enters its rack sum
     WAITING = "waiting"  # this seat confirmed; others still entering
     RESULT = "result"  # small and big points, and whether the hub has it
+    FREE = "free"  # a seat of the table that this game does not use (a round's table of 3)
 
 
 class Delivery(Enum):
@@ -65,6 +66,7 @@ class TableInfo:
     receipt: str | None = None  # the hub's receipt for the result, e.g. "R-7KQ2M"
     waiting: int = 0  # results kept on the table that the hub has not acknowledged yet
     hub_down: bool = False  # the hub has not answered lately
+    seats: tuple[str, ...] = ()  # the table's seats (with a screen each), used or not
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -124,7 +126,10 @@ def seat_views(
 ) -> tuple[SeatView, ...]:
     """Every seat's view at ``now`` (monotonic seconds), in seat order. ``pressed`` is when
     each button that is down now was pressed (the judge-call progress bar)."""
-    return tuple(seat_view(game, now, info, seat, pressed) for seat in game.settings.seats)
+    playing = game.settings.seats
+    free = tuple(SeatView(s, "", info.table, info.game_no, Screen.FREE, info.language)
+                 for s in info.seats if s not in playing)  # fmt: skip
+    return tuple(seat_view(game, now, info, seat, pressed) for seat in playing) + free
 
 
 def calling_step(game: g.Game, now: float, seat: str, pressed: Mapping[str, float]) -> int | None:

@@ -1,0 +1,76 @@
+"""A tournament round on real table daemons: the hub draws it, sends every table its players,
+starts it on both tables at once, and the tables' results come back with the players' ids.
+
+Two virtual tables (the real daemon with mock pins) talk to a real hub over HTTP, on SQLite
+and on PostgreSQL; the test presses pins and waits on conditions with timeouts.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import httpx
+from test_table_to_hub import double, paired_table, until
+
+from klik.core import game as g
+from klik.table.daemon import Daemon
+from klik.table.view import Screen
+from klik_hub.store import Store
+
+API = "/api/v1/tournaments"
+SEVEN = [{"name": n, "club": "SP 5"} for n in ("Ala", "Bożena", "Cyprian", "Dorota", "Ewa", "Feliks", "Łucja")]  # fmt: skip
+
+
+def test_a_round_is_sent_started_and_reported_with_the_players_ids(
+    hub: tuple[str, Store], tmp_path: Path
+) -> None:
+    url, store = hub
+    tables: list[Daemon] = [
+        paired_table(store, url, tmp_path / f"t{k}", table_no=k) for k in (1, 2)
+    ]
+    try:
+        tid = httpx.post(url + API, json={"name": "Turniej", "rules": "tournament",
+                                          "format": "open", "move_time_s": 30}).json()["id"]  # fmt: skip
+        httpx.post(f"{url}{API}/{tid}/players", json=SEVEN).raise_for_status()
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 11}).json()
+        seats = [t["seats"] for t in drawn["tables"]]
+        assert [len(s) for s in seats] == [4, 3]  # 7 players: a table of 4 and one of 3
+
+        sent = httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "game"})
+        assert sent.status_code == 201, sent.text
+        names = {p["id"]: p["name"] for p in httpx.get(f"{url}{API}/{tid}/players").json()}
+        for table, lineup in zip(tables, seats, strict=True):
+            until(table, lambda t=table: t.engine.game_lineup is not None)
+            shown = {s: t.name for s, t in table.engine.views.items()}
+            assert shown == {s: names[p] for s, p in lineup.items()} | (
+                {"D": ""} if len(lineup) == 3 else {}
+            )
+        assert tables[1].engine.views["D"].screen is Screen.FREE  # nobody sits at D
+
+        httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "start"})
+        for table in tables:  # both clocks run at once, seat A first
+            until(table, lambda t=table: t.engine.game.phase is g.Phase.MOVE)
+            assert table.engine.game.mover == "A"
+        threading.Event().wait(0.3)  # a player's reaction: a press at the start is the last move's
+        for table in tables:
+            double(table, "A")  # A goes out at once: Rummikub
+            until(table, lambda t=table: t.engine.game.phase is g.Phase.SCORING)
+            for seat in table.engine.game.settings.seats[1:]:
+                double(table, seat)  # every other seat confirms a rack of 0
+            until(table, lambda t=table: t.engine.game.phase is g.Phase.DONE)
+        until(  # both results reach the hub: the missing-results board empties
+            tables[0],
+            lambda: all(
+                t["missing"] == 0 for t in httpx.get(f"{url}{API}/{tid}/rounds/1").json()["tables"]
+            ),
+            timeout_s=15,
+        )
+        rows = httpx.get(f"{url}{API}/{tid}/standings").json()
+        winners = {s["A"] for s in seats}
+        assert {r["player"] for r in rows if r["big"] == 1} == winners
+        assert all(r["games"] == 1 for r in rows)
+        assert sum(r["games"] for r in rows) == 7
+    finally:
+        for table in tables:
+            table.stop()

@@ -1,0 +1,211 @@
+"""A tournament round's lineup from the hub: the table plays the round's games with its seats,
+rules and move time, and every result names the tournament, the round and the players."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_engine import Table
+from test_engine_outbox import linked
+from test_recovery import BOOT, finish
+
+from klik.core import game as g
+from klik.core.table import Edge
+from klik.link import courier as c
+from klik.link.outbox import Outbox
+from klik.link.results import check_result
+from klik.table import journal as j
+from klik.table.lineup import LineupError, parse
+from klik.table.view import Screen
+
+SEATS = ("A", "B", "C", "D")
+
+
+def lineup(**over: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "tournament": "7",
+        "round": 2,
+        "games": 2,
+        "rules": "league",
+        "move_time_s": 45,
+        "seats": {
+            "A": {"player": "17", "name": "Łucja Żak"},
+            "B": {"player": "3", "name": "Źdźisław Ćwik"},
+            "C": {"player": "12", "name": "Ola Kęs"},
+        },
+    }
+    return {**args, **over}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "args: must be an object"),
+        (
+            lineup(colour="red"),
+            "args.colour: unknown; allowed: begun, games, move_time_s, round, rules, seats, tournament",
+        ),
+        (lineup(tournament=7), "args.tournament: must be text of 1 to 200 characters"),
+        (lineup(round=0), "args.round: must be a whole number from 1 to 10000"),
+        (lineup(games=10), "args.games: must be a whole number from 1 to 9"),
+        (lineup(rules="house"), "args.rules: allowed are tournament, league"),
+        (lineup(move_time_s=4), "args.move_time_s: must be a whole number from 5 to 600"),
+        (lineup(move_time_s=45.0), "args.move_time_s: must be a whole number from 5 to 600"),
+        (
+            lineup(seats={"A": {"player": "1", "name": "X"}}),
+            "args.seats: must map 2 to 4 seats to players",
+        ),
+        (
+            lineup(seats={s: {"player": s, "name": s} for s in "ABD"}),
+            "args.seats: must be A, B, C for 3 players",
+        ),
+        (
+            lineup(seats={"A": {"player": "1"}, "B": {"player": "2", "name": ""}}),
+            'args.seats.A: must be {"player": id, "name": name}',
+        ),
+        (
+            lineup(seats={"A": {"player": 1, "name": ""}, "B": {"player": "2", "name": ""}}),
+            "args.seats.A.player: must be text of 1 to 200 characters",
+        ),
+        (
+            lineup(seats={s: {"player": "1", "name": s} for s in "AB"}),
+            "args.seats: a player sits twice",
+        ),
+    ],
+)
+def test_a_bad_lineup_is_refused_in_one_line(args: Any, message: str) -> None:
+    with pytest.raises(LineupError) as raised:
+        parse(args, SEATS)
+    assert str(raised.value) == message
+
+
+def test_a_lineup_keeps_its_seats_in_order_with_their_players() -> None:
+    round_ = parse(lineup(), SEATS)
+    assert round_.seats == ("A", "B", "C")
+    assert dict(round_.players) == {"A": "17", "B": "3", "C": "12"}
+    assert round_.json()["seats"]["B"] == {"player": "3", "name": "Źdźisław Ćwik"}
+
+
+def received(table: Table, args: dict[str, Any], at: float, kind: str = "game") -> Table:
+    table.engine.command(c.Command(id=f"cmd-{at}", kind=kind, args=args), at)
+    return table
+
+
+def test_a_ready_table_plays_the_rounds_games_then_its_own_again(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    table = linked(Table(tmp_path), outbox)
+    table.engine.start(100.0)
+    received(table, lineup(), 101.0)
+    game = table.game
+    assert (game.settings.seats, game.settings.starter) == (("A", "B", "C"), "A")
+    assert (game.settings.move_time_s, game.settings.rules.name) == (45.0, "league")
+    assert table.engine.info.game_no == 1  # nothing had been played: the same number
+    assert table.screen("A").name == "Łucja Żak"
+    assert table.screen("D").screen is Screen.FREE
+    header = j.read(tmp_path / "journal.jsonl")
+    assert header is not None
+    assert header.header["lineup"]["tournament"] == "7"
+
+    table.press("C", 102.0)  # C sits before the starter A: its tap starts the round's game
+    assert table.game.mover == "A"
+    finish_three(table, 110.0)
+    body = outbox.oldest_waiting()
+    assert body is not None
+    check_result(body.body)
+    assert (body.body["tournament"], body.body["round"], body.body["rules"]) == ("7", 2, "league")
+    assert {s: e["player"] for s, e in body.body["seats"].items()} == {
+        "A": "17",
+        "B": "3",
+        "C": "12",
+    }
+    assert {s: e["name"] for s, e in body.body["seats"].items()}["C"] == "Ola Kęs"
+
+    assert table.engine.new_game(130.0)
+    assert table.game.settings.starter == "B"  # the round's second game: the next seat starts
+    table.press("A", 131.0)  # A sits before B: its tap starts the clock
+    assert table.game.mover == "B"
+    finish_three(table, 140.0)
+    assert table.engine.new_game(160.0)  # the round is over: the table's own game again
+    assert table.game.settings.seats == SEATS
+    assert table.engine.info.name("A") == "Ania"  # the config's names
+    assert table.screen("D").screen is Screen.READY
+
+
+def finish_three(table: Table, at: float) -> None:
+    table.engine.handle(g.Order(g.Action.END, at), at)
+    for i, seat in enumerate(table.game.settings.seats):
+        t0 = at + 1.0 + i
+        for edge_at, pressed in ((0.0, True), (0.05, False), (0.15, True), (0.2, False)):
+            table.engine.handle(Edge(seat, pressed, t0 + edge_at), t0 + edge_at)
+        table.to(t0 + 0.8)
+    assert table.game.phase is g.Phase.DONE
+
+
+def test_a_lineup_during_a_game_waits_for_the_next_game(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    table.engine.start(100.0)
+    table.press("D", 101.0)
+    received(table, lineup(), 105.0)
+    assert table.game.settings.seats == SEATS  # the game under way goes on as it was
+    assert table.game.mover == "A"
+    finish(table, 120.0)
+    assert table.engine.new_game(130.0)
+    assert table.game.settings.seats == ("A", "B", "C")
+
+
+def test_a_lineup_after_a_finished_game_starts_the_rounds_game_at_once(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    table.engine.start(100.0)
+    finish(table.press("D", 101.0), 110.0)
+    received(table, lineup(), 130.0)
+    assert (table.engine.info.game_no, table.game.phase) == (2, g.Phase.READY)
+    assert table.game.settings.seats == ("A", "B", "C")
+
+
+def test_a_bad_lineup_leaves_the_table_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = Table(tmp_path)
+    table.engine.start(100.0)
+    received(table, lineup(rules="house"), 101.0)
+    assert table.game.settings.seats == SEATS
+    assert table.engine.lineup is None
+    assert "skład od huba odrzucony: args.rules: allowed are tournament, league" in caplog.text
+
+
+def test_a_restart_keeps_the_rounds_game_and_the_lineup(tmp_path: Path) -> None:
+    first = Table(tmp_path)
+    first.engine.start(100.0)
+    received(first, lineup(), 101.0)
+    first.press("C", 102.0).press("A", 110.0)
+    first.journal.close()
+    second = Table(tmp_path)  # the power came back
+    second.engine.start(BOOT)
+    game = second.game
+    assert (game.settings.seats, game.settings.move_time_s, game.mover) == (
+        ("A", "B", "C"),
+        45.0,
+        "B",
+    )
+    assert second.engine.info.name("B") == "Źdźisław Ćwik"
+    assert second.engine.lineup is not None
+    assert second.engine.lineup.begun == 1  # the round's second game is still to come
+    kept = json.loads((tmp_path / "lineup.json").read_text(encoding="utf-8"))
+    assert kept["begun"] == 1
+
+
+def test_a_damaged_lineup_file_is_one_line_and_no_lineup(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "lineup.json").write_text('{"tournament": 7}', encoding="utf-8")
+    table = Table(tmp_path)
+    table.engine.start(100.0)
+    assert table.engine.lineup is None
+    assert table.game.settings.seats == SEATS
+    assert (
+        "lineup.json: args.tournament: must be text of 1 to 200 characters; no round lineup"
+        in caplog.text
+    )
