@@ -99,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     hub.add_argument(
         "--serial", metavar="DEVICE", action="append", default=[], help="a serial link's device"
     )
+    hub.add_argument(
+        "--judge-password-file",
+        metavar="FILE",
+        help="the judge's password (its first line), kept as a hash; needed off loopback",
+    )
     pair = commands.add_parser(
         "pair",
         help="pair a table with the hub; prints the [hub] section of the table's config",
@@ -234,7 +239,7 @@ def _hub(args: argparse.Namespace) -> int:
     if args.command == "pair":
         print(hub.pair(args.db, args.table, args.url), end="")
         return 0
-    return hub.serve(args.db, args.host, args.port, args.serial)
+    return hub.serve(args.db, args.host, args.port, args.serial, args.judge_password_file)
 
 
 def _draw(players: int, rounds: int, seed: int | None) -> int:

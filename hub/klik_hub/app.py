@@ -21,14 +21,15 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Path, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.security import HTTPBasic
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from klik.link import protocol as p
-from klik_hub import tournament_api
+from klik_hub import judge, tournament_api
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import COMMAND_KINDS, Store
 
@@ -67,6 +68,16 @@ class CommandIn(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class JudgeBasic(HTTPBasic):
+    """HTTP Basic in the OpenAPI; the header itself is checked by ``judge.Gate`` (a bad one
+    gets the hub's own one-line 401, not FastAPI's)."""
+
+    async def __call__(self, request: Request) -> None:  # type: ignore[override]
+        return None
+
+
+# Module level: FastAPI reads the judge's dependency's annotations from this module's names.
+BASIC = JudgeBasic(auto_error=False, description="user judge, the judge's password")
 POSTGRESQL_CLERKS = 4  # PostgreSQL takes several writers at once; SQLite one
 
 
@@ -85,7 +96,21 @@ def make_app(store: Store) -> FastAPI:
         lifespan=lifespan,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
-    app.include_router(tournament_api.router(store))
+    gate = judge.Gate(lambda: store.setting(judge.SETTING))
+
+    def judge_only(
+        request: Request, _sent: Annotated[None, Depends(BASIC)]
+    ) -> None:
+        """Routes that change the tournament or order a table: the judge's password."""
+        if not gate.allows(request.headers.get("authorization")):
+            raise NeedJudgeError
+
+    @app.exception_handler(NeedJudgeError)
+    async def need_judge(_request: Request, _problem: NeedJudgeError) -> JSONResponse:
+        message = "the judge's password is needed (HTTP Basic, user judge)"
+        return JSONResponse({"error": message}, 401, {"WWW-Authenticate": judge.REALM})
+
+    app.include_router(tournament_api.router(store, Depends(judge_only)))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(_request: Request, problem: RequestValidationError) -> JSONResponse:
@@ -132,6 +157,7 @@ def make_app(store: Store) -> FastAPI:
 
     @app.post(
         "/api/v1/tables/{table}/commands",
+        dependencies=[Depends(judge_only)],
         status_code=201,
         response_model=Answer,
         response_model_exclude_none=True,
@@ -195,6 +221,10 @@ async def _body(chunks: AsyncIterator[bytes]) -> bytes:
         if len(data) > p.MAX_BODY:
             raise TooLargeError(f"(envelope): over {p.MAX_BODY} bytes")
     return bytes(data)
+
+
+class NeedJudgeError(Exception):
+    """A judge's route asked without the judge's password (401)."""
 
 
 class _GoneError(Exception):

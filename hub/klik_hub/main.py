@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 
 from klik.errors import InputError
+from klik_hub import judge
 from klik_hub.db import open_engine
 from klik_hub.store import Store
 
@@ -41,8 +43,38 @@ def pair(db: str, table: int, url: str | None) -> str:
     )
 
 
-def serve(db: str, host: str, port: int, serial: list[str]) -> int:
+def judge_password(store: Store, host: str, password_file: str | None) -> None:
+    """Store the judge's password's hash from ``password_file``; refuse to serve a network
+    without one (a hub on loopback, for one laptop, may go without)."""
+    if password_file is not None:
+        store.set_setting(judge.SETTING, judge.hash_password(judge.read_password(password_file)))
+        log.info("hub: the judge's password is set from %s", password_file)
+        return
+    if store.setting(judge.SETTING) is not None:
+        return
+    if not _loopback(host):
+        raise InputError(
+            f"--host {host}: a hub on the network needs the judge's password: "
+            "--judge-password-file FILE"
+        )
+    log.warning("hub: no judge's password: the judge's routes are open to this machine")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    db: str, host: str, port: int, serial: list[str], password_file: str | None = None
+) -> int:
     """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
+
+    ``password_file``: the judge's password, stored as a hash (see ``judge_password``).
 
     Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
     factory setting and the tables' default), started before the API and stopped after it.
@@ -55,6 +87,7 @@ def serve(db: str, host: str, port: int, serial: list[str]) -> int:
     from klik_hub.serial import SerialHub
 
     store = Store(open_engine(db), now_ms)
+    judge_password(store, host, password_file)
     log.info("hub: database %s, http://%s:%d/", store.engine.url.render_as_string(), host, port)
     serial_hubs = [SerialHub(store, device) for device in serial]
     for serial_hub in serial_hubs:

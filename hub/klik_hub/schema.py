@@ -142,3 +142,11 @@ seatings = Table(
     ),
     UniqueConstraint("tournament_id", "round_no", "player_no", name="uq_seatings_player"),
 )
+
+# The hub's own settings: the judge's password hash ("judge_password").
+settings = Table(
+    "settings",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

@@ -34,7 +34,7 @@ from sqlalchemy.sql.expression import Executable
 from klik.link import protocol as p
 from klik.link import results as r
 from klik_hub.db import BEST_EFFORT, READ
-from klik_hub.schema import claims, commands, devices, results, status
+from klik_hub.schema import claims, commands, devices, results, settings, status
 
 COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players", "game")
 
@@ -144,6 +144,19 @@ class Store:
 
     def _read(self) -> Connection:
         return self._reader.connect()
+
+    # --- settings ------------------------------------------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        with self._read() as db:
+            found = db.execute(select(settings.c.value).where(settings.c.name == name))
+            value = found.scalar()
+        return None if value is None else str(value)
+
+    def set_setting(self, name: str, value: str) -> None:
+        with self._write() as db:
+            db.execute(delete(settings).where(settings.c.name == name))
+            db.execute(insert(settings).values(name=name, value=value))
 
     # --- pairing -------------------------------------------------------------------------
 

@@ -96,8 +96,10 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
     return roster.from_json(sent)
 
 
-def router(store: Store) -> APIRouter:
+def router(store: Store, judge_only: Any) -> APIRouter:
+    """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
     api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"])
+    guarded = [judge_only]
     kept = Tournaments(store)
 
     def refused(problem: TournamentError) -> JSONResponse:
@@ -105,7 +107,7 @@ def router(store: Store) -> APIRouter:
             return error(problem.status, str(problem), missing=problem.missing)
         return error(problem.status, str(problem))
 
-    @api.post("", status_code=201)
+    @api.post("", status_code=201, dependencies=guarded)
     def create(tournament: TournamentIn) -> JSONResponse:
         """A new tournament → 201 ``{"id": ...}``."""
         if tournament.format not in f.preset_names():
@@ -124,7 +126,7 @@ def router(store: Store) -> APIRouter:
         except TournamentError as problem:
             return refused(problem)
 
-    @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY)
+    @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY, dependencies=guarded)
     async def enrol(tid: Id, request: Request) -> JSONResponse:
         """Enrol players: a JSON list of ``{"name", "club"}`` or a CSV file (``text/csv``),
         all or none → 201 with the new players and their ids (start numbers)."""
@@ -147,7 +149,7 @@ def router(store: Store) -> APIRouter:
         except TournamentError as problem:
             return refused(problem)
 
-    @api.post("/{tid}/rounds", status_code=201)
+    @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
     def draw(tid: Id, ask: RoundIn) -> JSONResponse:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
         while results of the last round are missing (unless ``override``)."""
@@ -165,7 +167,7 @@ def router(store: Store) -> APIRouter:
         except TournamentError as problem:
             return refused(problem)
 
-    @api.post("/{tid}/rounds/{round_no}/commands", status_code=201)
+    @api.post("/{tid}/rounds/{round_no}/commands", status_code=201, dependencies=guarded)
     def send(
         tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], command: RoundCommandIn
     ) -> JSONResponse:

@@ -1,4 +1,5 @@
-"""Tournaments, their players, drawn rounds and seatings; results found by tournament.
+"""Tournaments, their players, drawn rounds and seatings; results found by tournament; the
+hub's settings (the judge's password hash).
 
 Revision ID: 0002
 Revises: 0001
@@ -57,8 +58,14 @@ def upgrade() -> None:
         sa.UniqueConstraint("tournament_id", "round_no", "player_no", name="uq_seatings_player"),
     )
 
+    op.create_table(
+        "settings",
+        sa.Column("name", sa.String(64), primary_key=True),
+        sa.Column("value", sa.Text, nullable=False),
+    )
+
 
 def downgrade() -> None:
-    for name in ("seatings", "rounds", "players", "tournaments"):
+    for name in ("settings", "seatings", "rounds", "players", "tournaments"):
         op.drop_table(name)
     op.drop_index("ix_results_tournament", "results")
