@@ -98,9 +98,7 @@ def make_app(store: Store) -> FastAPI:
     app.add_middleware(EnvelopeLane, clerk=clerk)
     gate = judge.Gate(lambda: store.setting(judge.SETTING))
 
-    def judge_only(
-        request: Request, _sent: Annotated[None, Depends(BASIC)]
-    ) -> None:
+    def judge_only(request: Request, _sent: Annotated[None, Depends(BASIC)]) -> None:
         """Routes that change the tournament or order a table: the judge's password."""
         if not gate.allows(request.headers.get("authorization")):
             raise NeedJudgeError
