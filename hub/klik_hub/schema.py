@@ -143,6 +143,21 @@ seatings = Table(
     UniqueConstraint("tournament_id", "round_no", "player_no", name="uq_seatings_player"),
 )
 
+# The judge's corrections: events added to a result, never changes to it (the audit log).
+corrections = Table(
+    "corrections",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False, index=True),
+    Column("result_id", Integer, ForeignKey("results.id"), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("seat", String(1), nullable=True),
+    Column("value", Integer, nullable=False),  # a rack sum, a player's id, or 1/0
+    Column("reason", Text, nullable=False),
+    Column("by", String(100), nullable=False),
+    Column("at", String(32), nullable=False),
+)
+
 # The hub's own settings: the judge's password hash ("judge_password").
 settings = Table(
     "settings",

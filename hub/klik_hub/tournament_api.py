@@ -40,6 +40,19 @@ class RoundCommandIn(BaseModel):
     )
 
 
+class CorrectionIn(BaseModel):
+    kind: Literal["rack", "could_open", "player", "exclude", "accept"] = Field(
+        description="rack: a seat's rack sum; could_open: the seat could have opened (−200); "
+        "player: a seat's player id; exclude: the game does not count; accept: it counts"
+    )
+    seat: Literal["A", "B", "C", "D"] | None = Field(
+        None, description="rack, could_open, player: the seat"
+    )
+    value: int | bool = Field(description="a rack sum, a player's id, or true / false")
+    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: str = Field("judge", min_length=1, max_length=100, description="who corrects")
+
+
 class RoundIn(BaseModel):
     seed: int | None = Field(
         None, ge=0, le=2**63 - 1, description="the draw's seed (default: a new one)"
@@ -96,16 +109,17 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
     return roster.from_json(sent)
 
 
+def refused(problem: TournamentError) -> JSONResponse:
+    if isinstance(problem, MissingResultsError):
+        return error(problem.status, str(problem), missing=problem.missing)
+    return error(problem.status, str(problem))
+
+
 def router(store: Store, judge_only: Any) -> APIRouter:
     """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
     api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"])
     guarded = [judge_only]
     kept = Tournaments(store)
-
-    def refused(problem: TournamentError) -> JSONResponse:
-        if isinstance(problem, MissingResultsError):
-            return error(problem.status, str(problem), missing=problem.missing)
-        return error(problem.status, str(problem))
 
     @api.post("", status_code=201, dependencies=guarded)
     def create(tournament: TournamentIn) -> JSONResponse:
@@ -205,4 +219,40 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             ]
         )
 
+    _result_routes(api, kept, guarded)
     return api
+
+
+def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:
+    """The results as they count, and the judge's corrections to them."""
+
+    @api.get("/{tid}/results")
+    def get_results(tid: Id) -> JSONResponse:
+        """The tournament's results, oldest first: each with what it counts for now (``counts``,
+        ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
+        them, ``corrected`` and its corrections."""
+        try:
+            return JSONResponse(kept.results(tid))
+        except TournamentError as problem:
+            return refused(problem)
+
+    @api.post("/{tid}/results/{result_id}/corrections", status_code=201, dependencies=guarded)
+    def correct(
+        tid: Id, result_id: Annotated[int, Path(ge=1, le=2**31 - 1)], correction: CorrectionIn
+    ) -> JSONResponse:
+        """A correction, added to the result as an event (the result itself never changes)
+        → 201 the correction; it counts from now on, in the standings and every export."""
+        try:
+            made = kept.correct(tid, result_id, correction.model_dump(exclude={"by"}),
+                                by=correction.by)  # fmt: skip
+        except TournamentError as problem:
+            return refused(problem)
+        return JSONResponse(made, status_code=201)
+
+    @api.get("/{tid}/corrections")
+    def get_corrections(tid: Id) -> JSONResponse:
+        """The audit log: every correction with its reason, who and when, newest first."""
+        try:
+            return JSONResponse(kept.corrections(tid))
+        except TournamentError as problem:
+            return refused(problem)

@@ -22,9 +22,17 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from klik.link import results as r
-from klik_hub.schema import devices, players, results, rounds, seatings, tournaments
+from klik_hub.schema import (
+    corrections,
+    devices,
+    players,
+    results,
+    rounds,
+    seatings,
+    tournaments,
+)
 from klik_hub.store import Store, utc_iso
+from klik_hub.tournament import corrections as cr
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament.roster import Entrant
@@ -268,6 +276,112 @@ class Tournaments:
         ids = self.store.commands(orders)
         return [{"table": k, "id": i} for (k, _, _), i in zip(orders, ids, strict=True)]
 
+    # --- results and corrections ----------------------------------------------------------
+
+    def results(self, tid: int) -> list[dict[str, Any]]:
+        """The tournament's results, oldest first, each with what it counts for now."""
+        with self.store._read() as db:
+            self._tournament(db, tid)
+            names = self._names(db, tid)
+            listed = self._counted(db, tid, names)
+            made = self._corrections(db, tid)
+        notes: dict[int, list[dict[str, Any]]] = {}
+        for c in made:
+            notes.setdefault(c["result"], []).append(c)
+        return [
+            {
+                "id": x.id,
+                "round": x.round_no,
+                "table": x.table_no,
+                "game": x.game,
+                "receipt": x.receipt,
+                "received_at": x.received_at,
+                "counts": now.counts,
+                "held": now.held,
+                "corrected": now.corrected,
+                "winners": list(now.winners),
+                "seats": {
+                    s: {
+                        "player": _player_id(now.players[s]),
+                        "name": names.get(str(now.players[s]), ""),
+                        "rack": now.rack[s],
+                        "small": now.small[s],
+                        "big": now.big[s],
+                    }
+                    for s in now.small
+                },
+                "corrections": notes.get(x.id, []),
+            }
+            for x, now in listed
+        ]
+
+    def correct(
+        self, tid: int, result_id: int, request: dict[str, Any], by: str = "judge"
+    ) -> dict[str, Any]:
+        """Add the judge's correction to a result of this tournament; returns it."""
+        with self.store._write() as db:
+            self._tournament(db, tid, lock=True)
+            found = db.execute(
+                select(results.c.body).where(
+                    results.c.id == result_id, results.c.tournament == str(tid)
+                )
+            ).first()
+            if found is None:
+                raise NotFoundError(f"tournament {tid} has no result {result_id}")
+            body = json.loads(found.body)
+            try:
+                made = cr.check(
+                    request.get("kind"),
+                    request.get("seat"),
+                    request.get("value"),
+                    request.get("reason"),
+                    body,
+                )
+            except cr.CorrectionError as error:
+                raise TournamentError(str(error)) from None
+            if made.kind is cr.Kind.PLAYER and str(made.value) not in self._names(db, tid):
+                raise TournamentError(f"value: no player {made.value} in tournament {tid}")
+            new = db.execute(
+                insert(corrections)
+                .values(
+                    tournament_id=tid,
+                    result_id=result_id,
+                    kind=made.kind.value,
+                    seat=made.seat,
+                    value=int(made.value),
+                    reason=made.reason,
+                    by=by,
+                    at=utc_iso(self.store.now_ms()),
+                )
+                .returning(corrections.c.id)
+            ).scalar_one()
+            return next(c for c in self._corrections(db, tid) if c["id"] == new)
+
+    def corrections(self, tid: int) -> list[dict[str, Any]]:
+        """The audit log: every correction, newest first."""
+        with self.store._read() as db:
+            self._tournament(db, tid)
+            return self._corrections(db, tid)[::-1]
+
+    @staticmethod
+    def _corrections(db: Connection, tid: int) -> list[dict[str, Any]]:
+        found = db.execute(
+            select(corrections).where(corrections.c.tournament_id == tid).order_by(corrections.c.id)
+        ).all()
+        return [
+            {
+                "id": c.id,
+                "result": c.result_id,
+                "kind": c.kind,
+                "seat": c.seat,
+                "value": _correction(c).value,
+                "reason": c.reason,
+                "by": c.by,
+                "at": c.at,
+            }
+            for c in found
+        ]
+
     # --- standings -------------------------------------------------------------------------
 
     def standings(self, tid: int, stage: str | None = None) -> list[Row]:
@@ -346,35 +460,56 @@ class Tournaments:
             if done.get(k, 0) < kept.games
         ]
 
-    @staticmethod
-    def _scores(db: Connection, tid: int, names: dict[str, str]) -> list[Score]:
-        """Every seat of every result that counts: no conflict, points as the rules make them,
-        every seat a player of this tournament (else the judge must settle it first)."""
-        stage_of = dict(
-            db.execute(
-                select(rounds.c.round_no, rounds.c.stage).where(rounds.c.tournament_id == tid)
-            ).all()
-        )
-        found = db.execute(
-            select(results.c.round_no, results.c.body).where(
-                results.c.tournament == str(tid),
-                results.c.conflict.is_(False),
-                results.c.points_check == "ok",
-            )
-        ).all()
+    def _scores(self, db: Connection, tid: int, names: dict[str, str]) -> list[Score]:
+        """Every seat of every result that counts (see ``_counted``)."""
+        stage_of = self._stage_of(db, tid)
         scores = []
-        for x in found:
-            body = json.loads(x.body)
-            seats = body["seats"]
-            ids = [e.get("player") for e in seats.values()]
-            if x.round_no not in stage_of or not all(i in names for i in ids):
+        for x, now in self._counted(db, tid, names):
+            if not now.counts or x.round_no not in stage_of:
                 continue
-            small, big = r.column(body, "small"), r.column(body, "big")
-            scores += [
-                Score(e["player"], stage_of[x.round_no], big[s], small[s], s in body["winners"])
-                for s, e in seats.items()
-            ]
+            stage = stage_of[x.round_no]
+            for s in now.small:
+                won = s in now.winners
+                scores.append(Score(str(now.players[s]), stage, now.big[s], now.small[s], won))
         return scores
+
+    def _stage_of(self, db: Connection, tid: int) -> dict[int, str]:
+        found = db.execute(
+            select(rounds.c.round_no, rounds.c.stage).where(rounds.c.tournament_id == tid)
+        ).all()
+        return {int(n): str(stage) for n, stage in found}
+
+    @staticmethod
+    def _counted(db: Connection, tid: int, names: dict[str, str]) -> list[tuple[Any, cr.Counted]]:
+        """Each of the tournament's results with what it counts for now: scored by the hub
+        from its racks after the judge's corrections; held out while it is in conflict, its
+        points do not match, a seat's player is unknown, or the judge excluded it."""
+        found = db.execute(
+            select(
+                results.c.id,
+                results.c.round_no,
+                results.c.table_no,
+                results.c.game,
+                results.c.receipt,
+                results.c.body,
+                results.c.conflict,
+                results.c.points_check,
+                results.c.received_at,
+            )
+            .where(results.c.tournament == str(tid))
+            .order_by(results.c.id)
+        ).all()
+        made: dict[int, list[cr.Correction]] = {}
+        for c in db.execute(
+            select(corrections).where(corrections.c.tournament_id == tid).order_by(corrections.c.id)
+        ).all():
+            made.setdefault(c.result_id, []).append(_correction(c))
+        out = []
+        for x in found:
+            held = "conflict" if x.conflict else None if x.points_check == "ok" else "mismatch"
+            body = json.loads(x.body)
+            out.append((x, cr.counted(body, held, made.get(x.id, []), names)))
+        return out
 
     def _seeded(
         self,
@@ -411,6 +546,18 @@ class _Round:
     games: int
     seed: int
     tables: tuple[tuple[str, ...], ...]
+
+
+def _player_id(player: str | None) -> int | None:
+    """A seat's player as the API shows ids: a number, or null when the table had none."""
+    return int(player) if player is not None and player.isdigit() else None
+
+
+def _correction(row: Any) -> cr.Correction:
+    kind = cr.Kind(row.kind)
+    counted = kind in (cr.Kind.RACK, cr.Kind.PLAYER)
+    value: int | bool = int(row.value) if counted else bool(row.value)
+    return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at)
 
 
 def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:

@@ -252,3 +252,81 @@ def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
     by_place = [r["player"] for r in ranked]
     seats = [list(t["seats"].values()) for t in drawn["tables"]]
     assert seats == [[by_place[i] for i in (0, 2, 4, 6)], [by_place[i] for i in (1, 3, 5, 7)]]
+
+
+def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url)
+    enrol_csv(url, tid)
+    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    listed = httpx.get(f"{url}{API}/{tid}/results").json()
+    assert [(r["round"], r["counts"], r["corrected"]) for r in listed] == [(1, True, False)] * 2
+    first = listed[0]
+    loser = next(s for s, e in first["seats"].items() if e["rack"] > 0)
+    player = first["seats"][loser]["player"]
+    before = {r["player"]: r for r in httpx.get(f"{url}{API}/{tid}/standings").json()}
+    rack = first["seats"][loser]["rack"] + 10
+    made = httpx.post(
+        f"{url}{API}/{tid}/results/{first['id']}/corrections",
+        json={"kind": "rack", "seat": loser, "value": rack, "reason": "źle policzona tabliczka",
+              "by": "Anna (sędzia)"},
+    )  # fmt: skip
+    assert made.status_code == 201, made.text
+    assert made.json()["kind"] == "rack"
+    assert (made.json()["value"], made.json()["by"]) == (rack, "Anna (sędzia)")
+    after = {r["player"]: r for r in httpx.get(f"{url}{API}/{tid}/standings").json()}
+    assert after[player]["small"] == before[player]["small"] - 10
+    now = httpx.get(f"{url}{API}/{tid}/results").json()[0]
+    assert (now["corrected"], now["seats"][loser]["rack"]) == (True, rack)
+    assert now["corrections"][0]["reason"] == "źle policzona tabliczka"
+
+    excluded = httpx.post(
+        f"{url}{API}/{tid}/results/{first['id']}/corrections",
+        json={"kind": "exclude", "value": True, "reason": "stolik grał złym składem"},
+    )
+    assert excluded.status_code == 201
+    rows = httpx.get(f"{url}{API}/{tid}/standings").json()
+    assert sum(r["games"] for r in rows) == 8 - len(first["seats"])
+    log = httpx.get(f"{url}{API}/{tid}/corrections").json()
+    assert [c["kind"] for c in log] == ["exclude", "rack"]  # newest first
+    assert all(c["at"].endswith("Z") for c in log)
+
+
+@pytest.mark.parametrize(
+    ("sent", "status", "message"),
+    [
+        (
+            {"kind": "rack", "seat": "B", "value": 900, "reason": "x"},
+            422,
+            "value: a rack sum from 0 to 828",
+        ),
+        (
+            {"kind": "player", "seat": "B", "value": 99, "reason": "x"},
+            422,
+            "value: no player 99 in tournament {tid}",
+        ),
+        (
+            {"kind": "exclude", "value": True, "reason": ""},
+            422,
+            "body.reason: String should have at least 1 character",
+        ),
+    ],
+)
+def test_a_bad_correction_changes_nothing(
+    hub: Hub, sent: dict[str, Any], status: int, message: str
+) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url)
+    enrol_csv(url, tid)
+    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    result = httpx.get(f"{url}{API}/{tid}/results").json()[0]["id"]
+    answer = httpx.post(f"{url}{API}/{tid}/results/{result}/corrections", json=sent)
+    assert (answer.status_code, answer.json()) == (status, {"error": message.format(tid=tid)})
+    missing = httpx.post(f"{url}{API}/{tid}/results/999/corrections", json=sent | {"reason": "x"})
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {"error": f"tournament {tid} has no result 999"},
+    )
+    assert httpx.get(f"{url}{API}/{tid}/corrections").json() == []

@@ -1,5 +1,5 @@
 """Tournaments, their players, drawn rounds and seatings; results found by tournament; the
-hub's settings (the judge's password hash).
+hub's settings (the judge's password hash); the judge's corrections.
 
 Revision ID: 0002
 Revises: 0001
@@ -59,6 +59,19 @@ def upgrade() -> None:
     )
 
     op.create_table(
+        "corrections",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournaments.id"), nullable=False),
+        sa.Column("result_id", sa.Integer, sa.ForeignKey("results.id"), nullable=False),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("seat", sa.String(1), nullable=True),
+        sa.Column("value", sa.Integer, nullable=False),
+        sa.Column("reason", sa.Text, nullable=False),
+        sa.Column("by", sa.String(100), nullable=False),
+        sa.Column("at", sa.String(32), nullable=False),
+    )
+    op.create_index("ix_corrections_tournament_id", "corrections", ["tournament_id"])
+    op.create_table(
         "settings",
         sa.Column("name", sa.String(64), primary_key=True),
         sa.Column("value", sa.Text, nullable=False),
@@ -66,6 +79,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in ("settings", "seatings", "rounds", "players", "tournaments"):
+    for name in ("settings", "corrections", "seatings", "rounds", "players", "tournaments"):
         op.drop_table(name)
     op.drop_index("ix_results_tournament", "results")
