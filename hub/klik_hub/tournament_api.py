@@ -11,10 +11,11 @@ import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from klik.core.limits import GAME
+from klik_hub import exports
 from klik_hub.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster
@@ -220,7 +221,51 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         )
 
     _result_routes(api, kept, guarded)
+    _export_routes(api, kept)
     return api
+
+
+Lang = Annotated[Literal["pl", "en"], Query(description="the header line's language")]
+
+
+def _export_routes(api: APIRouter, kept: Tournaments) -> None:
+    """CSV for the judge's spreadsheet (UTF-8 with BOM, ``;``, a Polish header by default)."""
+
+    def attached(data: bytes, name: str) -> Response:
+        return Response(
+            data,
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    @api.get("/{tid}/standings.csv", response_class=Response)
+    def standings_csv(
+        tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None, lang: Lang = "pl"
+    ) -> Response:
+        """The standings as CSV, a player a line, with whether a corrected game counts."""
+        try:
+            rows = kept.standings(tid, stage)
+            clubs = {str(p["id"]): p["club"] for p in kept.players(tid)}
+            corrected = {
+                str(e["player"])
+                for x in kept.results(tid)
+                if x["counts"] and x["corrected"]
+                for e in x["seats"].values()
+            }
+        except TournamentError as problem:
+            return refused(problem)
+        data = exports.standings_csv(rows, clubs, corrected, lang)
+        return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
+
+    @api.get("/{tid}/results.csv", response_class=Response)
+    def results_csv(tid: Id, lang: Lang = "pl") -> Response:
+        """The results as CSV, a seat a line, as they count now (corrections applied)."""
+        try:
+            listed = kept.results(tid)
+        except TournamentError as problem:
+            return refused(problem)
+        name = f"wyniki-{tid}.csv" if lang == "pl" else f"results-{tid}.csv"
+        return attached(exports.results_csv(listed, lang), name)
 
 
 def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 import httpx
@@ -330,3 +331,33 @@ def test_a_bad_correction_changes_nothing(
         {"error": f"tournament {tid} has no result 999"},
     )
     assert httpx.get(f"{url}{API}/{tid}/corrections").json() == []
+
+
+def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url)
+    enrol_csv(url, tid)
+    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    first = httpx.get(f"{url}{API}/{tid}/results").json()[0]
+    httpx.post(
+        f"{url}{API}/{tid}/results/{first['id']}/corrections",
+        json={"kind": "accept", "value": True, "reason": "sprawdzone"},
+    ).raise_for_status()
+    answer = httpx.get(f"{url}{API}/{tid}/standings.csv")
+    assert answer.headers["content-type"] == "text/csv; charset=utf-8"
+    assert answer.headers["content-disposition"] == f'attachment; filename="klasyfikacja-{tid}.csv"'
+    assert answer.content.startswith("\ufeff".encode())  # Excel reads the Polish letters
+    lines = list(csv.reader(answer.content.decode("utf-8-sig").splitlines(), delimiter=";"))
+    assert lines[0] == ["miejsce", "nr", "gracz", "klub", "duże", "małe", "gry", "poprawione"]
+    standings = httpx.get(f"{url}{API}/{tid}/standings").json()
+    assert [line[:3] for line in lines[1:]] == [
+        [str(r["place"]), str(r["player"]), r["name"]] for r in standings
+    ]
+    corrected = {str(e["player"]) for e in first["seats"].values()}
+    assert {line[1] for line in lines[1:] if line[7] == "tak"} == corrected
+    english = httpx.get(f"{url}{API}/{tid}/results.csv?lang=en").content.decode("utf-8-sig")
+    rows = list(csv.reader(english.splitlines(), delimiter=";"))
+    assert rows[0][:5] == ["result", "round", "table", "game", "receipt"]
+    assert len(rows) == 1 + 8  # a seat a line
+    assert {r[13] for r in rows[1:] if r[0] == str(first["id"])} == {"yes"}
