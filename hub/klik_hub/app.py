@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPBasic
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -78,6 +78,7 @@ class JudgeBasic(HTTPBasic):
 
 # Module level: FastAPI reads the judge's dependency's annotations from this module's names.
 BASIC = JudgeBasic(auto_error=False, description="user judge, the judge's password")
+CONSOLE_HEADER = "x-klik-console"  # sent by the judge's console (web/console.js)
 POSTGRESQL_CLERKS = 4  # PostgreSQL takes several writers at once; SQLite one
 
 
@@ -104,11 +105,16 @@ def make_app(store: Store) -> FastAPI:
             raise NeedJudgeError
 
     @app.exception_handler(NeedJudgeError)
-    async def need_judge(_request: Request, _problem: NeedJudgeError) -> JSONResponse:
+    async def need_judge(request: Request, _problem: NeedJudgeError) -> JSONResponse:
         message = "the judge's password is needed (HTTP Basic, user judge)"
-        return JSONResponse({"error": message}, 401, {"WWW-Authenticate": judge.REALM})
+        # A browser meets "Basic" with its own password prompt, which would hold up the
+        # console's request; the console asks in its own form, so it is told another scheme.
+        console = CONSOLE_HEADER in request.headers
+        challenge = judge.CONSOLE_REALM if console else judge.REALM
+        return JSONResponse({"error": message}, 401, {"WWW-Authenticate": challenge})
 
     app.include_router(tournament_api.router(store, Depends(judge_only)))
+    app.include_router(tournament_api.pages(store))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(_request: Request, problem: RequestValidationError) -> JSONResponse:
@@ -175,11 +181,24 @@ def make_app(store: Store) -> FastAPI:
         command_id = store.command(table, command.kind, command.args)
         return JSONResponse({"status": "queued", "id": command_id}, 201)
 
+    @app.get("/api/v1/judge", dependencies=[Depends(judge_only)])
+    def is_judge() -> dict[str, bool]:
+        """200 ``{"judge": true}`` with the judge's password (or none set); else 401."""
+        return {"judge": True}
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
-        return HTMLResponse(resources.files("klik_hub").joinpath("web/index.html").read_text())
+        return HTMLResponse(_web("index.html"))
+
+    @app.get("/console.js", include_in_schema=False)
+    def script() -> Response:
+        return Response(_web("console.js"), media_type="text/javascript; charset=utf-8")
 
     return app
+
+
+def _web(name: str) -> str:
+    return resources.files("klik_hub").joinpath(f"web/{name}").read_text(encoding="utf-8")
 
 
 class EnvelopeLane:

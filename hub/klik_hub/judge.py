@@ -26,6 +26,7 @@ USER = "judge"
 MIN_LENGTH = 8
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # OWASP's floor for scrypt
 REALM = 'Basic realm="Klik hub", charset="UTF-8"'
+CONSOLE_REALM = 'KlikJudge realm="Klik hub"'  # no browser prompt: the console asks itself
 
 
 def read_password(path: str) -> str:

@@ -8,14 +8,15 @@ documented in ``/openapi.json``; the README's table of them is the contract.
 from __future__ import annotations
 
 import json
+from importlib import resources
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from klik.core.limits import GAME
-from klik_hub import exports
+from klik_hub import exports, printing
 from klik_hub.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster
@@ -133,6 +134,11 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         )
         return JSONResponse({"id": new}, status_code=201)
 
+    @api.get("")
+    def listed() -> JSONResponse:
+        """Every tournament, newest first."""
+        return JSONResponse(kept.listed())
+
     @api.get("/{tid}")
     def get(tid: Id) -> JSONResponse:
         """The tournament: its settings, how many players, the rounds drawn."""
@@ -225,6 +231,55 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     return api
 
 
+def pages(store: Store) -> APIRouter:
+    """The public pages: the projector and the printable sheets and standings."""
+    web = APIRouter(include_in_schema=False)
+    kept = Tournaments(store)
+
+    @web.get("/projector", response_class=HTMLResponse)
+    def projector() -> HTMLResponse:
+        page = resources.files("klik_hub").joinpath("web/projector.html")
+        return HTMLResponse(page.read_text(encoding="utf-8"))
+
+    @web.get("/print/sheets", response_class=HTMLResponse)
+    def sheets(
+        t: Annotated[int, Query(ge=1, le=2**31 - 1)],
+        round_no: Annotated[int, Query(alias="round", ge=1, le=10_000)],
+        lang: Lang = "pl",
+    ) -> Response:
+        try:
+            tournament = kept.get(t)
+            drawn = kept.round(t, round_no)
+            players = {p["id"]: p for p in kept.players(t)}
+        except TournamentError as problem:
+            return refused(problem)
+        return HTMLResponse(printing.sheets(tournament, drawn, players, lang))
+
+    @web.get("/print/standings", response_class=HTMLResponse)
+    def standings(t: Annotated[int, Query(ge=1, le=2**31 - 1)], lang: Lang = "pl") -> Response:
+        try:
+            tournament = kept.get(t)
+            rows = kept.standings(t)
+            clubs, corrected = _clubs_and_corrected(kept, t)
+        except TournamentError as problem:
+            return refused(problem)
+        return HTMLResponse(printing.standings(tournament, rows, clubs, corrected, lang))
+
+    return web
+
+
+def _clubs_and_corrected(kept: Tournaments, tid: int) -> tuple[dict[str, str], set[str]]:
+    """Each player's club, and the players with a corrected game that counts."""
+    clubs = {str(p["id"]): p["club"] for p in kept.players(tid)}
+    corrected = {
+        str(e["player"])
+        for x in kept.results(tid)
+        if x["counts"] and x["corrected"]
+        for e in x["seats"].values()
+    }
+    return clubs, corrected
+
+
 Lang = Annotated[Literal["pl", "en"], Query(description="the header line's language")]
 
 
@@ -245,13 +300,7 @@ def _export_routes(api: APIRouter, kept: Tournaments) -> None:
         """The standings as CSV, a player a line, with whether a corrected game counts."""
         try:
             rows = kept.standings(tid, stage)
-            clubs = {str(p["id"]): p["club"] for p in kept.players(tid)}
-            corrected = {
-                str(e["player"])
-                for x in kept.results(tid)
-                if x["counts"] and x["corrected"]
-                for e in x["seats"].values()
-            }
+            clubs, corrected = _clubs_and_corrected(kept, tid)
         except TournamentError as problem:
             return refused(problem)
         data = exports.standings_csv(rows, clubs, corrected, lang)

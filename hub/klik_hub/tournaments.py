@@ -111,6 +111,16 @@ class Tournaments:
             )
             return int(new.scalar_one())
 
+    def listed(self) -> list[dict[str, Any]]:
+        """Every tournament, newest first: ``{"id", "name", "rules", "format", "move_time_s"}``."""
+        with self.store._read() as db:
+            found = db.execute(select(tournaments).order_by(tournaments.c.id.desc())).all()
+        return [
+            {"id": x.id, "name": x.name, "rules": x.rules, "format": x.format,
+             "move_time_s": x.move_time_s}
+            for x in found
+        ]  # fmt: skip
+
     def get(self, tid: int) -> dict[str, Any]:
         with self.store._read() as db:
             row = self._tournament(db, tid)

@@ -91,6 +91,12 @@ def test_the_judges_routes_ask_for_the_password(guarded: tuple[str, Store]) -> N
         assert answer.status_code == 401, (headers, answer.text)
         assert answer.json() == {"error": "the judge's password is needed (HTTP Basic, user judge)"}
         assert answer.headers["WWW-Authenticate"] == 'Basic realm="Klik hub", charset="UTF-8"'
+    # The console asks for the password in its own form: no browser prompt (not "Basic").
+    console = httpx.post(f"{url}/api/v1/tournaments", json=new, headers={"X-Klik-Console": "1"})
+    assert (console.status_code, console.headers["WWW-Authenticate"]) == (
+        401,
+        'KlikJudge realm="Klik hub"',
+    )
     command = httpx.post(f"{url}/api/v1/tables/3/commands", json={"kind": "pause"})
     assert command.status_code == 401
     made = httpx.post(f"{url}/api/v1/tournaments", json=new, headers=basic("judge", PASSWORD))
