@@ -9,7 +9,9 @@ Theory of operation. A draw is a pure function of the players, the earlier round
 the same inputs give the same tables on any machine (``random.Random`` with an int seed is
 stable across CPython versions), so a judge can print the seed and anyone can check the draw.
 
-1. Each round starts as a shuffle cut into tables, fours first (tables 1, 2, … hold the fours).
+1. Each round starts as a shuffle cut into tables, fours first (tables 1, 2, … hold the fours),
+   or, where everyone can meet everyone exactly once (16 players at tables of 4 over up to 5
+   rounds, 9 at tables of 3 over up to 4), as the rounds of an affine plane (``planes.py``).
 2. A min-conflicts search then swaps players between two tables of one round: it picks a pair
    that has met more than once (in the earlier rounds or the ones being drawn), moves one of
    them to the swap that removes the most repeats, and now and then takes a random swap to leave
@@ -26,6 +28,8 @@ from collections.abc import Hashable, Sequence
 from random import Random
 from typing import TypeVar
 
+from klik_hub.tournament.planes import plane_rounds
+
 P = TypeVar("P", bound=Hashable)
 Table = tuple[P, ...]  # players in seat order A, B, C, D
 Round = tuple[Table[P], ...]  # tables in table order 1, 2, …
@@ -33,6 +37,7 @@ Round = tuple[Table[P], ...]  # tables in table order 1, 2, …
 MIN_TABLE, MAX_TABLE = 3, 4
 STEPS_PER_PLAYER = 200  # search budget per player and round: 16 players × 5 rounds reach no repeat
 MAX_STEPS = 20_000  # and at most this many, so a field where repeats cannot be helped ends soon
+RESTARTS = 8  # the budget is shared by this many searches from fresh shuffles
 RANDOM_WALK = 0.1  # how often the search takes a random swap instead of the best one
 CANDIDATES = 48  # swap partners weighed at each step (all of them for a small field)
 
@@ -108,13 +113,27 @@ def _draw(
         raise DrawError("a player is listed twice")
     sizes = table_sizes(len(players))
     rng = Random(seed)
-    search = _Search(len(players), sizes, rounds, rng)
     index = {p: i for i, p in enumerate(players)}
-    for one in earlier:
-        for table in one:
-            search.met([index[p] for p in table if p in index])
-    budget = min(STEPS_PER_PLAYER * len(players) * rounds, MAX_STEPS)
-    search.run(budget if steps is None else steps)
+    met = [[index[p] for p in table if p in index] for one in earlier for table in one]
+    budget = min(STEPS_PER_PLAYER * len(players) * rounds, MAX_STEPS) if steps is None else steps
+    # A few short searches from fresh shuffles reach a clean draw far more often than one long
+    # walk, which can wander a plateau for ever; the best of them is kept.
+    # Where everyone can meet everyone exactly once, the design is built, not searched for.
+    earlier_tables = [[[index[p] for p in table] for table in one] for one in earlier]
+    plane = None
+    if all(p in index for one in earlier for table in one for p in table):
+        plane = plane_rounds(len(players), sizes, earlier_tables, rounds, rng)
+    search: _Search | None = None
+    for _ in range(RESTARTS):
+        attempt = _Search(len(players), sizes, rounds, rng, plane)
+        for table in met:
+            attempt.met(table)
+        attempt.run(max(1, budget // RESTARTS))
+        if search is None or attempt.best_cost < search.best_cost:
+            search = attempt
+        if search.solved:
+            break
+    assert search is not None
     drawn: list[Round[P]] = []
     for tables in search.best:
         seated = []
@@ -129,18 +148,30 @@ def _draw(
 class _Search:
     """Min-conflicts search over the rounds being drawn, players as 0..n-1."""
 
-    def __init__(self, n: int, sizes: tuple[int, ...], rounds: int, rng: Random) -> None:
+    def __init__(
+        self,
+        n: int,
+        sizes: tuple[int, ...],
+        rounds: int,
+        rng: Random,
+        start: list[list[list[int]]] | None = None,
+    ) -> None:
+        """``start``: the rounds to begin from (a plane's), else each a fresh shuffle."""
         self.n, self.rng = n, rng
         self.meet = [0] * (n * n)  # meetings of each ordered pair, earlier rounds included
         self.tables: list[list[list[int]]] = []  # round -> table -> players
         self.where: list[list[int]] = []  # round -> player -> its table
-        for _ in range(rounds):
-            order = list(range(n))
-            rng.shuffle(order)
-            tables, start = [], 0
-            for size in sizes:
-                tables.append(order[start : start + size])
-                start += size
+        for k in range(rounds):
+            tables: list[list[int]] = []
+            if start is not None:
+                tables = [list(t) for t in start[k]]
+            else:
+                order = list(range(n))
+                rng.shuffle(order)
+                begin = 0
+                for size in sizes:
+                    tables.append(order[begin : begin + size])
+                    begin += size
             self.tables.append(tables)
             where = [0] * n
             for t, table in enumerate(tables):
@@ -148,6 +179,8 @@ class _Search:
                     where[p] = t
             self.where.append(where)
         self.best: list[list[list[int]]] = []
+        self.best_cost = 0
+        self.solved = False  # no repeat left that a swap could undo
 
     def met(self, table: Sequence[int]) -> None:
         """Count one meeting of every pair at ``table``."""
@@ -183,6 +216,9 @@ class _Search:
                 self.best = [[list(t) for t in tables] for tables in self.tables]
         if cost <= best_cost:
             self.best = [[list(t) for t in tables] for tables in self.tables]
+            best_cost = cost
+        self.best_cost = best_cost
+        self.solved = not conflicts and cost == best_cost
 
     def _cost(self) -> int:
         n, meet = self.n, self.meet
