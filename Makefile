@@ -9,19 +9,12 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: demo test lint typecheck unit bench install frames clean
 
-# The hub at http://127.0.0.1:8000 and the virtual table paired with it at
-# http://127.0.0.1:8100: the real daemon with mock pins (Ctrl-C ends both). Everything they
-# keep is in .klik-demo/ (delete it to start afresh).
-DEMO := .klik-demo
+# A small tournament on this laptop: the hub at http://127.0.0.1:8000 (the judge's console),
+# four virtual tables paired with it at http://127.0.0.1:8100/hall and 16 demo players; the
+# projector at http://127.0.0.1:8000/projector (Ctrl-C ends it all). Everything is kept in
+# .klik-demo/ (delete it to start afresh).
 demo: $(STAMP)
-	@mkdir -p $(DEMO)
-	@if [ ! -f $(DEMO)/table.toml ] || [ ! -f $(DEMO)/hub.sqlite ]; then \
-	  $(BIN)/klik pair --db $(DEMO)/hub.sqlite --table 1 --url http://127.0.0.1:8000 \
-	    > $(DEMO)/table.toml.new && mv $(DEMO)/table.toml.new $(DEMO)/table.toml; \
-	fi
-	@$(BIN)/klik hub --db $(DEMO)/hub.sqlite --port 8000 & hub=$$!; \
-	  trap 'kill $$hub 2>/dev/null; wait $$hub' EXIT INT TERM; \
-	  $(BIN)/klik sim --config $(DEMO)/table.toml --state-dir $(DEMO)/table
+	$(BIN)/python -m klik_hub.demo --dir .klik-demo
 
 test: lint typecheck unit
 
@@ -82,4 +75,4 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis $(DEMO)
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis .klik-demo

@@ -83,7 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the virtual table: the real daemon with mock pins, played in a browser",
         description="Serve the virtual table on http://127.0.0.1:8100 (see [sim] in the config).",
     )
-    sim.add_argument("--config", metavar="FILE", help="a table config to lay over the defaults")
+    sim.add_argument(
+        "--config",
+        metavar="FILE",
+        action="append",
+        help="a table config to lay over the defaults; again for each more table (/hall)",
+    )
     sim.add_argument("--port", type=port, help="the port to serve on (default: [sim] port)")
     sim.add_argument(
         "--state-dir", metavar="DIR", help="where the journal goes (default: a temp dir)"
@@ -220,11 +225,12 @@ def _reason(error: OSError) -> str:
     return f"{what}: {error.filename}" if error.filename else what
 
 
-def _sim(name: str | None, port: int | None, state_dir: str | None) -> int:
+def _sim(names: list[str] | None, port: int | None, state_dir: str | None) -> int:
     from klik.table import config, sim
 
     _logging()
-    return sim.main(config.load(name), port, state_dir)
+    configs = [config.load(name) for name in names] if names else [config.load(None)]
+    return sim.main(configs, port, state_dir)
 
 
 def _hub(args: argparse.Namespace) -> int:

@@ -14,6 +14,10 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
 - ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer and
   the table's ``language`` (the page speaks it)
 
+Several tables (``klik sim --config A.toml --config B.toml …``) are served side by side: table
+``k`` at ``/t/k/`` (its page and the same API under it; table 1 also at ``/``), and ``/hall``
+shows them all on one page. The page asks with relative paths, so it works under either.
+
 A press must be sent as ``Content-Type: application/json`` (else 415) and, from a browser,
 from this server's own page (a foreign ``Origin`` gets 403); another method on a path gets
 405 with ``Allow``. Every error is one line of JSON, ``{"error": "..."}``.
@@ -29,7 +33,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +49,7 @@ from klik.table.panels import open_panels
 
 log = logging.getLogger("klik.table.sim")
 
+TABLE_PATH = re.compile(r"^/t/(\d{1,2})(/.*)?$")  # /t/2/api/state: table 2's API
 SEAT_BUTTON = re.compile(r"^/api/seats/([A-Za-z])/button$")
 SEAT_SCREEN = re.compile(r"^/api/seats/([A-Za-z])/screen\.png$")
 MAX_BODY = 1024
@@ -82,7 +87,7 @@ def make_daemon(config: Config, state_dir: str) -> Daemon:
 
 
 IDLE_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is closed
-PAGES = ("/", "/index.html", "/api/state", "/favicon.ico")
+PAGES = ("/", "/index.html", "/api/state", "/favicon.ico", "/hall")
 ORDERS = "/api/orders"
 ORDER_NAMES = tuple(action.value for action in g.Action)
 
@@ -99,9 +104,14 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(
-        self, address: tuple[str, int], table: Daemon, *, idle_timeout_s: float = IDLE_TIMEOUT_S
+        self,
+        address: tuple[str, int],
+        tables: Daemon | Sequence[Daemon],
+        *,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
     ) -> None:
-        self.table = table
+        self.tables = [tables] if isinstance(tables, Daemon) else list(tables)
+        self.table = self.tables[0]
         self.idle_timeout_s = idle_timeout_s
         super().__init__(address, Handler)
 
@@ -125,6 +135,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server: Server
     protocol_version = "HTTP/1.1"
+    table: Daemon  # the table this request is about (``/t/k/…``, else table 1)
 
     def setup(self) -> None:
         super().setup()
@@ -143,11 +154,13 @@ class Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             page = resources.files("klik.table").joinpath("web/index.html").read_bytes()
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
+        elif path == "/hall":
+            self._send(HTTPStatus.OK, hall(len(self.server.tables)), "text/html; charset=utf-8")
         elif path == "/api/state":
-            self._json(HTTPStatus.OK, state(self.server.table))
+            self._json(HTTPStatus.OK, state(self.table))
         elif match := SEAT_SCREEN.match(path):
             seat = match.group(1).upper()
-            image = self.server.table.engine.snapshot().images.get(seat)
+            image = self.table.engine.snapshot().images.get(seat)
             if image is None:
                 self._error(HTTPStatus.NOT_FOUND, f"no seat {seat} at this table")
                 return
@@ -163,11 +176,11 @@ class Handler(BaseHTTPRequestHandler):
     # --- POST ------------------------------------------------------------------------------
 
     def do_POST(self) -> None:
-        table = self.server.table
         body = self._take_body()
         path = self._route()
         if path is None or not self._from_own_page():
             return
+        table = self.table
         if self.headers.get_content_type() != "application/json":  # none: "text/plain"
             self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
             return
@@ -233,8 +246,23 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _route(self) -> str | None:
-        """The request's path, or None after answering 404 (no such path) or 405 (with Allow)."""
+        """The request's path within its table (``self.table``), or None after answering 404
+        (no such path or table), 405 (with Allow) or a redirect (``/t/2`` to ``/t/2/``)."""
         path = self.path.split("?", 1)[0]
+        self.table = self.server.table
+        if match := TABLE_PATH.match(path):
+            k, rest = int(match.group(1)), match.group(2)
+            if not 1 <= k <= len(self.server.tables):
+                self._error(
+                    HTTPStatus.NOT_FOUND, f"no table {k} here (1 to {len(self.server.tables)})"
+                )
+                return None
+            if rest is None:  # the page's relative paths need the folder's slash
+                self._send(
+                    HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", {"Location": f"/t/{k}/"}
+                )
+                return None
+            self.table, path = self.server.tables[k - 1], rest
         methods = allowed_methods(path)
         if methods is None:
             if self.command in ("GET", "HEAD"):
@@ -262,7 +290,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _order(self, body: bytes | None) -> None:
         """Carry out ``{"order": ...}`` the way the hub's command is carried out (by "hub")."""
-        table = self.server.table
+        table = self.table
         allowed = ", ".join(ORDER_NAMES)
         try:
             sent = json.loads(body or b"")
@@ -344,7 +372,7 @@ def state(table: Daemon) -> dict[str, Any]:
         "time_left_s": None if left is None else round(left, 3),
         "now": round(now, 3),
         "seats": list(seats),
-        "names": dict(table.config.players),
+        "names": dict(table.engine.info.names),  # the config's, or the round's from the hub
         "leds": {seat: bool(led.value) for seat, led in zip(seats, gpio.leds, strict=True)},
         "buzzer": bool(gpio.buzzer.value),
         "screens": snapshot.frames,
@@ -363,35 +391,64 @@ def delivery(table: Daemon) -> dict[str, Any]:
     return {"state": info.delivery.value, "receipt": receipt, "waiting": info.waiting}
 
 
-def main(config: Config, port: int | None, state_dir: str | None) -> int:
-    """Serve the virtual table until Ctrl-C."""
+def main(configs: Config | Sequence[Config], port: int | None, state_dir: str | None) -> int:
+    """Serve the virtual table (or several: one for each config) until Ctrl-C."""
+    configs = [configs] if isinstance(configs, Config) else list(configs)
     folder = state_dir or tempfile.mkdtemp(prefix="klik-sim-")
     try:
-        return _serve(config, port, folder)
+        return _serve(configs, port, folder)
     finally:
         if state_dir is None:  # a temporary journal is the virtual table's own: tidy it away
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _serve(config: Config, port: int | None, folder: str) -> int:
-    table = make_daemon(config, folder)
-    host, port = config.sim.host, config.sim.port if port is None else port
+def _serve(configs: list[Config], port: int | None, folder: str) -> int:
+    # One table keeps its journal in the folder itself; several, each in a folder t1, t2, ….
+    folders = (
+        [folder] if len(configs) == 1 else [f"{folder}/t{k}" for k in range(1, len(configs) + 1)]
+    )
+    tables: list[Daemon] = []
     try:
-        server = Server((host, port), table)  # the port first: a busy one starts no game
-    except OSError as error:
-        table.stop()
-        hint = "; another port: klik sim --port N" if error.errno == errno.EADDRINUSE else ""
-        raise KlikError(f"cannot serve on {host}:{port} ({error.strerror}){hint}") from None
+        for config, where in zip(configs, folders, strict=True):
+            tables.append(make_daemon(config, where))
+        first = configs[0].sim
+        host, port = first.host, first.port if port is None else port
+        try:
+            server = Server((host, port), tables)  # the port first: a busy one starts no game
+        except OSError as error:
+            hint = "; another port: klik sim --port N" if error.errno == errno.EADDRINUSE else ""
+            raise KlikError(f"cannot serve on {host}:{port} ({error.strerror}){hint}") from None
+    except BaseException:
+        for table in tables:
+            table.stop()
+        raise
     try:
-        table.start()
-        print(
-            f"Wirtualny stół Klik: http://{host}:{port}  (journal: {folder}; Ctrl-C ends)",
-            flush=True,
-        )
+        for table in tables:
+            table.start()
+        where = f"http://{host}:{port}" + ("/hall" if len(tables) > 1 else "")
+        print(f"Wirtualny stół Klik: {where}  (journal: {folder}; Ctrl-C ends)", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-        table.stop()
+        for table in tables:
+            table.stop()
     return 0
+
+
+def hall(count: int) -> bytes:
+    """The page that shows every table of the hall at half size, two to a row."""
+    frames = "".join(
+        f'<div class="t"><iframe src="/t/{k}/" title="Stół {k}" data-testid="table-{k}">'
+        "</iframe></div>"
+        for k in range(1, count + 1)
+    )
+    return (
+        '<!doctype html><html lang="pl"><head><meta charset="utf-8">'
+        "<title>Klik — sala wirtualnych stołów</title><style>"
+        "body{margin:0;background:#14241b;display:flex;flex-wrap:wrap}"
+        ".t{width:683px;height:384px;overflow:hidden}"
+        "iframe{width:1366px;height:768px;border:0;transform:scale(.5);transform-origin:0 0}"
+        f"</style></head><body>{frames}</body></html>"
+    ).encode()

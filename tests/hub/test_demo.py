@@ -1,0 +1,110 @@
+"""``make demo`` runs the small tournament end to end: the real hub and four virtual tables
+as processes; the judge draws and starts round 1 through the API the console uses, the four
+tables play their games through the virtual tables' API, and the standings fill."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from klik_hub.demo import PLAYERS, TABLES
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ask(url: str, body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.load(reply)
+
+
+def until(check: Any, timeout_s: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            found = check()
+        except (urllib.error.URLError, ConnectionError, KeyError, IndexError):
+            found = None
+        if found:
+            return found
+        assert time.monotonic() < deadline, "gave up waiting"
+        time.sleep(0.1)  # sleep-ok: polling real servers on the real clock
+
+
+def press(sim: str, k: int, seat: str, hold_s: float = 0.06) -> None:
+    button = f"{sim}/t/{k}/api/seats/{seat}/button"
+    ask(button, {"pressed": True})
+    time.sleep(hold_s)  # sleep-ok: a real press is longer than the debounce
+    ask(button, {"pressed": False})
+
+
+def double(sim: str, k: int, seat: str) -> None:
+    press(sim, k, seat)
+    time.sleep(0.06)  # sleep-ok: the second tap inside the double-tap window
+    press(sim, k, seat)
+    time.sleep(0.5)  # sleep-ok: past the window, the double tap is recognised
+
+
+def test_make_demo_runs_a_round_of_the_small_tournament(tmp_path: Path) -> None:
+    hub_port, sim_port = free_port(), free_port()
+    hub, sim = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "klik_hub.demo", "--dir", str(tmp_path / "demo"),
+         "--hub-port", str(hub_port), "--sim-port", str(sim_port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        (tournament,) = until(lambda: ask(f"{hub}/api/v1/tournaments"))
+        api = f"{hub}/api/v1/tournaments/{tournament['id']}"
+        assert [p["name"] for p in ask(f"{api}/players")] == [name for name, _ in PLAYERS]
+        until(lambda: sum(t["seen_s_ago"] is not None for t in ask(f"{hub}/api/v1/tables")) == 4)
+        drawn = ask(f"{api}/rounds", {"seed": 2026})
+        assert [len(t["seats"]) for t in drawn["tables"]] == [4] * TABLES
+        ask(f"{api}/rounds/1/commands", {"kind": "game"})
+        names = {p["id"]: p["name"] for p in ask(f"{api}/players")}
+        for k in range(1, TABLES + 1):  # the names reach the seats' screens
+            seats = drawn["tables"][k - 1]["seats"]
+            until(lambda k=k, seats=seats: ask(f"{sim}/t/{k}/api/state")["names"]
+                  == {s: names[p] for s, p in seats.items()})  # fmt: skip
+        ask(f"{api}/rounds/1/commands", {"kind": "start"})
+        for k in range(1, TABLES + 1):
+            until(lambda k=k: ask(f"{sim}/t/{k}/api/state")["state"] == "move")
+        time.sleep(0.3)  # sleep-ok: a player's reaction to the start
+        for k in range(1, TABLES + 1):
+            double(sim, k, "A")  # A goes out: Rummikub
+            until(lambda k=k: ask(f"{sim}/t/{k}/api/state")["state"] == "scoring")
+            for seat in "BCD":
+                for _ in range(1 + k % 2):
+                    press(sim, k, seat)  # a rack of 1 or 2 points
+                    time.sleep(0.5)  # sleep-ok: a single tap, not a double
+                double(sim, k, seat)
+            until(lambda k=k: ask(f"{sim}/t/{k}/api/state")["state"] == "done")
+        board = until(lambda: all(t["missing"] == 0 for t in ask(f"{api}/rounds/1")["tables"]))
+        assert board
+        rows = ask(f"{api}/standings")
+        assert sum(r["games"] for r in rows) == 16
+        assert sum(r["big"] for r in rows) == TABLES
+        winners = {t["seats"]["A"] for t in drawn["tables"]}
+        assert {r["player"] for r in rows[:TABLES]} == winners
+        with urllib.request.urlopen(f"{hub}/projector", timeout=10) as page:
+            assert page.status == 200
+        with urllib.request.urlopen(f"{sim}/hall", timeout=10) as page:
+            assert page.read().count(b"<iframe") == TABLES
+    finally:
+        demo.send_signal(signal.SIGINT)
+        output, _ = demo.communicate(timeout=30)
+    assert demo.returncode == 0, output
+    assert "konsola sędziego" in output

@@ -1,0 +1,84 @@
+"""Several virtual tables in one ``klik sim``: each under /t/k/, and all of them on /hall."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from test_virtual_table import CHROMIUM, FLAGS, JSON, PLAYERS, pin_down
+
+from klik.table import config as c
+from klik.table import sim
+from klik.table.daemon import Daemon
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> Iterator[tuple[str, list[Daemon]]]:
+    tables = [
+        sim.make_daemon(c.from_text(f'[table]\nname = "{k}"\n' + PLAYERS), str(tmp_path / f"t{k}"))
+        for k in (1, 2)
+    ]
+    for table in tables:
+        table.start()
+    httpd = sim.Server(("127.0.0.1", 0), tables)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", tables
+    httpd.shutdown()
+    httpd.server_close()
+    for table in tables:
+        table.stop()
+
+
+def get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_each_table_has_its_own_api_under_its_number(two: tuple[str, list[Daemon]]) -> None:
+    base, tables = two
+    assert json.loads(get(f"{base}/t/2/api/state")[1])["table"] == "2"
+    assert json.loads(get(f"{base}/api/state")[1])["table"] == "1"  # table 1 also at /
+    assert get(f"{base}/t/3/api/state") == (404, b'{"error": "no table 3 here (1 to 2)"}')
+    press = urllib.request.Request(
+        f"{base}/t/2/api/seats/D/button", data=b'{"pressed": true}', method="POST", headers=JSON
+    )
+    urllib.request.urlopen(press, timeout=5).close()
+    assert (pin_down(tables[1], "D"), pin_down(tables[0], "D")) == (True, False)
+
+
+def test_a_table_folder_without_its_slash_is_sent_to_it(two: tuple[str, list[Daemon]]) -> None:
+    base, _ = two
+    with urllib.request.urlopen(f"{base}/t/2", timeout=5) as reply:  # follows the redirect
+        assert reply.url == f"{base}/t/2/"
+        assert b"wirtualny st" in reply.read()
+
+
+def test_the_hall_shows_every_table_and_each_plays_on_its_own(
+    two: tuple[str, list[Daemon]],
+) -> None:
+    base, tables = two
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(f"{base}/hall")
+        expect(page.locator("iframe")).to_have_count(2)
+        second = page.frame_locator("[data-testid=table-2]")
+        expect(second.get_by_test_id("status")).to_contain_text("Stół 2, gra 1")
+        button = second.get_by_test_id("button-D")
+        button.hover()
+        page.mouse.down()
+        page.wait_for_timeout(100)
+        page.mouse.up()
+        expect(second.get_by_test_id("status")).to_contain_text("ruch — A")
+        browser.close()
+    assert tables[1].engine.game.mover == "A"
+    assert tables[0].engine.game.mover is None  # table 1 is still waiting for its start
