@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_serial.py
 	$(BIN)/python tests/bench/bench_draw.py
 	$(BIN)/python tests/bench/bench_standings.py
+	$(BIN)/python tests/bench/bench_console.py
 
 # On the Pi, from a checkout: sudo make install (the package in /opt/klik/venv, the config.txt
 # fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.
