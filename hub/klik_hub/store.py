@@ -34,7 +34,7 @@ from sqlalchemy.sql.expression import Executable
 from klik.link import protocol as p
 from klik.link import results as r
 from klik_hub.db import BEST_EFFORT, READ
-from klik_hub.schema import claims, commands, devices, results, settings, status
+from klik_hub.schema import claims, commands, corrections, devices, results, settings, status
 
 COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players", "game")
 
@@ -273,6 +273,12 @@ class Store:
             query = query.where(results.c.table_no == table_no)
         with self._read() as db:
             rows = db.execute(query).all()
+            ids = [row.id for row in rows]
+            corrected = set(
+                db.execute(
+                    select(corrections.c.result_id).where(corrections.c.result_id.in_(ids))
+                ).scalars()
+            )
         listed = []
         for row in rows:
             body = json.loads(row.body)
@@ -294,6 +300,7 @@ class Store:
                     "big": r.column(body, "big"),
                     "points_check": row.points_check,
                     "conflict": row.conflict,
+                    "corrected": row.id in corrected,  # the judge has corrected it since
                     "received_at": row.received_at,
                     "finished_at": body.get("finished_at"),
                     "body": body,

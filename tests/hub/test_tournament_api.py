@@ -280,6 +280,8 @@ def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: 
     assert after[player]["small"] == before[player]["small"] - 10
     now = httpx.get(f"{url}{API}/{tid}/results").json()[0]
     assert (now["corrected"], now["seats"][loser]["rack"]) == (True, rack)
+    raw = {r["id"]: r for r in httpx.get(f"{url}/api/v1/results").json()}
+    assert (raw[first["id"]]["corrected"], raw[first["id"]]["racks"][loser]) == (True, rack - 10)
     assert now["corrections"][0]["reason"] == "źle policzona tabliczka"
 
     excluded = httpx.post(

@@ -179,9 +179,10 @@ function resultRow(row) {
   const check = row.points_check === "ok"
     ? `<span class="ok">${esc(t().okPts)}</span>` : `<span class="bad">${esc(t().mismatch)}</span>`;
   const conflict = row.conflict ? ` <span class="bad">${esc(t().conflict)}</span>` : "";
+  const mark = row.corrected ? ` <span class="mark">${esc(t().corrected)}</span>` : "";
   return `<tr class="${row.conflict ? "conflict" : ""}">
     <td>${row.table}</td><td>${row.game}</td>
-    <td class="receipt">R-${esc(row.receipt)}${conflict}</td>
+    <td class="receipt">R-${esc(row.receipt)}${conflict}${mark}</td>
     <td>${esc(t()[row.ending] ?? row.ending)}</td><td>${esc(row.winners.join(", "))}</td>
     <td>${esc(seats(row.racks))}</td><td>${esc(signed(row.small))}</td><td>${esc(seats(row.big))}</td>
     <td>${check}</td><td>${esc(clock(row.received_at))}</td>
