@@ -32,6 +32,7 @@ from klik.link import protocol as p
 from klik_hub import judge, tournament_api
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import COMMAND_KINDS, Store
+from klik_hub.tournaments import TournamentError
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -112,6 +113,10 @@ def make_app(store: Store) -> FastAPI:
         console = CONSOLE_HEADER in request.headers
         challenge = judge.CONSOLE_REALM if console else judge.REALM
         return JSONResponse({"error": message}, 401, {"WWW-Authenticate": challenge})
+
+    @app.exception_handler(TournamentError)
+    async def tournament_says_no(_request: Request, problem: TournamentError) -> JSONResponse:
+        return tournament_api.refused(problem)
 
     app.include_router(tournament_api.router(store, Depends(judge_only)))
     app.include_router(tournament_api.pages(store))

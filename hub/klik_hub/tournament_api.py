@@ -112,6 +112,7 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
 
 
 def refused(problem: TournamentError) -> JSONResponse:
+    """Any route's TournamentError, as the app's exception handler answers it: one line."""
     if isinstance(problem, MissingResultsError):
         return error(problem.status, str(problem), missing=problem.missing)
     return error(problem.status, str(problem))
@@ -142,10 +143,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     @api.get("/{tid}")
     def get(tid: Id) -> JSONResponse:
         """The tournament: its settings, how many players, the rounds drawn."""
-        try:
-            return JSONResponse(kept.get(tid))
-        except TournamentError as problem:
-            return refused(problem)
+        return JSONResponse(kept.get(tid))
 
     @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY, dependencies=guarded)
     async def enrol(tid: Id, request: Request) -> JSONResponse:
@@ -159,34 +157,23 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             return error(problem.status, str(problem))
         except roster.RosterError as problem:
             return error(422, str(problem))
-        except TournamentError as problem:
-            return refused(problem)
 
     @api.get("/{tid}/players")
     def players(tid: Id) -> JSONResponse:
         """Every enrolled player: ``{"id", "name", "club"}`` by start number."""
-        try:
-            return JSONResponse(kept.players(tid))
-        except TournamentError as problem:
-            return refused(problem)
+        return JSONResponse(kept.players(tid))
 
     @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
     def draw(tid: Id, ask: RoundIn) -> JSONResponse:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
         while results of the last round are missing (unless ``override``)."""
-        try:
-            drawn = kept.draw(tid, ask.seed, override=ask.override)
-        except TournamentError as problem:
-            return refused(problem)
+        drawn = kept.draw(tid, ask.seed, override=ask.override)
         return JSONResponse(drawn.json(), status_code=201)
 
     @api.get("/{tid}/rounds/{round_no}")
     def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> JSONResponse:
         """A drawn round: its tables, and how many games each table still owes."""
-        try:
-            return JSONResponse(kept.round(tid, round_no))
-        except TournamentError as problem:
-            return refused(problem)
+        return JSONResponse(kept.round(tid, round_no))
 
     @api.post("/{tid}/rounds/{round_no}/commands", status_code=201, dependencies=guarded)
     def send(
@@ -196,10 +183,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         time and games: the names go on the seats' screens and the ids into the results),
         ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
         or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
-        try:
-            sent = kept.send(tid, round_no, command.kind)
-        except TournamentError as problem:
-            return refused(problem)
+        sent = kept.send(tid, round_no, command.kind)
         return JSONResponse(sent, status_code=201)
 
     @api.get("/{tid}/standings")
@@ -208,10 +192,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     ) -> JSONResponse:
         """The standings, best first: ``{"place", "player", "name", "big", "small", "games"}``;
         ``stage`` counts one stage's games only."""
-        try:
-            rows = kept.standings(tid, stage)
-        except TournamentError as problem:
-            return refused(problem)
+        rows = kept.standings(tid, stage)
         return JSONResponse(
             [
                 {
@@ -247,22 +228,16 @@ def pages(store: Store) -> APIRouter:
         round_no: Annotated[int, Query(alias="round", ge=1, le=10_000)],
         lang: Lang = "pl",
     ) -> Response:
-        try:
-            tournament = kept.get(t)
-            drawn = kept.round(t, round_no)
-            players = {p["id"]: p for p in kept.players(t)}
-        except TournamentError as problem:
-            return refused(problem)
+        tournament = kept.get(t)
+        drawn = kept.round(t, round_no)
+        players = {p["id"]: p for p in kept.players(t)}
         return HTMLResponse(printing.sheets(tournament, drawn, players, lang))
 
     @web.get("/print/standings", response_class=HTMLResponse)
     def standings(t: Annotated[int, Query(ge=1, le=2**31 - 1)], lang: Lang = "pl") -> Response:
-        try:
-            tournament = kept.get(t)
-            rows = kept.standings(t)
-            clubs, corrected = _clubs_and_corrected(kept, t)
-        except TournamentError as problem:
-            return refused(problem)
+        tournament = kept.get(t)
+        rows = kept.standings(t)
+        clubs, corrected = _clubs_and_corrected(kept, t)
         return HTMLResponse(printing.standings(tournament, rows, clubs, corrected, lang))
 
     return web
@@ -298,21 +273,15 @@ def _export_routes(api: APIRouter, kept: Tournaments) -> None:
         tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None, lang: Lang = "pl"
     ) -> Response:
         """The standings as CSV, a player a line, with whether a corrected game counts."""
-        try:
-            rows = kept.standings(tid, stage)
-            clubs, corrected = _clubs_and_corrected(kept, tid)
-        except TournamentError as problem:
-            return refused(problem)
+        rows = kept.standings(tid, stage)
+        clubs, corrected = _clubs_and_corrected(kept, tid)
         data = exports.standings_csv(rows, clubs, corrected, lang)
         return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
 
     @api.get("/{tid}/results.csv", response_class=Response)
     def results_csv(tid: Id, lang: Lang = "pl") -> Response:
         """The results as CSV, a seat a line, as they count now (corrections applied)."""
-        try:
-            listed = kept.results(tid)
-        except TournamentError as problem:
-            return refused(problem)
+        listed = kept.results(tid)
         name = f"wyniki-{tid}.csv" if lang == "pl" else f"results-{tid}.csv"
         return attached(exports.results_csv(listed, lang), name)
 
@@ -325,10 +294,7 @@ def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
         """The tournament's results, oldest first: each with what it counts for now (``counts``,
         ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
         them, ``corrected`` and its corrections."""
-        try:
-            return JSONResponse(kept.results(tid))
-        except TournamentError as problem:
-            return refused(problem)
+        return JSONResponse(kept.results(tid))
 
     @api.post("/{tid}/results/{result_id}/corrections", status_code=201, dependencies=guarded)
     def correct(
@@ -336,17 +302,11 @@ def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
     ) -> JSONResponse:
         """A correction, added to the result as an event (the result itself never changes)
         → 201 the correction; it counts from now on, in the standings and every export."""
-        try:
-            made = kept.correct(tid, result_id, correction.model_dump(exclude={"by"}),
-                                by=correction.by)  # fmt: skip
-        except TournamentError as problem:
-            return refused(problem)
+        made = kept.correct(tid, result_id, correction.model_dump(exclude={"by"}),
+                            by=correction.by)  # fmt: skip
         return JSONResponse(made, status_code=201)
 
     @api.get("/{tid}/corrections")
     def get_corrections(tid: Id) -> JSONResponse:
         """The audit log: every correction with its reason, who and when, newest first."""
-        try:
-            return JSONResponse(kept.corrections(tid))
-        except TournamentError as problem:
-            return refused(problem)
+        return JSONResponse(kept.corrections(tid))
