@@ -73,6 +73,7 @@ class Drawn:
     games: int
     seed: int
     tables: tuple[tuple[str, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
+    repeats: int = 0  # meetings this round adds that an earlier round already had
 
     def json(self) -> dict[str, Any]:
         return {
@@ -80,6 +81,7 @@ class Drawn:
             "stage": self.stage,
             "games": self.games,
             "seed": self.seed,
+            "repeats": self.repeats,
             "tables": [
                 {"table": k, "seats": {s: int(p) for s, p in zip(SEATS, table, strict=False)}}
                 for k, table in enumerate(self.tables, 1)
@@ -200,7 +202,9 @@ class Tournaments:
                 tables = self._seeded(
                     db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names
                 )
-        drawn = Drawn(len(earlier) + 1, stage.name, stage.games_per_round, seed, tables)
+        before = [x.tables for x in earlier]
+        repeated = d.repeats([*before, tables]) - d.repeats(before)
+        drawn = Drawn(len(earlier) + 1, stage.name, stage.games_per_round, seed, tables, repeated)
         self._keep(tid, drawn, override)
         return drawn
 
@@ -239,12 +243,17 @@ class Tournaments:
         """A drawn round: its tables with their players and the games each still owes."""
         with self.store._read() as db:
             self._tournament(db, tid)
-            found = [x for x in self._rounds(db, tid) if x.round_no == round_no]
+            drawn_rounds = self._rounds(db, tid)
+            found = [x for x in drawn_rounds if x.round_no == round_no]
             if not found:
                 raise NotFoundError(f"tournament {tid} has no round {round_no}")
             kept = found[0]
             owed = {m["table"]: m["missing"] for m in self._missing(db, tid, kept)}
-        drawn = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
+        before = [x.tables for x in drawn_rounds if x.round_no < round_no]
+        repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
+        drawn = Drawn(
+            kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated
+        ).json()
         for table in drawn["tables"]:
             table["missing"] = owed.get(table["table"], 0)
         return drawn
@@ -544,7 +553,9 @@ class Tournaments:
             ranked = standings(
                 names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=done
             )
-            return f.seat_stage(stage, ranked)
+            # Only who played qualifies: a player enrolled late (or who never came) would
+            # otherwise stand on zeros, above every player whose small points are below 0.
+            return f.seat_stage(stage, [row for row in ranked if row.games > 0])
         except f.SeedingError as error:
             raise ConflictError(str(error)) from None
 

@@ -183,6 +183,7 @@ def test_a_round_seats_everyone_once_and_its_seed_draws_it_again(hub: Hub) -> No
     assert [d.status_code for d in drawn] == [201, 201]
     one = drawn[0].json()
     assert (one["round"], one["stage"], one["games"], one["seed"]) == (1, "rozgrywki", 1, 2026)
+    assert one["repeats"] == 0  # nobody has met yet
     assert [t["table"] for t in one["tables"]] == [1, 2]
     seated = sorted(p for t in one["tables"] for p in t["seats"].values())
     assert seated == list(range(1, 9))
@@ -253,6 +254,24 @@ def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
     by_place = [r["player"] for r in ranked]
     seats = [list(t["seats"].values()) for t in drawn["tables"]]
     assert seats == [[by_place[i] for i in (0, 2, 4, 6)], [by_place[i] for i in (1, 3, 5, 7)]]
+
+
+def test_a_player_who_never_played_does_not_qualify(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url, rules="league", format="liga")
+    enrol_csv(url, tid)
+    for seed in (1, 2, 3):
+        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json(),
+                    rules="league")  # fmt: skip
+    # Enrolled after the eliminations: 0 big and 0 small points would stand above every
+    # player with small points above 0 (the league writes the losers plus).
+    late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony"}]).json()[0]["id"]
+    ranked = httpx.get(f"{url}{API}/{tid}/standings").json()
+    assert [r["player"] for r in ranked].index(late) < 8  # it would be in the field of 8
+    semi = httpx.post(f"{url}{API}/{tid}/rounds", json={}).json()
+    seated = [p for t in semi["tables"] for p in t["seats"].values()]
+    assert sorted(seated) == list(range(1, 9))
 
 
 def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: Hub) -> None:

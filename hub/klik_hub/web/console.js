@@ -26,7 +26,7 @@ const TEXT = {
     ruleNames: {tournament: "turniejowe (1 duży pkt)", league: "ligowe (4/2/1/0)"},
     formatNames: {open: "otwarty", liga: "liga (seed 001)", szczecin: "Szczecin (seed 004)"},
     seed: "Ziarno losowania", override: "mimo braków", drawNext: "Losuj następną rundę",
-    roundTitle: r => `Runda ${r.round} — ${r.stage}, gier: ${r.games}, ziarno ${r.seed}`,
+    roundTitle: r => `Runda ${r.round} — ${r.stage}, gier: ${r.games}, ziarno ${r.seed}, powtórzone pary: ${r.repeats}`,
     noRound: "Nie wylosowano jeszcze rundy.", sendLineups: "Wyślij składy na stoły",
     startRound: "Start rundy na wszystkich stołach", roundOver: "Koniec czasu rundy",
     printSheets: "Drukuj karty stołów", seats: "Miejsca", missing: "Brakuje gier",
@@ -66,7 +66,7 @@ const TEXT = {
     ruleNames: {tournament: "tournament (1 big point)", league: "league (4/2/1/0)"},
     formatNames: {open: "open", liga: "league (seed 001)", szczecin: "Szczecin (seed 004)"},
     seed: "Draw seed", override: "despite missing results", drawNext: "Draw the next round",
-    roundTitle: r => `Round ${r.round} — ${r.stage}, games: ${r.games}, seed ${r.seed}`,
+    roundTitle: r => `Round ${r.round} — ${r.stage}, games: ${r.games}, seed ${r.seed}, repeated pairs: ${r.repeats}`,
     noRound: "No round drawn yet.", sendLineups: "Send the lineups to the tables",
     startRound: "Start the round on every table", roundOver: "Round time over",
     printSheets: "Print table sheets", seats: "Seats", missing: "Games missing",
@@ -230,13 +230,13 @@ async function setup() {
 
 async function round() {
   const last = tournament && tournament.rounds.at(-1);
-  $("round-title").textContent = last ? t().roundTitle(last) : t().noRound;
   for (const b of document.querySelectorAll("[data-send]")) b.disabled = !last;
-  if (!last) { $("round").tBodies[0].innerHTML = ""; return; }
+  if (!last) { $("round-title").textContent = t().noRound; $("round").tBodies[0].innerHTML = ""; return; }
   $("sheets").href = `/print/sheets?t=${tid}&round=${last.round}${lang === "en" ? "&lang=en" : ""}`;
   const [drawn, players] = await Promise.all([
     get(`/api/v1/tournaments/${tid}/rounds/${last.round}`), get(`/api/v1/tournaments/${tid}/players`)]);
   const names = Object.fromEntries(players.map(p => [p.id, p.name]));
+  $("round-title").textContent = t().roundTitle(drawn);
   $("round").tBodies[0].innerHTML = drawn.tables.map(x => `<tr data-table="${x.table}">
     <td>${x.table}</td>
     <td class="seats">${Object.entries(x.seats).map(([s, p]) => `<span>${s}: ${esc(names[p])} (${p})</span>`).join("")}</td>
