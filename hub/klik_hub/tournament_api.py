@@ -60,6 +60,14 @@ class RoundIn(BaseModel):
         None, ge=0, le=2**63 - 1, description="the draw's seed (default: a new one)"
     )
     override: bool = Field(False, description="draw although results of the last are missing")
+    field: int | None = Field(
+        None, ge=2, le=64, description="a seeded stage's size, of those its format allows"
+    )
+    tie_break: list[int] = Field(
+        default_factory=list,
+        max_length=2000,
+        description="player ids: among players who share a place, these first, in this order",
+    )
 
 
 PLAYERS_BODY = {
@@ -167,7 +175,9 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     def draw(tid: Id, ask: RoundIn) -> JSONResponse:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
         while results of the last round are missing (unless ``override``)."""
-        drawn = kept.draw(tid, ask.seed, override=ask.override)
+        drawn = kept.draw(
+            tid, ask.seed, override=ask.override, field=ask.field, tie_break=ask.tie_break
+        )
         return JSONResponse(drawn.json(), status_code=201)
 
     @api.get("/{tid}/rounds/{round_no}")

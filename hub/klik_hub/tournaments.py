@@ -36,7 +36,7 @@ from klik_hub.tournament import corrections as cr
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament.roster import Entrant
-from klik_hub.tournament.standings import Row, Score, standings
+from klik_hub.tournament.standings import Row, Score, break_ties, standings
 
 SEATS = "ABCD"
 ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
@@ -172,8 +172,20 @@ class Tournaments:
 
     # --- rounds ----------------------------------------------------------------------------
 
-    def draw(self, tid: int, seed: int | None = None, *, override: bool = False) -> Drawn:
-        """Draw the next round and keep it; see the module's docstring for when it may."""
+    def draw(
+        self,
+        tid: int,
+        seed: int | None = None,
+        *,
+        override: bool = False,
+        field: int | None = None,
+        tie_break: Sequence[int] = (),
+    ) -> Drawn:
+        """Draw the next round and keep it; see the module's docstring for when it may.
+
+        A seeded stage: ``field`` is the judge's pick of its size (liga: 8 or 6), and
+        ``tie_break`` settles ties in the standings that choose (player ids, first first).
+        """
         seed = secrets.randbelow(1_000_000) if seed is None else seed
         with self.store._read() as db:
             row = self._tournament(db, tid)
@@ -199,8 +211,9 @@ class Tournaments:
                 except d.DrawError as problem:
                     raise ConflictError(f"{problem}; enrol more players") from None
             else:
+                judge = Judged(field, tuple(str(p) for p in tie_break))
                 tables = self._seeded(
-                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names
+                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge
                 )
         before = [x.tables for x in earlier]
         repeated = d.repeats([*before, tables]) - d.repeats(before)
@@ -539,6 +552,7 @@ class Tournaments:
         stage: f.Stage,
         earlier: Sequence[_Round],
         names: dict[str, str],
+        judge: Judged,
     ) -> tuple[tuple[str, ...], ...]:
         scores = self._scores(db, tid, names)
         done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]
@@ -549,15 +563,24 @@ class Tournaments:
                     names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=(previous,)
                 )
                 last = [x for x in earlier if x.stage == previous][-1]
-                return f.seat_stage(stage, ranked, last.tables)
+                return f.seat_stage(stage, break_ties(ranked, judge.tie_break), last.tables)
             ranked = standings(
                 names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=done
             )
             # Only who played qualifies: a player enrolled late (or who never came) would
             # otherwise stand on zeros, above every player whose small points are below 0.
-            return f.seat_stage(stage, [row for row in ranked if row.games > 0])
+            played = break_ties([row for row in ranked if row.games > 0], judge.tie_break)
+            return f.seat_stage(stage, played, field=judge.field)
         except f.SeedingError as error:
             raise ConflictError(str(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the judge decided for a seeded stage: its size, and how ties are broken."""
+
+    field: int | None = None
+    tie_break: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -382,3 +382,22 @@ def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) 
     assert rows[0][:5] == ["result", "round", "table", "game", "receipt"]
     assert len(rows) == 1 + 8  # a seat a line
     assert {r[13] for r in rows[1:] if r[0] == str(first["id"])} == {"yes"}
+
+
+def test_the_judge_picks_the_semifinals_field(hub: Hub) -> None:
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url, rules="league", format="liga")
+    enrol_csv(url, tid)
+    for seed in (1, 2, 3):
+        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json(),
+                    rules="league")  # fmt: skip
+    wrong = httpx.post(f"{url}{API}/{tid}/rounds", json={"field": 7})
+    assert (wrong.status_code, wrong.json()) == (
+        409,
+        {"error": "półfinał: a field of 7: allowed are 8, 6"},
+    )
+    by_place = [r["player"] for r in httpx.get(f"{url}{API}/{tid}/standings").json()]
+    six = httpx.post(f"{url}{API}/{tid}/rounds", json={"field": 6}).json()
+    seats = [list(t["seats"].values()) for t in six["tables"]]
+    assert seats == [[by_place[i] for i in (0, 2, 4)], [by_place[i] for i in (1, 3, 5)]]

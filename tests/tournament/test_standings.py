@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.core.scoring import RULE_SETS, RuleSet
-from klik_hub.tournament.standings import Row, Score, TieBreak, collation_key, standings
+from klik_hub.tournament.standings import Row, Score, TieBreak, break_ties, collation_key, standings
 
 TOURNAMENT = RULE_SETS["tournament"]
 LEAGUE = RULE_SETS["league"]
@@ -237,3 +237,24 @@ def test_league_and_tournament_rank_small_points_the_opposite_way(
     league = standings(players, scores, rules=LEAGUE)
     tournament_rows = standings(players, flipped, rules=TOURNAMENT)
     assert [(r.place, r.player) for r in league] == [(r.place, r.player) for r in tournament_rows]
+
+
+def test_the_judge_breaks_a_tie_and_the_rest_still_share() -> None:
+    rows = [
+        Row(1, "7", "Ala", 4, -10, 6),
+        Row(2, "3", "Ola", 2, -5, 6),
+        Row(2, "9", "Ela", 2, -5, 6),
+        Row(2, "5", "Iza", 2, -5, 6),
+        Row(5, "1", "Uma", 0, 20, 6),
+    ]
+    settled = break_ties(rows, ["9"])  # a play-off: Ela goes on
+    assert [(r.place, r.player) for r in settled] == [
+        (1, "7"),
+        (2, "9"),
+        (3, "3"),
+        (3, "5"),
+        (5, "1"),
+    ]
+    assert break_ties(rows, []) == rows  # nothing decided: nothing changes
+    full = break_ties(rows, ["5", "3", "9"])
+    assert [(r.place, r.player) for r in full] == [(1, "7"), (2, "5"), (3, "3"), (4, "9"), (5, "1")]

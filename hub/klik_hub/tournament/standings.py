@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from klik.core.scoring import RuleSet
@@ -105,6 +105,29 @@ def standings(
         place = rows[-1].place if tied else position + 1
         rows.append(Row(place, ids[i], names[i], big[i], small[i], games[i]))
     return rows
+
+
+def break_ties(rows: Sequence[Row], order: Sequence[str]) -> list[Row]:
+    """``rows`` with ties settled as the judge decided: among players who share a place, the
+    ones in ``order`` (player ids) come first, in its order; the others keep sharing.
+
+    The seeds leave a tie where it matters (who goes on to the next stage) to the judge (a
+    play-off, a draw of lots); this is how the decision reaches the seating.
+    """
+    rank = {player: k for k, player in enumerate(order)}
+    unlisted = len(order)
+    keyed = sorted(rows, key=lambda r: (r.place, rank.get(r.player, unlisted)))
+    settled: list[Row] = []
+    for position, row in enumerate(keyed):
+        previous = keyed[position - 1] if position else None
+        same = (
+            previous is not None
+            and previous.place == row.place
+            and rank.get(previous.player, unlisted) == rank.get(row.player, unlisted)
+        )
+        place = settled[-1].place if same else position + 1
+        settled.append(replace(row, place=place))
+    return settled
 
 
 # The Polish alphabet: a ą b c ć d e ę … each letter with a diacritic sorts after its base
