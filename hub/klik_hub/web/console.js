@@ -26,6 +26,7 @@ const TEXT = {
     ruleNames: {tournament: "turniejowe (1 duży pkt)", league: "ligowe (4/2/1/0)"},
     formatNames: {open: "otwarty", liga: "liga (seed 001)", szczecin: "Szczecin (seed 004)"},
     seed: "Ziarno losowania", override: "mimo braków", drawNext: "Losuj następną rundę",
+    field: "Ilu awansuje", tieBreak: "Remisy: numery po kolei",
     roundTitle: r => `Runda ${r.round} — ${r.stage}, gier: ${r.games}, ziarno ${r.seed}, powtórzone pary: ${r.repeats}`,
     noRound: "Nie wylosowano jeszcze rundy.", sendLineups: "Wyślij składy na stoły",
     startRound: "Start rundy na wszystkich stołach", roundOver: "Koniec czasu rundy",
@@ -66,6 +67,7 @@ const TEXT = {
     ruleNames: {tournament: "tournament (1 big point)", league: "league (4/2/1/0)"},
     formatNames: {open: "open", liga: "league (seed 001)", szczecin: "Szczecin (seed 004)"},
     seed: "Draw seed", override: "despite missing results", drawNext: "Draw the next round",
+    field: "How many go on", tieBreak: "Ties: numbers in order",
     roundTitle: r => `Round ${r.round} — ${r.stage}, games: ${r.games}, seed ${r.seed}, repeated pairs: ${r.repeats}`,
     noRound: "No round drawn yet.", sendLineups: "Send the lineups to the tables",
     startRound: "Start the round on every table", roundOver: "Round time over",
@@ -365,6 +367,9 @@ $("draw").addEventListener("submit", async e => {
   const f = new FormData(e.target);
   const sent = {override: f.get("override") === "on"};
   if (f.get("seed") !== "") sent.seed = Number(f.get("seed"));
+  if (f.get("field") !== "") sent.field = Number(f.get("field"));
+  const ties = String(f.get("tie_break")).split(/[\s,;]+/).filter(Boolean).map(Number);
+  if (ties.length) sent.tie_break = ties;
   const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds`, sent);
   if (answer.ok) { say(t().drawn(answer.data)); refresh(); }
 });
