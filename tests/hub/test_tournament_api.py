@@ -98,6 +98,20 @@ class Tables:
                 assert answer.status_code == 201, answer.text
 
 
+def played(hub: Hub, seeds: tuple[int, ...], **tournament: Any) -> tuple[str, int]:
+    """A tournament of the roster's 8 players whose rounds, drawn from ``seeds``, two paired
+    tables have played and reported; its hub's URL and id."""
+    url, store = hub
+    tables = Tables(url, store, 2)
+    tid = create(url, **tournament)
+    enrol_csv(url, tid)
+    rules = tournament.get("rules", "tournament")
+    for seed in seeds:
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json()
+        tables.play(tid, drawn, rules=rules)
+    return url, tid
+
+
 def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
     url, _ = hub
     tid = create(url, name="Mistrzostwa Szczecina", format="szczecin", move_time_s=45)
@@ -218,12 +232,7 @@ def test_the_next_round_waits_for_every_result_unless_overridden(hub: Hub) -> No
 
 
 def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url)
-    enrol_csv(url, tid)
-    for seed in (5, 6):
-        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json())
+    url, tid = played(hub, (5, 6))
     rows = httpx.get(f"{url}{API}/{tid}/standings").json()
     assert [r["place"] for r in rows] == sorted(r["place"] for r in rows)
     assert sum(r["games"] for r in rows) == 2 * 8
@@ -257,13 +266,7 @@ def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
 
 
 def test_a_player_who_never_played_does_not_qualify(hub: Hub) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url, rules="league", format="liga")
-    enrol_csv(url, tid)
-    for seed in (1, 2, 3):
-        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json(),
-                    rules="league")  # fmt: skip
+    url, tid = played(hub, (1, 2, 3), rules="league", format="liga")
     # Enrolled after the eliminations: 0 big and 0 small points would stand above every
     # player with small points above 0 (the league writes the losers plus).
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony"}]).json()[0]["id"]
@@ -275,11 +278,7 @@ def test_a_player_who_never_played_does_not_qualify(hub: Hub) -> None:
 
 
 def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: Hub) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url)
-    enrol_csv(url, tid)
-    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    url, tid = played(hub, (5,))
     listed = httpx.get(f"{url}{API}/{tid}/results").json()
     assert [(r["round"], r["counts"], r["corrected"]) for r in listed] == [(1, True, False)] * 2
     first = listed[0]
@@ -338,11 +337,7 @@ def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: 
 def test_a_bad_correction_changes_nothing(
     hub: Hub, sent: dict[str, Any], status: int, message: str
 ) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url)
-    enrol_csv(url, tid)
-    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    url, tid = played(hub, (5,))
     result = httpx.get(f"{url}{API}/{tid}/results").json()[0]["id"]
     answer = httpx.post(f"{url}{API}/{tid}/results/{result}/corrections", json=sent)
     assert (answer.status_code, answer.json()) == (status, {"error": message.format(tid=tid)})
@@ -355,11 +350,7 @@ def test_a_bad_correction_changes_nothing(
 
 
 def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url)
-    enrol_csv(url, tid)
-    tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 5}).json())
+    url, tid = played(hub, (5,))
     first = httpx.get(f"{url}{API}/{tid}/results").json()[0]
     httpx.post(
         f"{url}{API}/{tid}/results/{first['id']}/corrections",
@@ -385,13 +376,7 @@ def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) 
 
 
 def test_the_judge_picks_the_semifinals_field(hub: Hub) -> None:
-    url, store = hub
-    tables = Tables(url, store, 2)
-    tid = create(url, rules="league", format="liga")
-    enrol_csv(url, tid)
-    for seed in (1, 2, 3):
-        tables.play(tid, httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json(),
-                    rules="league")  # fmt: skip
+    url, tid = played(hub, (1, 2, 3), rules="league", format="liga")
     wrong = httpx.post(f"{url}{API}/{tid}/rounds", json={"field": 7})
     assert (wrong.status_code, wrong.json()) == (
         409,
