@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    true,
 )
 
 metadata = MetaData()
@@ -86,6 +87,9 @@ commands = Table(
     Column("args", Text, nullable=False),  # canonical JSON
     Column("created_ms", BigInteger, nullable=False),
     Column("acked_ms", BigInteger, nullable=True),
+    # The order a table carries them out in (migration 0003): strictly increasing, so a
+    # round's lineup queued with its start in one millisecond is never taken after it.
+    Column("rank", BigInteger, nullable=True),
 )
 
 # --- the tournament (migration 0002) -------------------------------------------------------
@@ -113,6 +117,8 @@ players = Table(
     Column("player_no", Integer, primary_key=True),
     Column("name", String(100), nullable=False),
     Column("club", String(100), nullable=False),
+    # False once the judge withdraws the player: never drawn again, their games still count
+    Column("active", Boolean, nullable=False, server_default=true()),
 )
 
 # A drawn round; two draws of one round meet at the primary key, so only one is kept.
@@ -153,6 +159,22 @@ corrections = Table(
     Column("kind", String(16), nullable=False),
     Column("seat", String(1), nullable=True),
     Column("value", Integer, nullable=False),  # a rack sum, a player's id, or 1/0
+    Column("reason", Text, nullable=False),
+    Column("by", String(100), nullable=False),
+    Column("at", String(32), nullable=False),
+    Column("args", Text, nullable=True),  # assign: its round, table, game and players (JSON)
+)
+
+# The judge's other events (migration 0003), the rest of the audit log: a player withdrawn,
+# reinstated or renamed, a round undrawn, a sanction. Never changed, only added.
+events = Table(
+    "events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("player_no", Integer, nullable=True),
+    Column("args", Text, nullable=False),  # canonical JSON: what changed, from what
     Column("reason", Text, nullable=False),
     Column("by", String(100), nullable=False),
     Column("at", String(32), nullable=False),

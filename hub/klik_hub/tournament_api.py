@@ -29,7 +29,11 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
 
 class TournamentIn(BaseModel):
     name: str = Field(min_length=1, max_length=200, description="shown on every page")
-    rules: Literal["tournament", "league"] = Field(description="the rule set that scores")
+    rules: Literal["tournament", "league"] | None = Field(
+        None,
+        description="the rule set that scores, ranks and seeds it: the format's own (liga: "
+        "league, szczecin: tournament, open: either; by default the format's first)",
+    )
     format: str = Field(description=f"a preset: {', '.join(f.preset_names())}")
     move_time_s: int = Field(
         ge=int(MOVE_TIME.lo), le=int(MOVE_TIME.hi), description="seconds for every move"
@@ -43,14 +47,23 @@ class RoundCommandIn(BaseModel):
 
 
 class CorrectionIn(BaseModel):
-    kind: Literal["rack", "could_open", "player", "exclude", "accept"] = Field(
+    kind: Literal["rack", "could_open", "player", "exclude", "accept", "assign"] = Field(
         description="rack: a seat's rack sum; could_open: the seat could have opened (−200); "
-        "player: a seat's player id; exclude: the game does not count; accept: it counts"
+        "player: a seat's player id; exclude: the game does not count; accept: it counts "
+        "(and takes its game's slot); assign: put it in a round's slot"
     )
     seat: Literal["A", "B", "C", "D"] | None = Field(
         None, description="rack, could_open, player: the seat"
     )
-    value: int | bool = Field(description="a rack sum, a player's id, or true / false")
+    value: int | bool | None = Field(
+        None, description="a rack sum, a player's id, or true / false (not for assign)"
+    )
+    round: int | None = Field(None, ge=1, le=10_000, description="assign: the round")
+    table: int | None = Field(None, ge=1, le=999, description="assign: the table")
+    game: int | None = Field(None, ge=1, le=9, description="assign: the game within the round")
+    players: dict[Literal["A", "B", "C", "D"], int] | None = Field(
+        None, description="assign: each seat's player id"
+    )
     reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: str = Field("judge", min_length=1, max_length=100, description="who corrects")
 
@@ -200,8 +213,10 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     def get_standings(
         tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None
     ) -> JSONResponse:
-        """The standings, best first: ``{"place", "player", "name", "big", "small", "games"}``;
-        ``stage`` counts one stage's games only."""
+        """The final classification, best first: ``{"place", "player", "name", "big",
+        "small", "games", "stage"}``; by the last stage each player reached (the format's
+        ``classification``), each row with the points of the stage that placed it. ``stage``
+        gives that stage's standings, of its own players only."""
         rows = kept.standings(tid, stage)
         return JSONResponse(
             [
@@ -212,6 +227,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
                     "big": x.big,
                     "small": x.small,
                     "games": x.games,
+                    "stage": x.stage or None,
                 }
                 for x in rows
             ]

@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, and_, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from klik.core.scoring import RULE_SETS
+from klik.link import protocol as p
 from klik_hub.schema import (
+    commands,
     corrections,
     devices,
     players,
@@ -35,8 +38,16 @@ from klik_hub.store import Store, utc_iso
 from klik_hub.tournament import corrections as cr
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
+from klik_hub.tournament import slots as sl
 from klik_hub.tournament.roster import Entrant
-from klik_hub.tournament.standings import Row, Score, break_ties, standings
+from klik_hub.tournament.standings import (
+    Row,
+    Score,
+    break_ties,
+    classification,
+    stage_players,
+    standings,
+)
 
 SEATS = "ABCD"
 ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
@@ -97,8 +108,16 @@ class Tournaments:
 
     # --- tournaments and players ---------------------------------------------------------
 
-    def create(self, name: str, rules: str, format_name: str, move_time_s: int) -> int:
-        f.load_format(format_name)  # FormatError if there is no such preset
+    def create(self, name: str, rules: str | None, format_name: str, move_time_s: int) -> int:
+        """A new tournament; ``rules`` None plays it under its format's rule set. A rule set
+        the format is not played under is a TournamentError: one rule set scores, ranks and
+        seeds a tournament, and a format's seeding is made for its own."""
+        fmt = f.load_format(format_name)  # FormatError if there is no such preset
+        rules = fmt.rules[0] if rules is None else rules
+        try:
+            fmt.check_rules(rules)
+        except f.FormatError as error:
+            raise TournamentError(str(error)) from None
         with self.store._write() as db:
             new = db.execute(
                 insert(tournaments)
@@ -194,7 +213,7 @@ class Tournaments:
             earlier = self._rounds(db, tid)
             if earlier and not override:
                 last = earlier[-1]
-                missing = self._missing(db, tid, last)
+                missing = self._missing(last, self._counted(db, tid, names, earlier))
                 if missing:
                     games = sum(m["missing"] for m in missing)
                     raise MissingResultsError(
@@ -253,7 +272,9 @@ class Tournaments:
             raise ConflictError(f"round {drawn.round_no} was drawn meanwhile") from None
 
     def round(self, tid: int, round_no: int) -> dict[str, Any]:
-        """A drawn round: its tables with their players and the games each still owes."""
+        """A drawn round: its tables with their players and the games each still owes, and
+        the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
+        them)."""
         with self.store._read() as db:
             self._tournament(db, tid)
             drawn_rounds = self._rounds(db, tid)
@@ -261,20 +282,27 @@ class Tournaments:
             if not found:
                 raise NotFoundError(f"tournament {tid} has no round {round_no}")
             kept = found[0]
-            owed = {m["table"]: m["missing"] for m in self._missing(db, tid, kept)}
+            names = self._names(db, tid)
+            listed = self._counted(db, tid, names, drawn_rounds)
+            owed = self._missing(kept, listed)
+            unplaced = self._unplaced(db, tid, kept, drawn_rounds, listed)
         before = [x.tables for x in drawn_rounds if x.round_no < round_no]
         repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
         drawn = Drawn(
             kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated
         ).json()
+        missing = {m["table"]: m["missing"] for m in owed}
         for table in drawn["tables"]:
-            table["missing"] = owed.get(table["table"], 0)
+            table["missing"] = missing.get(table["table"], 0)
+        drawn["unplaced"] = unplaced
         return drawn
 
     def send(self, tid: int, round_no: int, kind: str) -> list[dict[str, Any]]:
         """Queue ``kind`` for every table of the round: ``game`` (its lineup: players, rule
         set, move time, games), or ``start``, ``round-over``, ``pause``, ``resume``. All
-        tables or none: a table that is not paired is a ConflictError naming it."""
+        tables or none: a table that is not paired is a ConflictError naming it. ``start``
+        sends a table its lineup first if it was never sent, so no round is played as
+        "Gracz A-D" because the judge started it before sending the lineups."""
         if kind not in ROUND_COMMANDS:
             raise TournamentError(f"kind {kind!r}: allowed are {', '.join(ROUND_COMMANDS)}")
         with self.store._read() as db:
@@ -285,94 +313,105 @@ class Tournaments:
             kept = found[0]
             paired = set(db.execute(select(devices.c.table_no)).scalars())
             names = self._names(db, tid)
-        numbers = range(1, len(kept.tables) + 1)
+            numbers = range(1, len(kept.tables) + 1)
+            lineups = {
+                k: _lineup(tid, row, kept, table, names)
+                for k, table in zip(numbers, kept.tables, strict=True)
+            }
+            sent = set()
+            if kind == "start":
+                sent = {
+                    int(k)
+                    for k, args in db.execute(
+                        select(commands.c.table_no, commands.c.args).where(
+                            commands.c.kind == "game", commands.c.table_no.in_(list(numbers))
+                        )
+                    ).all()
+                    if args == p.canonical(lineups[int(k)]).decode("ascii")
+                }
         if unpaired := [k for k in numbers if k not in paired]:
             shown = ", ".join(map(str, unpaired))
             raise ConflictError(f"tables {shown} are not paired: klik pair --table {unpaired[0]}")
-        orders = []
-        for k, table in zip(numbers, kept.tables, strict=True):
-            args: dict[str, Any] = {}
-            if kind == "game":
-                args = {
-                    "tournament": str(tid),
-                    "round": round_no,
-                    "games": kept.games,
-                    "rules": row.rules,
-                    "move_time_s": row.move_time_s,
-                    "seats": {
-                        seat: {"player": player, "name": names[player]}
-                        for seat, player in zip(SEATS, table, strict=False)
-                    },
-                }
-            orders.append((k, kind, args))
+        orders: list[tuple[int, str, dict[str, Any]]] = []
+        for k in numbers:
+            if kind == "game" or (kind == "start" and k not in sent):
+                orders.append((k, "game", lineups[k]))
+            if kind != "game":
+                orders.append((k, kind, {}))
         ids = self.store.commands(orders)
-        return [{"table": k, "id": i} for (k, _, _), i in zip(orders, ids, strict=True)]
+        return [
+            {"table": k, "id": i}
+            for (k, what, _), i in zip(orders, ids, strict=True)
+            if what == kind
+        ]
 
     # --- results and corrections ----------------------------------------------------------
 
     def results(self, tid: int) -> list[dict[str, Any]]:
-        """The tournament's results, oldest first, each with what it counts for now."""
+        """The tournament's results, oldest first, each with what it counts for now and the
+        slot it fills (``slot``: round, table and the game within the round, or null)."""
         with self.store._read() as db:
             self._tournament(db, tid)
             names = self._names(db, tid)
-            listed = self._counted(db, tid, names)
+            listed = self._counted(db, tid, names, self._rounds(db, tid))
             made = self._corrections(db, tid)
         notes: dict[int, list[dict[str, Any]]] = {}
         for c in made:
             notes.setdefault(c["result"], []).append(c)
         return [
             {
-                "id": x.id,
+                "id": x.row.id,
                 "round": x.round_no,
-                "table": x.table_no,
-                "game": x.game,
-                "receipt": x.receipt,
-                "received_at": x.received_at,
-                "counts": now.counts,
-                "held": now.held,
-                "corrected": now.corrected,
-                "winners": list(now.winners),
+                "table": x.row.table_no,
+                "game": x.row.game,
+                "slot": None if x.placed.slot is None else _slot_json(x.placed.slot),
+                "receipt": x.row.receipt,
+                "received_at": x.row.received_at,
+                "counts": x.now.counts,
+                "held": x.now.held,
+                "corrected": x.now.corrected,
+                "winners": list(x.now.winners),
                 "seats": {
                     s: {
-                        "player": _player_id(now.players[s]),
-                        "name": names.get(str(now.players[s]), ""),
-                        "rack": now.rack[s],
-                        "small": now.small[s],
-                        "big": now.big[s],
+                        "player": _player_id(x.now.players[s]),
+                        "name": names.get(str(x.now.players[s]), ""),
+                        "rack": x.now.rack[s],
+                        "small": x.now.small[s],
+                        "big": x.now.big[s],
                     }
-                    for s in now.small
+                    for s in x.now.small
                 },
-                "corrections": notes.get(x.id, []),
+                "corrections": notes.get(x.row.id, []),
             }
-            for x, now in listed
+            for x in listed
         ]
 
     def correct(
         self, tid: int, result_id: int, request: dict[str, Any], by: str = "judge"
     ) -> dict[str, Any]:
-        """Add the judge's correction to a result of this tournament; returns it."""
+        """Add the judge's correction to a result of this tournament; returns it. ``assign``
+        may also take a result that names no tournament (a table that played without the
+        round's lineup) into this one."""
         with self.store._write() as db:
-            self._tournament(db, tid, lock=True)
+            row = self._tournament(db, tid, lock=True)
             found = db.execute(
-                select(results.c.body).where(
-                    results.c.id == result_id, results.c.tournament == str(tid)
-                )
+                select(results.c.body, results.c.tournament).where(results.c.id == result_id)
             ).first()
-            if found is None:
+            mine = found is not None and found.tournament == str(tid)
+            stray = found is not None and found.tournament is None
+            if found is None or not (mine or (stray and request.get("kind") == "assign")):
                 raise NotFoundError(f"tournament {tid} has no result {result_id}")
             body = json.loads(found.body)
+            earlier = self._made(db, tid).get(result_id, [])
             try:
-                made = cr.check(
-                    request.get("kind"),
-                    request.get("seat"),
-                    request.get("value"),
-                    request.get("reason"),
-                    body,
-                )
+                made = cr.check(request, body, RULE_SETS[row.rules], earlier)
             except cr.CorrectionError as error:
                 raise TournamentError(str(error)) from None
-            if made.kind is cr.Kind.PLAYER and str(made.value) not in self._names(db, tid):
+            names = self._names(db, tid)
+            if made.kind is cr.Kind.PLAYER and str(made.value) not in names:
                 raise TournamentError(f"value: no player {made.value} in tournament {tid}")
+            if made.assign is not None:
+                self._check_assign(db, tid, made.assign, names)
             new = db.execute(
                 insert(corrections)
                 .values(
@@ -384,10 +423,34 @@ class Tournaments:
                     reason=made.reason,
                     by=by,
                     at=utc_iso(self.store.now_ms()),
+                    args=None if made.assign is None else json.dumps(made.assign.json()),
                 )
                 .returning(corrections.c.id)
             ).scalar_one()
             return next(c for c in self._corrections(db, tid) if c["id"] == new)
+
+    def _check_assign(
+        self, db: Connection, tid: int, assign: cr.Assign, names: dict[str, str]
+    ) -> None:
+        """The slot of an ``assign`` must be one the tournament has, for its table's players."""
+        if unknown := [p for _, p in assign.players if p not in names]:
+            raise TournamentError(f"players: no player {unknown[0]} in tournament {tid}")
+        found = [x for x in self._rounds(db, tid) if x.round_no == assign.round_no]
+        if not found:
+            raise TournamentError(f"round: tournament {tid} has no round {assign.round_no}")
+        kept = found[0]
+        if not 1 <= assign.table <= len(kept.tables):
+            raise TournamentError(
+                f"table: round {kept.round_no} has tables 1 to {len(kept.tables)}"
+            )
+        if assign.game > kept.games:
+            raise TournamentError(f"game: round {kept.round_no} has games 1 to {kept.games}")
+        seated = sorted(kept.tables[assign.table - 1])
+        if sorted(p for _, p in assign.players) != seated:
+            shown = ", ".join(seated)
+            raise TournamentError(
+                f"players: table {assign.table} of round {kept.round_no} seats players {shown}"
+            )
 
     def corrections(self, tid: int) -> list[dict[str, Any]]:
         """The audit log: every correction, newest first."""
@@ -400,8 +463,9 @@ class Tournaments:
         found = db.execute(
             select(corrections).where(corrections.c.tournament_id == tid).order_by(corrections.c.id)
         ).all()
-        return [
-            {
+        listed = []
+        for c in found:
+            entry = {
                 "id": c.id,
                 "result": c.result_id,
                 "kind": c.kind,
@@ -411,13 +475,17 @@ class Tournaments:
                 "by": c.by,
                 "at": c.at,
             }
-            for c in found
-        ]
+            if c.args is not None:
+                entry.update(json.loads(c.args))
+            listed.append(entry)
+        return listed
 
     # --- standings -------------------------------------------------------------------------
 
     def standings(self, tid: int, stage: str | None = None) -> list[Row]:
-        """Big, then small points (the format's tie-breaks), of the results that count."""
+        """The final classification (by the last stage reached, as the format says), or with
+        ``stage`` that stage's standings of its own players: big, then small points (the
+        format's tie-breaks) of the results that count, in the tournament's rule set."""
         with self.store._read() as db:
             row = self._tournament(db, tid)
             fmt = f.load_format(row.format)
@@ -425,13 +493,29 @@ class Tournaments:
                 allowed = ", ".join(s.name for s in fmt.stages)
                 raise TournamentError(f"stage {stage!r}: allowed are {allowed}")
             names = self._names(db, tid)
-            scores = self._scores(db, tid, names)
-        return standings(
+            drawn = self._rounds(db, tid)
+            scores = self._scores(db, tid, names, drawn)
+        rules = RULE_SETS[row.rules]
+        seated = _seated(drawn)
+        if stage is not None:
+            own = stage_players(stage, seated, scores)
+            ranked = standings(
+                {p: n for p, n in names.items() if p in own},
+                [x for x in scores if x.player in own],
+                rules=rules,
+                tie_breaks=fmt.tie_breaks,
+                stages=(stage,),
+            )
+            return [replace(x, stage=stage) for x in ranked]
+        if fmt.classification is f.Classification.ALL_ROUNDS:
+            return standings(names, scores, rules=rules, tie_breaks=fmt.tie_breaks)
+        return classification(
             names,
             scores,
-            rules=fmt.rule_set,
+            rules=rules,
             tie_breaks=fmt.tie_breaks,
-            stages=None if stage is None else (stage,),
+            stages=[s.name for s in fmt.stages],
+            seated=seated,
         )
 
     # --- reading ---------------------------------------------------------------------------
@@ -473,49 +557,103 @@ class Tournaments:
                 x.games,
                 x.seed,
                 tuple(tuple(t) for _, t in sorted(tables.get(x.round_no, {}).items())),
+                x.drawn_at,
             )
             for x in kept
         ]
 
     @staticmethod
-    def _missing(db: Connection, tid: int, kept: _Round) -> list[dict[str, int]]:
-        """Each table of ``kept`` that owes games: ``{"table", "missing"}``."""
-        reported = db.execute(
-            select(results.c.table_no, func.count(results.c.game.distinct()))
-            .where(results.c.tournament == str(tid), results.c.round_no == kept.round_no)
-            .group_by(results.c.table_no)
-        ).all()
-        done = {table: int(count) for table, count in reported}
+    def _missing(kept: _Round, listed: Sequence[_Counted]) -> list[dict[str, int]]:
+        """Each table of ``kept`` that owes games: ``{"table", "missing"}``. A game is owed
+        until a result fills its slot (one held for a points mismatch fills it: it came)."""
+        placed = {x.row.id: x.placed for x in listed}
+        owed = sl.owed([kept.lineup], placed)
+        missing: dict[int, int] = {}
+        for slot, filled in owed.items():
+            if not filled:
+                missing[slot.table] = missing.get(slot.table, 0) + 1
+        return [{"table": k, "missing": n} for k, n in sorted(missing.items())]
+
+    def _unplaced(
+        self,
+        db: Connection,
+        tid: int,
+        kept: _Round,
+        drawn: Sequence[_Round],
+        listed: Sequence[_Counted],
+    ) -> list[dict[str, Any]]:
+        """Results the judge may put in a slot of round ``kept``: the tournament's results
+        for this round that fill no slot, and results with no tournament at all (a table
+        that played without its lineup) from this round's tables, sent while it was the
+        last round drawn."""
+        offered = [
+            (x.row, x.body)
+            for x in listed
+            if x.placed.slot is None and x.round_no == kept.round_no and not x.now.counts
+        ]
+        after = [x.drawn_at for x in drawn if x.round_no > kept.round_no]
+        assigned = select(corrections.c.result_id).where(corrections.c.kind == "assign")
+        query = select(results).where(
+            results.c.tournament.is_(None),
+            results.c.table_no.between(1, len(kept.tables)),
+            results.c.received_at >= kept.drawn_at,
+            results.c.id.not_in(assigned),
+        )
+        if after:
+            query = query.where(results.c.received_at < after[0])
+        for x in db.execute(query.order_by(results.c.id)).all():
+            offered.append((x, json.loads(x.body)))
         return [
-            {"table": k, "missing": kept.games - done.get(k, 0)}
-            for k in range(1, len(kept.tables) + 1)
-            if done.get(k, 0) < kept.games
+            {
+                "id": x.id,
+                "table": x.table_no,
+                "game": x.game,
+                "receipt": x.receipt,
+                "received_at": x.received_at,
+                "tournament": x.tournament,
+                "names": {s: e["name"] for s, e in body["seats"].items()},
+                "players": {s: e.get("player") for s, e in body["seats"].items()},
+            }
+            for x, body in offered
         ]
 
-    def _scores(self, db: Connection, tid: int, names: dict[str, str]) -> list[Score]:
-        """Every seat of every result that counts (see ``_counted``)."""
-        stage_of = self._stage_of(db, tid)
+    def _scores(
+        self, db: Connection, tid: int, names: dict[str, str], drawn: Sequence[_Round]
+    ) -> list[Score]:
+        """Every seat of every result that counts (see ``_counted``), in its slot's stage."""
+        stage_of = {x.round_no: x.stage for x in drawn}
         scores = []
-        for x, now in self._counted(db, tid, names):
-            if not now.counts or x.round_no not in stage_of:
+        for x in self._counted(db, tid, names, drawn):
+            if not x.now.counts or x.placed.slot is None:
                 continue
-            stage = stage_of[x.round_no]
-            for s in now.small:
-                won = s in now.winners
-                scores.append(Score(str(now.players[s]), stage, now.big[s], now.small[s], won))
+            stage = stage_of[x.placed.slot.round_no]
+            for s in x.now.small:
+                won = s in x.now.winners
+                player = str(x.now.players[s])
+                scores.append(Score(player, stage, x.now.big[s], x.now.small[s], won))
         return scores
 
-    def _stage_of(self, db: Connection, tid: int) -> dict[int, str]:
-        found = db.execute(
-            select(rounds.c.round_no, rounds.c.stage).where(rounds.c.tournament_id == tid)
-        ).all()
-        return {int(n): str(stage) for n, stage in found}
-
     @staticmethod
-    def _counted(db: Connection, tid: int, names: dict[str, str]) -> list[tuple[Any, cr.Counted]]:
-        """Each of the tournament's results with what it counts for now: scored by the hub
-        from its racks after the judge's corrections; held out while it is in conflict, its
-        points do not match, a seat's player is unknown, or the judge excluded it."""
+    def _made(db: Connection, tid: int) -> dict[int, list[cr.Correction]]:
+        made: dict[int, list[cr.Correction]] = {}
+        for c in db.execute(
+            select(corrections).where(corrections.c.tournament_id == tid).order_by(corrections.c.id)
+        ).all():
+            made.setdefault(c.result_id, []).append(_correction(c))
+        return made
+
+    def _counted(
+        self, db: Connection, tid: int, names: dict[str, str], drawn: Sequence[_Round]
+    ) -> list[_Counted]:
+        """Each of the tournament's results (and those the judge assigned to it) with what
+        it counts for now: placed in the round's slots (``slots``), scored by the hub from
+        its racks under the tournament's rule set after the judge's corrections; held out
+        while it fills no slot, is in conflict, its points do not match, it was played under
+        another rule set, a seat's player is unknown, or the judge excluded it."""
+        rules = RULE_SETS[self._tournament(db, tid).rules]
+        assigned = select(corrections.c.result_id).where(
+            corrections.c.tournament_id == tid, corrections.c.kind == "assign"
+        )
         found = db.execute(
             select(
                 results.c.id,
@@ -527,20 +665,50 @@ class Tournaments:
                 results.c.conflict,
                 results.c.points_check,
                 results.c.received_at,
+                results.c.tournament,
             )
-            .where(results.c.tournament == str(tid))
+            .where(
+                or_(
+                    results.c.tournament == str(tid),
+                    and_(results.c.tournament.is_(None), results.c.id.in_(assigned)),
+                )
+            )
             .order_by(results.c.id)
         ).all()
-        made: dict[int, list[cr.Correction]] = {}
-        for c in db.execute(
-            select(corrections).where(corrections.c.tournament_id == tid).order_by(corrections.c.id)
-        ).all():
-            made.setdefault(c.result_id, []).append(_correction(c))
+        made = self._made(db, tid)
+        bodies = [json.loads(x.body) for x in found]
+        claims = []
+        for x, body in zip(found, bodies, strict=True):
+            amended = cr.amend(body, made.get(x.id, []))
+            round_game = body.get("round_game")
+            claims.append(
+                sl.Claim(
+                    x.id,
+                    x.round_no,
+                    x.table_no,
+                    round_game if type(round_game) is int else None,
+                    amended.players,
+                    judged=amended.judged,
+                    assigned=None if amended.assign is None else _slot_of(amended.assign),
+                    excluded=amended.excluded,
+                    accepted=amended.accepted,
+                )
+            )
+        placed = sl.fill([x.lineup for x in drawn], claims)
         out = []
-        for x in found:
+        for x, body in zip(found, bodies, strict=True):
             held = "conflict" if x.conflict else None if x.points_check == "ok" else "mismatch"
-            body = json.loads(x.body)
-            out.append((x, cr.counted(body, held, made.get(x.id, []), names)))
+            where = placed[x.id]
+            now = cr.counted(
+                body,
+                held,
+                made.get(x.id, []),
+                names,
+                rules=rules,
+                slot_held=None if where.held is None else where.held.value,
+            )
+            round_no = x.round_no if where.slot is None else where.slot.round_no
+            out.append(_Counted(x, body, now, where, round_no))
         return out
 
     def _seeded(
@@ -554,19 +722,23 @@ class Tournaments:
         names: dict[str, str],
         judge: Judged,
     ) -> tuple[tuple[str, ...], ...]:
-        scores = self._scores(db, tid, names)
+        rules = RULE_SETS[self._tournament(db, tid).rules]
+        scores = self._scores(db, tid, names, earlier)
         done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]
         try:
             if stage.qualify is f.Qualify.TABLE:
                 previous = done[-1]
+                own = stage_players(previous, _seated(earlier), scores)
                 ranked = standings(
-                    names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=(previous,)
+                    {p: n for p, n in names.items() if p in own},
+                    [x for x in scores if x.player in own],
+                    rules=rules,
+                    tie_breaks=fmt.tie_breaks,
+                    stages=(previous,),
                 )
                 last = [x for x in earlier if x.stage == previous][-1]
                 return f.seat_stage(stage, break_ties(ranked, judge.tie_break), last.tables)
-            ranked = standings(
-                names, scores, rules=fmt.rule_set, tie_breaks=fmt.tie_breaks, stages=done
-            )
+            ranked = standings(names, scores, rules=rules, tie_breaks=fmt.tie_breaks, stages=done)
             # Only who played qualifies: a player enrolled late (or who never came) would
             # otherwise stand on zeros, above every player whose small points are below 0.
             played = break_ties([row for row in ranked if row.games > 0], judge.tie_break)
@@ -590,6 +762,55 @@ class _Round:
     games: int
     seed: int
     tables: tuple[tuple[str, ...], ...]
+    drawn_at: str = ""
+
+    @property
+    def lineup(self) -> sl.Lineup:
+        return sl.Lineup(self.round_no, self.games, self.tables)
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """A stored result, what it counts for now, and the slot it fills or names."""
+
+    row: Any
+    body: dict[str, Any]
+    now: cr.Counted
+    placed: sl.Placed
+    round_no: int | None  # its slot's round, or the round its body names
+
+
+def _seated(drawn: Sequence[_Round]) -> dict[str, set[str]]:
+    """Who sat at a round of each stage."""
+    seated: dict[str, set[str]] = {}
+    for x in drawn:
+        seated.setdefault(x.stage, set()).update(p for table in x.tables for p in table)
+    return seated
+
+
+def _slot_of(assign: cr.Assign) -> sl.Slot:
+    return sl.Slot(assign.round_no, assign.table, assign.game)
+
+
+def _slot_json(slot: sl.Slot) -> dict[str, int]:
+    return {"round": slot.round_no, "table": slot.table, "game": slot.game}
+
+
+def _lineup(
+    tid: int, row: Any, kept: _Round, table: Sequence[str], names: dict[str, str]
+) -> dict[str, Any]:
+    """The ``game`` command's args for one table of a round (docs/protocol.md)."""
+    return {
+        "tournament": str(tid),
+        "round": kept.round_no,
+        "games": kept.games,
+        "rules": row.rules,
+        "move_time_s": row.move_time_s,
+        "seats": {
+            seat: {"player": player, "name": names[player]}
+            for seat, player in zip(SEATS, table, strict=False)
+        },
+    }
 
 
 def _player_id(player: str | None) -> int | None:
@@ -601,7 +822,12 @@ def _correction(row: Any) -> cr.Correction:
     kind = cr.Kind(row.kind)
     counted = kind in (cr.Kind.RACK, cr.Kind.PLAYER)
     value: int | bool = int(row.value) if counted else bool(row.value)
-    return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at)
+    assign = None
+    if kind is cr.Kind.ASSIGN and row.args is not None:
+        args = json.loads(row.args)
+        players = tuple((s, str(p)) for s, p in args["players"].items())
+        assign = cr.Assign(args["round"], args["table"], args["game"], players)
+    return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at, assign)
 
 
 def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:

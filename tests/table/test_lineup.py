@@ -209,3 +209,59 @@ def test_a_damaged_lineup_file_is_one_line_and_no_lineup(
         "lineup.json: args.tournament: must be text of 1 to 200 characters; no round lineup"
         in caplog.text
     )
+
+
+def test_each_result_names_its_game_within_the_round(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    table = linked(Table(tmp_path), outbox)
+    table.engine.start(100.0)
+    received(table, lineup(), 101.0)
+    table.press("C", 102.0)
+    finish_three(table, 110.0)
+    assert table.engine.new_game(130.0)
+    table.press("A", 131.0)
+    finish_three(table, 140.0)
+    assert table.engine.new_game(160.0)  # the round is over: the table's own game
+    table.press("B", 161.0)  # game 3 of the table: C starts, B's tap starts the clock
+    finish(table, 170.0)
+    assert [(b["game"], b["round_game"]) for b in delivered(outbox)] == [
+        (1, 1),
+        (2, 2),
+        (3, None),  # no lineup, no round
+    ]
+
+
+def test_the_same_lineup_again_keeps_the_rounds_games_played(tmp_path: Path) -> None:
+    # The judge sent the round's lineups twice (or started the round after sending them):
+    # the table does not play the round again from its first game.
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    table = linked(Table(tmp_path), outbox)
+    table.engine.start(100.0)
+    received(table, lineup(), 101.0)
+    table.press("C", 102.0)
+    finish_three(table, 110.0)
+    renamed = lineup()
+    renamed["seats"]["B"]["name"] = "Zdzisław Ćwik"  # the judge fixed a name meanwhile
+    received(table, renamed, 120.0)
+    assert table.engine.lineup is not None
+    assert table.engine.lineup.begun == 1
+    assert table.engine.info.game_no == 1  # the finished game stays; nothing new began
+    assert table.engine.new_game(130.0)
+    assert table.game.settings.starter == "B"  # the round's second game
+    assert table.engine.info.name("B") == "Zdzisław Ćwik"
+    table.press("A", 131.0)
+    finish_three(table, 140.0)
+    received(table, lineup(), 150.0)  # once more after the round's last game
+    assert table.engine.new_game(160.0)
+    assert table.game.settings.seats == SEATS  # the round is not played a third time
+    assert [b["round_game"] for b in delivered(outbox)] == [1, 2]
+
+
+def delivered(outbox: Outbox) -> list[dict[str, Any]]:
+    """Every result waiting in ``outbox``, oldest first, acknowledged as the hub would."""
+    bodies = []
+    while (pending := outbox.oldest_waiting()) is not None:
+        check_result(pending.body)
+        bodies.append(pending.body)
+        outbox.acknowledged(pending.seq, "ABCDE")
+    return bodies

@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from klik.core.scoring import RULE_SETS
 from klik_hub.tournament.corrections import Correction, CorrectionError, Kind, check, counted
 
 ENROLLED = {"1", "2", "3", "4"}
+TOURNAMENT = RULE_SETS["tournament"]
 
 
 def body(ending: str = "rummikub", rules: str = "tournament", **racks: int) -> dict[str, Any]:
@@ -92,7 +94,13 @@ def test_a_seat_without_a_known_player_holds_the_result_until_named() -> None:
 @pytest.mark.parametrize(
     ("kind", "seat", "value", "reason", "message"),
     [
-        ("points", "B", 5, "x", "kind: allowed are rack, could_open, player, exclude, accept"),
+        (
+            "points",
+            "B",
+            5,
+            "x",
+            "kind: allowed are rack, could_open, player, exclude, accept, assign",
+        ),
         ("rack", "B", 5, "  ", "reason: say why, in 1 to 500 characters"),
         ("rack", "E", 5, "x", "seat: allowed are A, B, C, D"),
         ("rack", None, 5, "x", "seat: allowed are A, B, C, D"),
@@ -108,7 +116,7 @@ def test_a_bad_correction_is_refused_in_one_line(
     kind: str, seat: str | None, value: Any, reason: str, message: str
 ) -> None:
     with pytest.raises(CorrectionError) as raised:
-        check(kind, seat, value, reason, body())
+        check({"kind": kind, "seat": seat, "value": value, "reason": reason}, body(), TOURNAMENT)
     assert str(raised.value) == message
 
 

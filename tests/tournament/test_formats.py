@@ -7,6 +7,7 @@ import pytest
 from klik.core.scoring import RULE_SETS
 from klik.errors import KlikError
 from klik_hub.tournament.formats import (
+    Classification,
     Format,
     FormatError,
     Qualify,
@@ -38,7 +39,7 @@ def test_liga_is_seed_001() -> None:
         name="liga",
         title_pl="Liga Rummikub",
         title_en="Rummikub league",
-        rules="league",
+        rules=("league",),  # 001: 4/2/1/0, written losers plus
         tie_breaks=BIG_SMALL,
         stages=(
             # 3 rounds x 2 games at random balanced tables of 3-4
@@ -58,7 +59,7 @@ def test_szczecin_is_seed_004() -> None:
         name="szczecin",
         title_pl="Międzyszkolny Turniej Rummikub (Szczecin)",
         title_en="Inter-school Rummikub tournament (Szczecin)",
-        rules="tournament",
+        rules=("tournament",),  # 004 13-14: one big point for the winner
         tie_breaks=BIG_SMALL,
         stages=(
             # final round I: 3 games at tables drawn by lot
@@ -78,9 +79,10 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
         name="open",
         title_pl="Turniej otwarty",
         title_en="Open tournament",
-        rules="tournament",
+        rules=("tournament", "league"),  # either, the tournament rule set by default
         tie_breaks=BIG_SMALL,
         stages=(Stage("rozgrywki", 0, 1, RANDOM),),
+        classification=Classification.ALL_ROUNDS,
     )
 
 
@@ -197,6 +199,7 @@ title_pl = "Liga"
 title_en = "League"
 rules = "league"
 tie_breaks = ["big", "small"]
+classification = "by_stage"
 
 [[stages]]
 name = "eliminacje"
@@ -249,8 +252,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
         (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, rounds, games_per_round, tables, qualify, field, per_table, seating"),
-        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, stages"),
-        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, stages"),
+        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, stages"),
+        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
         (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, rounds, games_per_round, tables"),
         (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, rounds, games_per_round, tables, qualify, per_table, seating"),
@@ -268,7 +271,11 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil("rounds = 3", "rounds = 21"), "liga.toml: stages[0].rounds = 21: allowed are 0 to 20"),
         (spoil("rounds = 1", "rounds = 2"), "liga.toml: stages[1].rounds = 2: allowed is 1"),
         (spoil("per_table = 2", "per_table = 4"), "liga.toml: stages[2].per_table = 4: allowed are 1 to 3"),
-        (spoil('rules = "league"', 'rules = "liga"'), 'liga.toml: rules = "liga": allowed are league, tournament'),
+        (spoil('rules = "league"', 'rules = "liga"'), 'liga.toml: rules = "liga": allowed is one of league, tournament, or a list of them, each once'),
+        # a list of rule sets: each once
+        (spoil('rules = "league"', 'rules = ["league", "league"]'), 'liga.toml: rules = ["league", "league"]: allowed is one of league, tournament, or a list of them, each once'),
+        # the classification is one of two kinds
+        (spoil('classification = "by_stage"', 'classification = "sum"'), 'liga.toml: classification = "sum": allowed are by_stage, all_rounds'),
         (spoil('tables = "random"', 'tables = "drawn"'), 'liga.toml: stages[0].tables = "drawn": allowed are random, seeded'),
         (spoil('qualify = "top"', 'qualify = "best"'), 'liga.toml: stages[1].qualify = "best": allowed are top, table'),
         (spoil('tie_breaks = ["big", "small"]', 'tie_breaks = ["big", "smal"]'), 'liga.toml: tie_breaks = ["big", "smal"]: "smal" is not one of big, small, wins'),

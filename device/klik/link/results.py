@@ -22,6 +22,7 @@ from klik.link.protocol import Json, ProtocolError
 SEATS = ("A", "B", "C", "D")
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
+MAX_ROUND_GAMES = 9  # games of one round at one table (the lineup's ``games``)
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 SEAT_FIELDS = {"name", "player", "rack", "opened", "small", "big"}
 
@@ -30,6 +31,7 @@ def check_result(body: Json) -> None:
     """Raise ProtocolError naming the first field of ``body`` that breaks the result schema."""
     _text_or_none(body, "tournament")
     _whole_or_none(body, "round", low=1)
+    _whole_or_none(body, "round_game", low=1, high=MAX_ROUND_GAMES)
     _whole(body, "table", low=1, high=999)
     _whole(body, "game", low=1)
     if body.get("rules") not in RULE_SETS:
@@ -87,9 +89,9 @@ def _whole(
         raise ProtocolError(f"{where}.{name}", f"must be a whole number from {low} to {high}")
 
 
-def _whole_or_none(obj: Mapping[str, Any], name: str, *, low: int) -> None:
+def _whole_or_none(obj: Mapping[str, Any], name: str, *, low: int, high: int = MAX_COUNT) -> None:
     if obj.get(name) is not None:
-        _whole(obj, name, low=low)
+        _whole(obj, name, low=low, high=high)
 
 
 def _text_or_none(obj: Mapping[str, Any], name: str, where: str = "body") -> None:
@@ -114,11 +116,15 @@ def make_result(
     tournament: str | None = None,
     round_no: int | None = None,
     players: Mapping[str, str] | None = None,
+    round_game: int | None = None,
 ) -> Json:
-    """The body a table sends for a scored game (``check_result`` accepts it)."""
+    """The body a table sends for a scored game (``check_result`` accepts it). ``round_game``
+    is the game's number within the round's lineup (1..games), as ``game`` is the table's own
+    counter: the hub puts the result in that slot of the round."""
     return {
         "tournament": tournament,
         "round": round_no,
+        "round_game": round_game,
         "table": table,
         "game": game,
         "rules": rules,

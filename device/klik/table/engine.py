@@ -385,6 +385,8 @@ class Engine:
             tournament=None if lineup is None else lineup.tournament,
             round_no=None if lineup is None else lineup.round_no,
             players=None if lineup is None else dict(lineup.players),
+            # the lineup as this game began: ``begun`` counts the round's games before it
+            round_game=None if lineup is None else lineup.begun + 1,
         )
         try:
             self.result_seq = self.outbox.keep(body)
@@ -431,6 +433,21 @@ class Engine:
             lineup = parse_lineup(args, self.config.seat_letters)
         except LineupError as error:
             log.error("stół %s: skład od huba odrzucony: %s", self.info.table, error)
+            return
+        kept = self.lineup
+        if kept is not None and replace(kept, begun=0, names=lineup.names) == lineup:
+            # The same round's lineup again (the judge sent it twice, or a start sent it
+            # once more): the round's games played so far stay played; a name the judge
+            # corrected meanwhile is taken.
+            self._keep_lineup(replace(lineup, begun=kept.begun))
+            log.info(
+                "stół %s: turniej %s, runda %d: ten sam skład, zagrane gry %d z %d",
+                self.info.table,
+                lineup.tournament,
+                lineup.round_no,
+                kept.begun,
+                kept.games,
+            )
             return
         lineup = replace(lineup, begun=0)
         self._keep_lineup(lineup)

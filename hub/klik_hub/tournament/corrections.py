@@ -11,11 +11,16 @@ were made:
 * ``player`` — a seat's player was not known to the table (it played without the round's
   lineup): the judge names the player's id.
 * ``accept`` — the judge settled a result that was held out: a conflict (two results for one
-  game) or a points mismatch (the table's points are not what its racks make). It counts,
-  scored by the hub from its racks.
+  game: the accepted one takes the game's slot), a points mismatch (the table's points are not
+  what its racks make) or another rule set than the tournament's. It counts, scored by the hub
+  from its racks under the tournament's rule set.
+* ``assign`` — a result that belongs to no slot of a round (a table that played without the
+  round's lineup, say) is put in its slot: round, table, the game within the round, and who
+  sat at each seat.
 
-Points are always the rule set's, from the racks (``klik.core.scoring``): a table that added
-wrongly never decides the standings. A result with any correction carries a mark.
+Points are always the tournament's rule set's, from the racks (``klik.core.scoring``): neither
+a table that added wrongly nor one set to other rules decides the standings. A result with any
+correction carries a mark.
 """
 
 from __future__ import annotations
@@ -36,10 +41,33 @@ class Kind(Enum):
     PLAYER = "player"
     EXCLUDE = "exclude"
     ACCEPT = "accept"
+    ASSIGN = "assign"
+
+
+SEATED = (Kind.RACK, Kind.COULD_OPEN, Kind.PLAYER)  # the kinds that name a seat
+MAX_ROUND, MAX_TABLE, MAX_GAME = 10_000, 999, 9
 
 
 class CorrectionError(ValueError):
     """A correction that cannot be made; the message names the field and what is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """Where the judge puts a result: round, table, the game within the round, who sat where."""
+
+    round_no: int
+    table: int
+    game: int
+    players: tuple[tuple[str, str], ...]  # (seat, player id) in seat order
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "round": self.round_no,
+            "table": self.table,
+            "game": self.game,
+            "players": {s: int(p) for s, p in self.players},
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +78,19 @@ class Correction:
     reason: str
     by: str = "judge"
     at: str = ""  # the hub's clock, ISO 8601 UTC
+    assign: Assign | None = None  # ASSIGN only
+
+
+@dataclass(frozen=True, slots=True)
+class Amended:
+    """A stored result after the judge's corrections, before anything is scored."""
+
+    players: dict[str, str | None]  # seat -> player id
+    racks: dict[str, SeatRack]
+    judged: bool  # the judge named a seat's player (``player`` or ``assign``)
+    assign: Assign | None  # the latest ``assign``
+    excluded: bool
+    accepted: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +98,9 @@ class Counted:
     """What one result is worth now."""
 
     counts: bool
-    held: str | None  # why it does not count: "conflict", "mismatch", "players", "excluded"
+    # why it does not count: "excluded", "players", "not_in_round", "conflict", "rules" or
+    # "mismatch"; None: it counts
+    held: str | None
     corrected: bool
     players: Mapping[str, str | None]  # seat -> player id
     rack: Mapping[str, int]
@@ -66,10 +109,17 @@ class Counted:
     winners: tuple[str, ...]
 
 
-def check(kind: Any, seat: Any, value: Any, reason: Any, body: Mapping[str, Any]) -> Correction:
-    """A correction from the judge's request, checked against the stored result ``body``."""
+def check(
+    request: Mapping[str, Any],
+    body: Mapping[str, Any],
+    rules: RuleSet,
+    earlier: Sequence[Correction] = (),
+) -> Correction:
+    """A correction from the judge's ``request`` (kind, seat, value, reason; for ``assign``
+    round, table, game and players), checked against the stored result ``body`` after the
+    ``earlier`` corrections, for a tournament played under ``rules``."""
+    kind, seat, value, reason = (request.get(k) for k in ("kind", "seat", "value", "reason"))
     seats = list(body["seats"])
-    rules: RuleSet = RULE_SETS[body["rules"]]
     kinds = ", ".join(k.value for k in Kind)
     try:
         what = Kind(kind)
@@ -77,11 +127,12 @@ def check(kind: Any, seat: Any, value: Any, reason: Any, body: Mapping[str, Any]
         raise CorrectionError(f"kind: allowed are {kinds}") from None
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise CorrectionError(f"reason: say why, in 1 to {MAX_REASON} characters")
-    if what in (Kind.RACK, Kind.COULD_OPEN, Kind.PLAYER):
+    if what in SEATED:
         if seat not in seats:
             raise CorrectionError(f"seat: allowed are {', '.join(seats)}")
     elif seat is not None:
         raise CorrectionError(f"seat: {what.value} is for the whole game: null")
+    assign = None
     if what is Kind.RACK:
         if type(value) is not int or not 0 <= value <= rules.max_rack:
             raise CorrectionError(f"value: a rack sum from 0 to {rules.max_rack}")
@@ -90,27 +141,51 @@ def check(kind: Any, seat: Any, value: Any, reason: Any, body: Mapping[str, Any]
     elif what is Kind.PLAYER:
         if type(value) is not int or value < 1:
             raise CorrectionError("value: the player's id (start number), 1 or more")
+        now = amend(body, earlier).players
+        if twice := [s for s, p in now.items() if s != seat and p == str(value)]:
+            raise CorrectionError(
+                f"value: player {value} already sits at seat {twice[0]} of this game"
+            )
+    elif what is Kind.ASSIGN:
+        assign = _assign(request, seats)
+        value = True
     elif type(value) is not bool:
         raise CorrectionError("value: true or false")
-    return Correction(what, seat, value, reason.strip())
+    assert isinstance(value, int)  # bool is an int: RACK and PLAYER checked it is a number
+    return Correction(what, seat, value, reason.strip(), assign=assign)
 
 
-def counted(
-    body: Mapping[str, Any],
-    held: str | None,
-    corrections: Sequence[Correction],
-    enrolled: Collection[str],
-) -> Counted:
-    """``body`` (a stored result) as it counts after ``corrections``, oldest first.
+def _assign(request: Mapping[str, Any], seats: Sequence[str]) -> Assign:
+    numbers = {}
+    for key, high in (("round", MAX_ROUND), ("table", MAX_TABLE), ("game", MAX_GAME)):
+        number = request.get(key)
+        if type(number) is not int or not 1 <= number <= high:
+            raise CorrectionError(f"{key}: a whole number from 1 to {high}")
+        numbers[key] = number
+    players = request.get("players")
+    allowed = f"players: each of the seats {', '.join(seats)} with a player's id, 1 or more"
+    if not isinstance(players, Mapping) or set(players) != set(seats):
+        raise CorrectionError(allowed)
+    if not all(type(p) is int and p >= 1 for p in players.values()):
+        raise CorrectionError(allowed)
+    ids = [players[s] for s in seats]
+    if len(set(ids)) != len(ids):
+        raise CorrectionError("players: a player sits at two seats")
+    return Assign(
+        numbers["round"],
+        numbers["table"],
+        numbers["game"],
+        tuple((s, str(players[s])) for s in seats),
+    )
 
-    ``held`` is why the hub holds it out as received ("conflict", "mismatch") or None; a
-    seat whose player is not ``enrolled`` holds it out too ("players") until corrected.
-    """
-    rules = RULE_SETS[body["rules"]]
+
+def amend(body: Mapping[str, Any], corrections: Sequence[Correction]) -> Amended:
+    """``body`` (a stored result) after ``corrections``, oldest first."""
     seats = body["seats"]
     racks = {s: SeatRack(e["rack"], opened=e["opened"]) for s, e in seats.items()}
     players: dict[str, str | None] = {s: e.get("player") for s, e in seats.items()}
-    excluded = accepted = False
+    excluded = accepted = judged = False
+    assign = None
     for c in corrections:
         if c.kind is Kind.RACK and c.seat in racks:
             old = racks[c.seat]
@@ -120,20 +195,54 @@ def counted(
             racks[c.seat] = SeatRack(old.rack, old.opened, bool(c.value), old.announced)
         elif c.kind is Kind.PLAYER and c.seat in players:
             players[c.seat] = str(c.value)
+            judged = True
+        elif c.kind is Kind.ASSIGN and c.assign is not None:
+            assign = c.assign
+            players.update((s, p) for s, p in c.assign.players if s in players)
+            judged = True
         elif c.kind is Kind.EXCLUDE:
             excluded = bool(c.value)
         elif c.kind is Kind.ACCEPT:
             accepted = bool(c.value)
+    return Amended(players, racks, judged, assign, excluded, accepted)
+
+
+def counted(
+    body: Mapping[str, Any],
+    held: str | None,
+    corrections: Sequence[Correction],
+    enrolled: Collection[str],
+    *,
+    rules: RuleSet | None = None,
+    slot_held: str | None = None,
+) -> Counted:
+    """``body`` (a stored result) as it counts after ``corrections``, oldest first.
+
+    ``rules`` is the tournament's rule set (by default the body's own): it scores the racks,
+    and a result whose table played under another is held (``"rules"``) until the judge
+    accepts it. ``held`` is why the hub holds it out as received ("conflict", "mismatch") or
+    None; ``slot_held`` why the round's slots do ("not_in_round", "conflict"; ``slots``). A
+    seat whose player is not ``enrolled`` holds it out too ("players") until corrected.
+    """
+    rules = RULE_SETS[body["rules"]] if rules is None else rules
+    now = amend(body, corrections)
     ending = Ending(body["ending"])
     winner = body["winners"][0] if ending is Ending.RUMMIKUB else None
-    result = score(rules, ending, racks, winner)
-    unknown = any(p not in enrolled for p in players.values())
-    reason = "excluded" if excluded else "players" if unknown else None if accepted else held
+    result = score(rules, ending, now.racks, winner)
+    unknown = any(p not in enrolled for p in now.players.values())
+    own = "rules" if body["rules"] != rules.name else held
+    reason = (
+        "excluded" if now.excluded
+        else "players" if unknown
+        else slot_held if slot_held is not None
+        else None if now.accepted
+        else own
+    )  # fmt: skip
     return Counted(
         counts=reason is None,
         held=reason,
         corrected=bool(corrections),
-        players=players,
+        players=now.players,
         rack=dict(result.rack),
         small=dict(result.small),
         big=dict(result.big),

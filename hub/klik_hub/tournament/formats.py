@@ -2,10 +2,14 @@
 
 A format is a TOML file; the presets ship in ``formats/`` (liga, szczecin, open), and
 ``formats/liga.toml`` is the commented example of every key. At the top: ``name``, ``title_pl``,
-``title_en``, ``rules`` (a rule set of klik.core.scoring) and ``tie_breaks`` (the standings'
-order: big, small, wins). Then ``[[stages]]`` in the order they are played, each with a unique
-``name`` (the standings' stage), ``rounds`` (0: as many as the judge draws), ``games_per_round``
-and ``tables``:
+``title_en``, ``rules`` (the rule set of klik.core.scoring the format is played under, or a list
+of those it allows, the first by default: a tournament's rule set scores, ranks and seeds it,
+so one that contradicts its format is refused), ``tie_breaks`` (the standings' order: big,
+small, wins) and ``classification`` (the final classification: ``"by_stage"``, the players of
+the last stage reached first, by that stage's standings, then those who stopped a stage
+earlier, and so on; or ``"all_rounds"``, one table of every round). Then ``[[stages]]`` in the
+order they are played, each with a unique ``name`` (the standings' stage), ``rounds`` (0: as
+many as the judge draws), ``games_per_round`` and ``tables``:
 
 * ``"random"``: balanced random tables of 3-4, drawn by draw.py for every round;
 * ``"seeded"``: one round at tables made from the standings of the earlier stages, by
@@ -52,6 +56,13 @@ class Tables(Enum):
     SEEDED = "seeded"  # qualifiers seated by a pattern from the earlier stages' standings
 
 
+class Classification(Enum):
+    """How the final classification is made (seed 001 ZASADY 2b-c, 004 22-23)."""
+
+    BY_STAGE = "by_stage"  # by the last stage reached, each group by that stage's standings
+    ALL_ROUNDS = "all_rounds"  # one table of every round's games
+
+
 class Qualify(Enum):
     TOP = "top"  # the best N of the standings over every earlier stage
     TABLE = "table"  # the best K of each table of the previous stage, by its own standings
@@ -82,13 +93,23 @@ class Format:
     name: str
     title_pl: str
     title_en: str
-    rules: str  # a key of RULE_SETS
+    rules: tuple[str, ...]  # the rule sets (keys of RULE_SETS) it may be played under
     tie_breaks: tuple[TieBreak, ...]
     stages: tuple[Stage, ...]
+    classification: Classification = Classification.BY_STAGE
 
     @property
     def rule_set(self) -> RuleSet:
-        return RULE_SETS[self.rules]
+        """The rule set a tournament of this format is played under unless it says another."""
+        return RULE_SETS[self.rules[0]]
+
+    def check_rules(self, rules: str) -> None:
+        """FormatError unless a tournament of this format may be played under ``rules``."""
+        if rules not in self.rules:
+            allowed = " or ".join(self.rules)
+            raise FormatError(
+                f"rules {_show(rules)}: the format {self.name} is played under {allowed}"
+            )
 
 
 def _show(value: object) -> str:
@@ -153,9 +174,24 @@ def parse_format(text: str, where: str) -> Format:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise FormatError(f"{where}: not TOML: {error}") from None
-    top = _Keys(data, where, "", ("name", "title_pl", "title_en", "rules", "tie_breaks", "stages"))
+    known = ("name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "stages")
+    top = _Keys(data, where, "", known)
     name, title_pl, title_en = top.text("name"), top.text("title_pl"), top.text("title_en")
-    rules = top.choice("rules", sorted(RULE_SETS))
+    sets = sorted(RULE_SETS)
+    allowed_rules = f"allowed is one of {', '.join(sets)}, or a list of them, each once"
+    given = top.get("rules", allowed_rules)
+    listed = given if isinstance(given, list) else [given]
+    if (
+        not listed
+        or len(set(map(str, listed))) != len(listed)
+        or any(r not in sets for r in listed)
+    ):
+        raise top.fail("rules", allowed_rules)
+    rules = tuple(str(r) for r in listed)
+    classification = Classification.BY_STAGE
+    if "classification" in data:
+        kinds = [c.value for c in Classification]
+        classification = Classification(top.choice("classification", kinds))
     breaks = top.get("tie_breaks", "allowed is a list of big, small, wins")
     names = [t.value for t in TieBreak]
     if not isinstance(breaks, list) or not breaks or len(set(map(str, breaks))) != len(breaks):
@@ -169,7 +205,7 @@ def parse_format(text: str, where: str) -> Format:
     for i, table in enumerate(raw):
         stages.append(_stage(table, where, f"stages[{i}]", stages))
     tie_breaks = tuple(TieBreak(b) for b in breaks)
-    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages))
+    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification)
 
 
 _COMMON = ("name", "rounds", "games_per_round", "tables")

@@ -10,6 +10,11 @@ exactly k-1 players are strictly ahead. Among equals the list is ordered for dis
 players who played before players who did not, then by name in Polish alphabetical order
 (Ł after L, Ś after S), then by id so the order never depends on the input's order.
 
+The final classification (``classification``) is made by the last stage each player reached
+(seed 001 ZASADY 2b-c, 004 22-23): the final's players by the final's standings, then those
+who stopped at the semifinal by the semifinal's, and so on; the stages' points are never added
+together, so the player who led the eliminations and lost the semifinal is not first.
+
 Pure: the hub's store reads the counted games and turns each seat into a ``Score``.
 """
 
@@ -55,6 +60,7 @@ class Row:
     big: int
     small: int
     games: int
+    stage: str = ""  # the classification's: the stage whose standings placed the player
 
 
 def standings(
@@ -104,6 +110,55 @@ def standings(
         tied = position > 0 and merits[i] == merits[order[position - 1]]
         place = rows[-1].place if tied else position + 1
         rows.append(Row(place, ids[i], names[i], big[i], small[i], games[i]))
+    return rows
+
+
+def stage_players(
+    stage: str, seated: Mapping[str, Collection[str]], scores: Iterable[Score]
+) -> set[str]:
+    """Who played ``stage``: seated at one of its rounds, or with a counted game in it."""
+    return set(seated.get(stage, ())) | {s.player for s in scores if s.stage == stage}
+
+
+def classification(
+    players: Mapping[str, str],
+    scores: Iterable[Score],
+    *,
+    rules: RuleSet,
+    tie_breaks: Sequence[TieBreak] = DEFAULT_TIE_BREAKS,
+    stages: Sequence[str],
+    seated: Mapping[str, Collection[str]],
+) -> list[Row]:
+    """The final classification by the last stage reached, best first.
+
+    ``stages`` are the format's stages in the order they are played, ``seated`` who sat at a
+    round of each. The players of the last stage anyone reached come first, ranked by that
+    stage's standings alone; then those whose last stage was the one before, ranked by that
+    stage's standings; and so on; players who played no stage come last. Places run on across
+    the groups (a group's ties are shared within it). While a tournament is under way this is
+    the same rule applied to the stages played so far. Each row's ``stage`` names the stage
+    that placed it, and its points are that stage's.
+    """
+    listed = list(scores)
+    reached: dict[str, int] = {}
+    for k, stage in enumerate(stages):
+        for player in stage_players(stage, seated, listed):
+            reached[player] = k  # stages in order: the last one wins
+    rows: list[Row] = []
+    for k in range(len(stages) - 1, -2, -1):
+        group = {p: name for p, name in players.items() if reached.get(p, -1) == k}
+        if not group:
+            continue
+        stage = stages[k] if k >= 0 else ""
+        ranked = standings(
+            group,
+            [s for s in listed if s.player in group],
+            rules=rules,
+            tie_breaks=tie_breaks,
+            stages=(stage,) if stage else None,
+        )
+        above = len(rows)
+        rows += [replace(row, place=row.place + above, stage=stage) for row in ranked]
     return rows
 
 

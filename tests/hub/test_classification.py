@@ -1,0 +1,149 @@
+"""The classification the rules give, through every stage (seed 001 ZASADY 2b-c, 004 22-23),
+and one rule set for a whole tournament: on a real hub, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+import pytest
+from tourney import (
+    API,
+    Hall,
+    Seats,
+    create,
+    enrol,
+    lowest_goes_out,
+    play_to_the_end,
+    results,
+    standings,
+)
+
+from klik_hub.store import Store
+
+Hub = tuple[str, Store]
+
+
+def semifinal_upset(round_no: int, table: int, game: int, seats: Seats) -> dict[str, int]:
+    """Eliminations and final: the lowest id goes out. Round 4 (the semifinal): the highest id
+    goes out and the lowest holds the biggest rack, so the eliminations' leader (player 1)
+    ends last at its semifinal table and never plays the final."""
+    if round_no != 4:
+        return lowest_goes_out(round_no, table, game, seats)
+    high = max(seats.values())
+    return {s: 0 if p == high else 100 - p for s, p in seats.items()}
+
+
+def test_the_liga_classification_is_by_the_last_stage_reached(hub: Hub) -> None:
+    url, store = hub
+    tid = create(url, format="liga")  # the league rule set: the format's own
+    assert httpx.get(f"{url}{API}/{tid}").json()["rules"] == "league"
+    enrol(url, tid, 16)
+    drawn = play_to_the_end(
+        url, Hall(url, store, 4), tid, random.Random(1), semifinal_upset, rules="league"
+    )
+    assert [d["stage"] for d in drawn] == ["eliminacje"] * 3 + ["półfinał", "finał"]
+    elims = standings(url, tid, "eliminacje")
+    assert elims[0]["player"] == 1  # player 1 led the eliminations ...
+    semi = standings(url, tid, "półfinał")
+    final = standings(url, tid, "finał")
+    finalists = [r["player"] for r in final]
+    assert 1 not in finalists  # ... and lost the semifinal
+
+    overall = standings(url, tid)
+    # The final's four by the final, the other semifinalists by the semifinal, then the rest
+    # by the eliminations; places run on, and each row says which stage placed it.
+    others = [r for r in semi if r["player"] not in finalists]
+    rest = [r for r in elims if r["player"] not in {x["player"] for x in semi}]
+    expected = [r["player"] for r in final + others + rest]
+    assert [r["player"] for r in overall] == expected
+    assert [r["stage"] for r in overall] == ["finał"] * 4 + ["półfinał"] * 4 + ["eliminacje"] * 8
+    assert [r["place"] for r in overall] == list(range(1, 17))  # no ties with these racks
+    assert overall[0]["player"] == final[0]["player"]  # the final's winner wins the tournament
+    assert [r["player"] for r in overall].index(1) in range(4, 8)
+
+    # A stage's standings list its own players only (the 4th finalist is 4th, not 16th).
+    assert [r["place"] for r in final] == [1, 2, 3, 4]
+    assert (len(semi), len(elims)) == (8, 16)
+
+    # The printed standings and the CSV follow the classification.
+    printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
+    names = [r["name"] for r in overall]
+    assert [printed.index(f">{n}<") for n in names] == sorted(
+        printed.index(f">{n}<") for n in names
+    )
+    csv = httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig").splitlines()
+    assert [line.split(";")[2] for line in csv[1:]] == names
+
+
+def test_while_the_semifinal_is_played_its_players_stand_first(hub: Hub) -> None:
+    url, store = hub
+    tid = create(url, format="liga")
+    enrol(url, tid, 16)
+    hall = Hall(url, store, 4)
+    for seed in (1, 2, 3):
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json()
+        hall.play(tid, drawn, lowest_goes_out, "league")
+    semi = httpx.post(f"{url}{API}/{tid}/rounds", json={}).json()
+    seated = {p for t in semi["tables"] for p in t["seats"].values()}
+    # Not one semifinal game is in: the rule is applied to the stages played so far.
+    overall = standings(url, tid)
+    assert {r["player"] for r in overall[:8]} == seated
+    assert {r["stage"] for r in overall[:8]} == {"półfinał"}
+    assert [r["stage"] for r in overall[8:]] == ["eliminacje"] * 8
+
+
+@pytest.mark.parametrize(
+    ("format_name", "rules", "status", "message"),
+    [
+        # seed 001: the league rule set; a tournament one would rank +240 below +120
+        ("liga", "tournament", 422, 'rules "tournament": the format liga is played under league'),
+        # seed 004: the tournament rule set
+        (
+            "szczecin",
+            "league",
+            422,
+            'rules "league": the format szczecin is played under tournament',
+        ),
+        ("open", "league", 201, None),  # an open tournament takes either
+        ("open", "tournament", 201, None),
+        ("liga", "league", 201, None),
+    ],
+)
+def test_a_tournaments_rule_set_is_its_formats(
+    hub: Hub, format_name: str, rules: str, status: int, message: str | None
+) -> None:
+    url, _ = hub
+    sent = {"name": "T", "format": format_name, "rules": rules, "move_time_s": 60}
+    answer = httpx.post(url + API, json=sent)
+    assert answer.status_code == status, answer.text
+    if message is not None:
+        assert answer.json() == {"error": message}
+
+
+def test_a_result_played_under_another_rule_set_is_held_and_scored_by_the_tournaments(
+    hub: Hub,
+) -> None:
+    url, store = hub
+    tid = create(url, format="open", rules="league")
+    enrol(url, tid, 4)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 3}).json()
+    seats = drawn["tables"][0]["seats"]
+    hall = Hall(url, store, 1)
+    racks = {s: 0 if s == "A" else 10 * (i + 1) for i, s in enumerate(seats)}
+    # The table was set to the tournament rule set: 1/0/0/0 instead of the league's 4/2/1/0.
+    sent = hall.report(tid, 1, 1, seats, racks, rules="tournament", round_game=1)
+    assert sent.status_code == 201, sent.text
+    (result,) = results(url, tid)
+    assert (result["counts"], result["held"]) == (False, "rules")
+    assert all(r["games"] == 0 for r in standings(url, tid))
+    accepted = httpx.post(
+        f"{url}{API}/{tid}/results/{result['id']}/corrections",
+        json={"kind": "accept", "value": True, "reason": "stół ustawiony na złe zasady"},
+    )
+    assert accepted.status_code == 201, accepted.text
+    (result,) = results(url, tid)
+    assert result["counts"]
+    # Scored again by the league: the winner writes minus, big points 4/2/1/0.
+    assert sorted(e["big"] for e in result["seats"].values()) == [0, 1, 2, 4]
+    assert result["seats"]["A"]["small"] == -sum(racks.values())
