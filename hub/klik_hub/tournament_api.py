@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from klik.core.limits import GAME
 from klik_hub import exports, printing
@@ -66,6 +66,25 @@ class CorrectionIn(BaseModel):
     )
     reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: str = Field("judge", min_length=1, max_length=100, description="who corrects")
+
+
+class PlayerChangeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field must not pass as no change
+
+    name: str | None = Field(None, min_length=1, max_length=100, description="the new name")
+    club: str | None = Field(None, max_length=100, description="the new club or school")
+    active: bool | None = Field(
+        None, description="false: withdraw the player (not drawn again); true: reinstate"
+    )
+    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: str = Field("judge", min_length=1, max_length=100, description="who changes it")
+
+
+class UndrawIn(BaseModel):
+    reason: str = Field(
+        "losowanie cofnięte", min_length=1, max_length=500, description="why: kept in the log"
+    )
+    by: str = Field("judge", min_length=1, max_length=100, description="who undoes it")
 
 
 class RoundIn(BaseModel):
@@ -167,13 +186,16 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         return JSONResponse(kept.get(tid))
 
     @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY, dependencies=guarded)
-    async def enrol(tid: Id, request: Request) -> JSONResponse:
+    async def enrol(tid: Id, request: Request, allow_same_name: bool = False) -> JSONResponse:
         """Enrol players: a JSON list of ``{"name", "club"}`` or a CSV file (``text/csv``),
-        all or none → 201 with the new players and their ids (start numbers)."""
+        all or none → 201 with the new players and their ids (start numbers). 409 for a list
+        whose players are all enrolled already (sent twice), or for an entry with the name
+        and club of an enrolled player unless ``allow_same_name``."""
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         try:
             entrants = entrants_of(kind, await request.body())
-            return JSONResponse(kept.enrol(tid, entrants), status_code=201)
+            enrolled = kept.enrol(tid, entrants, allow_same_name=allow_same_name)
+            return JSONResponse(enrolled, status_code=201)
         except BadListError as problem:
             return error(problem.status, str(problem))
         except roster.RosterError as problem:
@@ -181,8 +203,24 @@ def router(store: Store, judge_only: Any) -> APIRouter:
 
     @api.get("/{tid}/players")
     def players(tid: Id) -> JSONResponse:
-        """Every enrolled player: ``{"id", "name", "club"}`` by start number."""
+        """Every enrolled player: ``{"id", "name", "club", "active"}`` by start number."""
         return JSONResponse(kept.players(tid))
+
+    @api.patch("/{tid}/players/{player}", dependencies=guarded)
+    def edit_player(
+        tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], change: PlayerChangeIn
+    ) -> JSONResponse:
+        """Rename a player or fix their club, withdraw (``"active": false``: not drawn again,
+        their games still count for their opponents) or reinstate them → 200 the player; a
+        logged event with its reason, who and when."""
+        wanted = change.model_dump(include={"name", "club", "active"})
+        return JSONResponse(kept.edit_player(tid, player, wanted, change.reason, change.by))
+
+    @api.post("/{tid}/play", dependencies=guarded)
+    def play(tid: Id) -> JSONResponse:
+        """Mark the tournament in play: ``/projector`` and the console show it → 200."""
+        kept.play(tid)
+        return JSONResponse({"in_play": tid})
 
     @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
     def draw(tid: Id, ask: RoundIn) -> JSONResponse:
@@ -192,6 +230,18 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             tid, ask.seed, override=ask.override, field=ask.field, tie_break=ask.tie_break
         )
         return JSONResponse(drawn.json(), status_code=201)
+
+    @api.delete("/{tid}/rounds/{round_no}", dependencies=guarded)
+    def undraw(
+        tid: Id,
+        round_no: Annotated[int, Path(ge=1, le=10_000)],
+        why: UndrawIn | None = None,
+    ) -> JSONResponse:
+        """Undo the last drawn round while none of its results has come → 200 the round as it
+        was drawn (a logged event); 409 naming the tables that reported, or if it is not the
+        last round."""
+        why = why or UndrawIn.model_validate({})
+        return JSONResponse(kept.undraw(tid, round_no, why.reason, why.by))
 
     @api.get("/{tid}/rounds/{round_no}")
     def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> JSONResponse:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, or_, select
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from klik.core.scoring import RULE_SETS
@@ -28,6 +28,7 @@ from klik_hub.schema import (
     commands,
     corrections,
     devices,
+    events,
     players,
     results,
     rounds,
@@ -39,7 +40,13 @@ from klik_hub.tournament import corrections as cr
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import slots as sl
-from klik_hub.tournament.roster import Entrant
+from klik_hub.tournament.roster import (
+    EnrolledAlreadyError,
+    Entrant,
+    RosterError,
+    check_new,
+    entrant,
+)
 from klik_hub.tournament.standings import (
     Row,
     Score,
@@ -50,6 +57,7 @@ from klik_hub.tournament.standings import (
 )
 
 SEATS = "ABCD"
+IN_PLAY = "tournament_in_play"  # the hub's setting: the id of the tournament in play
 ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
 
 
@@ -85,6 +93,7 @@ class Drawn:
     seed: int
     tables: tuple[tuple[str, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
     repeats: int = 0  # meetings this round adds that an earlier round already had
+    unpaired: tuple[int, ...] = ()  # its tables no table is paired as (yet)
 
     def json(self) -> dict[str, Any]:
         return {
@@ -93,6 +102,7 @@ class Drawn:
             "games": self.games,
             "seed": self.seed,
             "repeats": self.repeats,
+            "unpaired": list(self.unpaired),
             "tables": [
                 {"table": k, "seats": {s: int(p) for s, p in zip(SEATS, table, strict=False)}}
                 for k, table in enumerate(self.tables, 1)
@@ -133,12 +143,14 @@ class Tournaments:
             return int(new.scalar_one())
 
     def listed(self) -> list[dict[str, Any]]:
-        """Every tournament, newest first: ``{"id", "name", "rules", "format", "move_time_s"}``."""
+        """Every tournament, newest first: ``{"id", "name", "rules", "format", "move_time_s",
+        "in_play"}``."""
         with self.store._read() as db:
             found = db.execute(select(tournaments).order_by(tournaments.c.id.desc())).all()
+        playing = self.in_play()
         return [
             {"id": x.id, "name": x.name, "rules": x.rules, "format": x.format,
-             "move_time_s": x.move_time_s}
+             "move_time_s": x.move_time_s, "in_play": x.id == playing}
             for x in found
         ]  # fmt: skip
 
@@ -157,6 +169,7 @@ class Tournaments:
             "rules": row.rules,
             "format": row.format,
             "move_time_s": row.move_time_s,
+            "in_play": row.id == self.in_play(),
             "players": enrolled,
             "rounds": [
                 {"round": x.round_no, "stage": x.stage, "games": x.games, "seed": x.seed}
@@ -164,30 +177,126 @@ class Tournaments:
             ],
         }
 
-    def enrol(self, tid: int, entrants: Sequence[Entrant]) -> list[dict[str, Any]]:
-        """Enrol ``entrants`` (all or none) with the next start numbers; they are returned."""
+    def enrol(
+        self, tid: int, entrants: Sequence[Entrant], *, allow_same_name: bool = False
+    ) -> list[dict[str, Any]]:
+        """Enrol ``entrants`` (all or none) with the next start numbers; they are returned.
+        A list that would enrol someone again is a ConflictError (``roster.check_new``)."""
         with self.store._write() as db:
             # The tournament's row is locked (PostgreSQL) so two enrolments number in turn;
             # SQLite's writer lock does the same.
             self._tournament(db, tid, lock=True)
-            last = db.execute(
-                select(func.max(players.c.player_no)).where(players.c.tournament_id == tid)
-            ).scalar()
-            first = (last or 0) + 1
+            enrolled = {
+                x.player_no: Entrant(x.name, x.club)
+                for x in db.execute(select(players).where(players.c.tournament_id == tid))
+            }
+            try:
+                check_new(entrants, enrolled, allow_same_name=allow_same_name)
+            except EnrolledAlreadyError as error:
+                raise ConflictError(str(error)) from None
+            first = max(enrolled, default=0) + 1
             rows = [
                 {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
                 for k, e in enumerate(entrants)
             ]
             db.execute(insert(players), rows)
-        return [{"id": x["player_no"], "name": x["name"], "club": x["club"]} for x in rows]
+        return [
+            {"id": x["player_no"], "name": x["name"], "club": x["club"], "active": True}
+            for x in rows
+        ]
 
     def players(self, tid: int) -> list[dict[str, Any]]:
+        """Every enrolled player by start number, ``active`` false once withdrawn."""
         with self.store._read() as db:
             self._tournament(db, tid)
             found = db.execute(
                 select(players).where(players.c.tournament_id == tid).order_by(players.c.player_no)
             ).all()
-        return [{"id": x.player_no, "name": x.name, "club": x.club} for x in found]
+        return [_player_json(x) for x in found]
+
+    def edit_player(
+        self, tid: int, player_no: int, change: dict[str, Any], reason: str, by: str
+    ) -> dict[str, Any]:
+        """Rename a player, fix their club, withdraw (``active`` false) or reinstate them, as
+        a logged event with ``reason``, ``by`` and the hub's time; returns the player. A
+        withdrawn player is not drawn again; their games stay and count for their opponents."""
+        with self.store._write() as db:
+            self._tournament(db, tid, lock=True)
+            row = db.execute(
+                select(players).where(
+                    players.c.tournament_id == tid, players.c.player_no == player_no
+                )
+            ).first()
+            if row is None:
+                raise NotFoundError(f"tournament {tid} has no player {player_no}")
+            before = {"name": row.name, "club": row.club, "active": bool(row.active)}
+            wanted = {k: v for k, v in change.items() if v is not None}
+            if "name" in wanted or "club" in wanted:
+                try:
+                    checked = entrant(
+                        wanted.get("name", row.name), wanted.get("club", row.club), "player"
+                    )
+                except RosterError as error:
+                    raise TournamentError(str(error)) from None
+                wanted |= {"name": checked.name, "club": checked.club}
+            after = before | wanted
+            if after == before:
+                raise TournamentError("name, club, active: nothing would change")
+            db.execute(
+                update(players)
+                .where(players.c.tournament_id == tid, players.c.player_no == player_no)
+                .values(**{k: after[k] for k in ("name", "club", "active")})
+            )
+            kind = (
+                "rename" if after["active"] == before["active"]
+                else "reinstate" if after["active"]
+                else "withdraw"
+            )  # fmt: skip
+            changed = {k: [before[k], after[k]] for k in after if after[k] != before[k]}
+            self._log(
+                db, tid, kind, player_no=player_no, args={"changed": changed}, reason=reason, by=by
+            )
+            found = db.execute(
+                select(players).where(
+                    players.c.tournament_id == tid, players.c.player_no == player_no
+                )
+            ).one()
+            return _player_json(found)
+
+    def _log(
+        self,
+        db: Connection,
+        tid: int,
+        kind: str,
+        *,
+        player_no: int | None,
+        args: dict[str, Any],
+        reason: str,
+        by: str,
+    ) -> None:
+        """One event of the judge's audit log (``events``), in ``db``'s transaction."""
+        db.execute(
+            insert(events).values(
+                tournament_id=tid,
+                kind=kind,
+                player_no=player_no,
+                args=json.dumps(args, ensure_ascii=False, sort_keys=True),
+                reason=reason,
+                by=by,
+                at=utc_iso(self.store.now_ms()),
+            )
+        )
+
+    def in_play(self) -> int | None:
+        """The tournament the judge marked in play (the projector's and console's)."""
+        kept = self.store.setting(IN_PLAY)
+        return int(kept) if kept is not None and kept.isdigit() else None
+
+    def play(self, tid: int) -> None:
+        """Mark ``tid`` the tournament in play: the projector and the console follow it."""
+        with self.store._read() as db:
+            self._tournament(db, tid)
+        self.store.set_setting(IN_PLAY, str(tid))
 
     # --- rounds ----------------------------------------------------------------------------
 
@@ -210,7 +319,10 @@ class Tournaments:
             row = self._tournament(db, tid)
             fmt = f.load_format(row.format)
             names = self._names(db, tid)
+            active = self._active(db, tid)
             earlier = self._rounds(db, tid)
+            if not earlier:
+                _check_field(fmt, len(active), override=override)
             if earlier and not override:
                 last = earlier[-1]
                 missing = self._missing(last, self._counted(db, tid, names, earlier))
@@ -224,19 +336,28 @@ class Tournaments:
             stage, ahead = _next_stage(fmt, [x.stage for x in earlier])
             if stage.tables is f.Tables.RANDOM:
                 try:
-                    tables = d.draw_round(
-                        list(names), [x.tables for x in earlier], seed, ahead=ahead
-                    )
+                    # Who met whom among the players still in: a withdrawn player is
+                    # drawn no more, so the draw neither needs nor knows them.
+                    met = [
+                        tuple(tuple(p for p in table if p in active) for table in x.tables)
+                        for x in earlier
+                    ]
+                    tables = d.draw_round(list(active), met, seed, ahead=ahead)
                 except d.DrawError as problem:
                     raise ConflictError(f"{problem}; enrol more players") from None
             else:
                 judge = Judged(field, tuple(str(p) for p in tie_break))
                 tables = self._seeded(
-                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge
-                )
+                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge,
+                    active=set(active),
+                )  # fmt: skip
+            paired = set(db.execute(select(devices.c.table_no)).scalars())
         before = [x.tables for x in earlier]
         repeated = d.repeats([*before, tables]) - d.repeats(before)
-        drawn = Drawn(len(earlier) + 1, stage.name, stage.games_per_round, seed, tables, repeated)
+        unpaired = tuple(k for k in range(1, len(tables) + 1) if k not in paired)
+        drawn = Drawn(
+            len(earlier) + 1, stage.name, stage.games_per_round, seed, tables, repeated, unpaired
+        )
         self._keep(tid, drawn, override)
         return drawn
 
@@ -270,6 +391,49 @@ class Tournaments:
                 )
         except IntegrityError:
             raise ConflictError(f"round {drawn.round_no} was drawn meanwhile") from None
+
+    def undraw(self, tid: int, round_no: int, reason: str, by: str) -> dict[str, Any]:
+        """Undo the last drawn round while none of its results has come (a slip at the draw),
+        as a logged event; returns the round as it was drawn. ConflictError naming the
+        tables that reported once results have come, or if ``round_no`` is not the last."""
+        with self.store._write() as db:
+            self._tournament(db, tid, lock=True)
+            drawn = self._rounds(db, tid)
+            found = [x for x in drawn if x.round_no == round_no]
+            if not found:
+                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+            if drawn[-1].round_no != round_no:
+                raise ConflictError(
+                    f"round {round_no}: only the last round drawn, {drawn[-1].round_no}, "
+                    "can be undone"
+                )
+            kept = found[0]
+            reported = set(
+                db.execute(
+                    select(results.c.table_no).where(
+                        results.c.tournament == str(tid), results.c.round_no == round_no
+                    )
+                ).scalars()
+            )
+            for c in self._made(db, tid).values():
+                reported |= {
+                    x.assign.table for x in c if x.assign and x.assign.round_no == round_no
+                }
+            if reported:
+                shown = ", ".join(map(str, sorted(reported)))
+                raise ConflictError(
+                    f"round {round_no}: tables {shown} have reported results; it stays drawn "
+                    "(exclude the results or draw the next round)"
+                )
+            where = (seatings.c.tournament_id == tid, seatings.c.round_no == round_no)
+            db.execute(delete(seatings).where(*where))
+            db.execute(
+                delete(rounds).where(rounds.c.tournament_id == tid, rounds.c.round_no == round_no)
+            )
+            undone = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
+            del undone["repeats"], undone["unpaired"]
+            self._log(db, tid, "undraw", player_no=None, args=undone, reason=reason, by=by)
+        return undone
 
     def round(self, tid: int, round_no: int) -> dict[str, Any]:
         """A drawn round: its tables with their players and the games each still owes, and
@@ -453,10 +617,31 @@ class Tournaments:
             )
 
     def corrections(self, tid: int) -> list[dict[str, Any]]:
-        """The audit log: every correction, newest first."""
+        """The audit log, newest first: every correction (``"log": "correction"``) and every
+        other event of the judge's (``"log": "event"``: withdraw, reinstate, rename, undraw),
+        each with its reason, who and when."""
         with self.store._read() as db:
             self._tournament(db, tid)
-            return self._corrections(db, tid)[::-1]
+            made = [{"log": "correction", **c} for c in self._corrections(db, tid)]
+            logged = db.execute(
+                select(events).where(events.c.tournament_id == tid).order_by(events.c.id)
+            ).all()
+        other = [
+            {
+                "log": "event",
+                "id": x.id,
+                "result": None,
+                "kind": x.kind,
+                "player": x.player_no,
+                "reason": x.reason,
+                "by": x.by,
+                "at": x.at,
+                **json.loads(x.args),
+            }
+            for x in logged
+        ]
+        both = sorted(made + other, key=lambda e: (e["at"], e["log"], e["id"]))
+        return both[::-1]
 
     @staticmethod
     def _corrections(db: Connection, tid: int) -> list[dict[str, Any]]:
@@ -533,6 +718,16 @@ class Tournaments:
         found = db.execute(
             select(players.c.player_no, players.c.name)
             .where(players.c.tournament_id == tid)
+            .order_by(players.c.player_no)
+        ).all()
+        return {str(x.player_no): x.name for x in found}
+
+    @staticmethod
+    def _active(db: Connection, tid: int) -> dict[str, str]:
+        """The players who may be drawn: every one the judge has not withdrawn."""
+        found = db.execute(
+            select(players.c.player_no, players.c.name)
+            .where(players.c.tournament_id == tid, players.c.active)
             .order_by(players.c.player_no)
         ).all()
         return {str(x.player_no): x.name for x in found}
@@ -721,6 +916,7 @@ class Tournaments:
         earlier: Sequence[_Round],
         names: dict[str, str],
         judge: Judged,
+        active: set[str],
     ) -> tuple[tuple[str, ...], ...]:
         rules = RULE_SETS[self._tournament(db, tid).rules]
         scores = self._scores(db, tid, names, earlier)
@@ -737,11 +933,18 @@ class Tournaments:
                     stages=(previous,),
                 )
                 last = [x for x in earlier if x.stage == previous][-1]
-                return f.seat_stage(stage, break_ties(ranked, judge.tie_break), last.tables)
+                # A withdrawn player goes on from no table: the next of its table does.
+                going = [[p for p in table if p in active] for table in last.tables]
+                ranked = [row for row in ranked if row.player in active]
+                return f.seat_stage(stage, break_ties(ranked, judge.tie_break), going)
             ranked = standings(names, scores, rules=rules, tie_breaks=fmt.tie_breaks, stages=done)
             # Only who played qualifies: a player enrolled late (or who never came) would
             # otherwise stand on zeros, above every player whose small points are below 0.
-            played = break_ties([row for row in ranked if row.games > 0], judge.tie_break)
+            # A withdrawn player does not qualify either.
+            played = break_ties(
+                [row for row in ranked if row.games > 0 and row.player in active],
+                judge.tie_break,
+            )
             return f.seat_stage(stage, played, field=judge.field)
         except f.SeedingError as error:
             raise ConflictError(str(error)) from None
@@ -813,6 +1016,10 @@ def _lineup(
     }
 
 
+def _player_json(row: Any) -> dict[str, Any]:
+    return {"id": row.player_no, "name": row.name, "club": row.club, "active": bool(row.active)}
+
+
 def _player_id(player: str | None) -> int | None:
     """A seat's player as the API shows ids: a number, or null when the table had none."""
     return int(player) if player is not None and player.isdigit() else None
@@ -828,6 +1035,23 @@ def _correction(row: Any) -> cr.Correction:
         players = tuple((s, str(p)) for s, p in args["players"].items())
         assign = cr.Assign(args["round"], args["table"], args["game"], players)
     return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at, assign)
+
+
+def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:
+    """Before the first draw: ``count`` players can play ``fmt`` to its end, and are as many
+    as its rules take (unless the judge overrides that)."""
+    if (why := f.cannot_finish(fmt, count)) is not None:
+        raise ConflictError(
+            f"the format {fmt.name} cannot be played to its end with {count} players ({why}); "
+            f"it can with {f.playable(fmt)} players"
+        )
+    if fmt.players is not None and not override:
+        fewest, most = fmt.players
+        if not fewest <= count <= most:
+            raise ConflictError(
+                f"the format {fmt.name} takes {fewest} to {most} players and {count} are "
+                "enrolled; draw with override to play anyway"
+            )
 
 
 def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:

@@ -35,9 +35,11 @@ from typing import Any
 
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
+from klik_hub.tournament.draw import DrawError, table_sizes
 from klik_hub.tournament.standings import Row, TieBreak
 
 MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
+MAX_PLAYERS = 2000  # a tournament's players: far above any hall
 MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
 
 Pattern = tuple[tuple[int, ...], ...]  # tables of places, each in seat order A, B, C, D
@@ -97,6 +99,7 @@ class Format:
     tie_breaks: tuple[TieBreak, ...]
     stages: tuple[Stage, ...]
     classification: Classification = Classification.BY_STAGE
+    players: tuple[int, int] | None = None  # the players the rules take, fewest and most
 
     @property
     def rule_set(self) -> RuleSet:
@@ -174,7 +177,10 @@ def parse_format(text: str, where: str) -> Format:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise FormatError(f"{where}: not TOML: {error}") from None
-    known = ("name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "stages")
+    known = (
+        "name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "players",
+        "stages",
+    )  # fmt: skip
     top = _Keys(data, where, "", known)
     name, title_pl, title_en = top.text("name"), top.text("title_pl"), top.text("title_en")
     sets = sorted(RULE_SETS)
@@ -192,6 +198,15 @@ def parse_format(text: str, where: str) -> Format:
     if "classification" in data:
         kinds = [c.value for c in Classification]
         classification = Classification(top.choice("classification", kinds))
+    field = None
+    if "players" in data:
+        allowed = f"allowed are [fewest, most], from 2 to {MAX_PLAYERS}"
+        given_players = data["players"]
+        if not _ints(given_players, 2, MAX_PLAYERS) or len(given_players) != 2:
+            raise top.fail("players", allowed)
+        if given_players[0] > given_players[1]:
+            raise top.fail("players", allowed)
+        field = (int(given_players[0]), int(given_players[1]))
     breaks = top.get("tie_breaks", "allowed is a list of big, small, wins")
     names = [t.value for t in TieBreak]
     if not isinstance(breaks, list) or not breaks or len(set(map(str, breaks))) != len(breaks):
@@ -205,7 +220,7 @@ def parse_format(text: str, where: str) -> Format:
     for i, table in enumerate(raw):
         stages.append(_stage(table, where, f"stages[{i}]", stages))
     tie_breaks = tuple(TieBreak(b) for b in breaks)
-    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification)
+    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field)
 
 
 _COMMON = ("name", "rounds", "games_per_round", "tables")
@@ -356,3 +371,58 @@ def _check_cut(stage: Stage, rows: Sequence[Row], size: int, where: str) -> None
             f"{stage.name}: {last.name} and {first.name} share place {last.place}{where}, "
             f"where the best {size} go on: the judge breaks the tie"
         )
+
+
+def cannot_finish(fmt: Format, players: int) -> str | None:
+    """Why ``fmt`` cannot be played to its end with ``players`` players, or None if it can.
+
+    Follows the stages as a draw would: random tables of 3-4, a seeded stage's field (the
+    largest the format allows that there are players for) or the best of each table of the
+    stage before, and the seating the format has for that many.
+    """
+    tables: tuple[int, ...] = ()
+    going = players
+    for stage in fmt.stages:
+        if stage.tables is Tables.RANDOM:
+            try:
+                tables = table_sizes(going)
+            except DrawError as error:
+                return f"{stage.name}: {error}"
+            continue
+        seats = ", ".join(str(sum(map(len, p))) for p in stage.seating)
+        if stage.qualify is Qualify.TOP:
+            fits = [n for n in stage.field if n <= going]
+            if not fits:
+                return f"{stage.name} takes {seats} players, of {going}"
+            going = fits[0]
+        else:
+            going = sum(min(stage.per_table, size) for size in tables)
+        pattern = stage.pattern(going)
+        if pattern is None:
+            where = f"from {len(tables)} tables"
+            return f"{stage.name}: {going} players go on {where}, and it seats {seats}"
+        tables = tuple(len(table) for table in pattern)
+    return None
+
+
+def playable(fmt: Format, up_to: int = 200) -> str:
+    """The numbers of players ``fmt`` can be played to its end with, in words (``9 to 16``,
+    ``3, 4, 6 and more``)."""
+    fits = [n for n in range(2, up_to + 1) if cannot_finish(fmt, n) is None]
+    runs: list[list[int]] = []
+    for n in fits:
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    words = []
+    for run in runs:
+        if run[-1] == up_to:
+            words.append(f"{run[0]} and more")
+        elif len(run) == 1:
+            words.append(str(run[0]))
+        elif len(run) == 2:
+            words.append(f"{run[0]}, {run[1]}")
+        else:
+            words.append(f"{run[0]} to {run[-1]}")
+    return ", ".join(words) if words else "none"

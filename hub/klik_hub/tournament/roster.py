@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import csv
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 MAX_NAME = 100  # characters; a seat's screen shows the first dozen
@@ -31,12 +31,17 @@ class RosterError(ValueError):
     """A list of players that cannot be enrolled; the message says where and why."""
 
 
+class EnrolledAlreadyError(RosterError):
+    """A list that would enrol players a second time (a file sent twice, say)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """A player to enrol: a name and a club or school (may be empty)."""
 
     name: str
     club: str = ""
+    where: str = field(default="", compare=False)  # ``line 7``, ``players[6]``
 
 
 def entrant(name: Any, club: Any, where: str) -> Entrant:
@@ -121,7 +126,7 @@ def _whole(checked: Iterable[tuple[str, Entrant]]) -> list[Entrant]:
             club = f" ({one.club})" if one.club else ""
             raise RosterError(f"{where}: {one.name}{club} is listed twice (also {seen[key]})")
         seen[key] = where
-        entrants.append(one)
+        entrants.append(replace(one, where=where))
     if not entrants:
         raise RosterError("no players in the list")
     if len(entrants) > MAX_PLAYERS:
@@ -132,3 +137,34 @@ def _whole(checked: Iterable[tuple[str, Entrant]]) -> list[Entrant]:
 def _tidy(text: str) -> str:
     """Spaces trimmed and runs of them made one; NFC, so "ą" typed two ways is one letter."""
     return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def check_new(
+    entrants: Sequence[Entrant], enrolled: Mapping[int, Entrant], *, allow_same_name: bool
+) -> None:
+    """EnrolledAlreadyError if ``entrants`` would enrol someone of ``enrolled`` (id -> player)
+    again: a list that is all enrolled already (a double click, a file sent twice) always, and
+    an entry with the name and club of an enrolled player unless ``allow_same_name`` (two
+    players of one club may share a name)."""
+    known = {(p.name.casefold(), p.club.casefold()): k for k, p in enrolled.items()}
+    again = [(e, known[_key(e)]) for e in entrants if _key(e) in known]
+    if again and len(again) == len(entrants):
+        shown = ", ".join(f"{_shown(e)} (id {k})" for e, k in again[:5])
+        more = f" and {len(again) - 5} more" if len(again) > 5 else ""
+        raise EnrolledAlreadyError(
+            f"every player of the list is enrolled already: {shown}{more}; was it sent twice?"
+        )
+    if again and not allow_same_name:
+        first, k = again[0]
+        raise EnrolledAlreadyError(
+            f"{first.where}: {_shown(first)} is enrolled already (id {k}); if it is another "
+            "player of the same name, send the list with allow_same_name=true"
+        )
+
+
+def _key(entrant: Entrant) -> tuple[str, str]:
+    return entrant.name.casefold(), entrant.club.casefold()
+
+
+def _shown(entrant: Entrant) -> str:
+    return f"{entrant.name} ({entrant.club})" if entrant.club else entrant.name

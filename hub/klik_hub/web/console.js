@@ -34,7 +34,11 @@ const TEXT = {
     allIn: "komplet", drawn: r => `Wylosowano rundę ${r.round}.`, sent: n => `Wysłano do ${n} stołów.`,
     created: id => `Utworzono turniej ${id}.`, enrolled: n => `Zapisano graczy: ${n}.`,
     round: "Runda", counts: "Liczy się", yes: "tak", held: {conflict: "konflikt",
-      mismatch: "niezgodne punkty", players: "nieznany gracz", excluded: "wykluczony"},
+      mismatch: "niezgodne punkty", players: "nieznany gracz", excluded: "wykluczony",
+      not_in_round: "poza rundą", rules: "inne zasady"},
+    unpaired: ks => `Uwaga: stoły ${ks.join(", ")} nie są sparowane z hubem (klik pair --table ${ks[0]}).`,
+    inPlay: "Grany turniej", playing: "▶ w grze", markedPlay: id => `Turniej ${id} jest teraz w grze: projektor go pokazuje.`,
+    withdrawn: "wycofany",
     corrected: "✎ poprawiony", fix: "Popraw", kind: "Poprawka", seat: "Miejsce", value: "Wartość",
     reason: "Powód", save: "Zapisz poprawkę", audit: "Dziennik poprawek", by: "Kto", at: "Kiedy",
     kinds: {rack: "suma na tabliczce", could_open: "mógł się wyłożyć (−200)", player: "gracz (nr)",
@@ -75,7 +79,11 @@ const TEXT = {
     allIn: "all in", drawn: r => `Round ${r.round} drawn.`, sent: n => `Sent to ${n} tables.`,
     created: id => `Tournament ${id} created.`, enrolled: n => `Players enrolled: ${n}.`,
     round: "Round", counts: "Counts", yes: "yes", held: {conflict: "conflict",
-      mismatch: "points mismatch", players: "unknown player", excluded: "excluded"},
+      mismatch: "points mismatch", players: "unknown player", excluded: "excluded",
+      not_in_round: "not in the round", rules: "other rules"},
+    unpaired: ks => `Note: tables ${ks.join(", ")} are not paired with the hub (klik pair --table ${ks[0]}).`,
+    inPlay: "In play", playing: "▶ in play", markedPlay: id => `Tournament ${id} is in play now: the projector shows it.`,
+    withdrawn: "withdrawn",
     corrected: "✎ corrected", fix: "Correct", kind: "Correction", seat: "Seat", value: "Value",
     reason: "Reason", save: "Save the correction", audit: "Corrections log", by: "Who", at: "When",
     kinds: {rack: "rack sum", could_open: "could have opened (−200)", player: "player (no.)",
@@ -218,16 +226,17 @@ async function live() {
 
 async function tournaments() {
   const listed = await get("/api/v1/tournaments");
-  if (tid === null && listed.length) tid = listed[0].id;
+  // The tournament the judge marked in play, not merely the newest (a test tournament).
+  if (tid === null && listed.length) tid = (listed.find(x => x.in_play) || listed[0]).id;
   $("tournament").innerHTML = `<option value="">${esc(t().none)}</option>` + listed.map(x =>
-    `<option value="${x.id}" ${x.id === tid ? "selected" : ""}>${x.id}. ${esc(x.name)}</option>`).join("");
+    `<option value="${x.id}" ${x.id === tid ? "selected" : ""}>${x.id}. ${esc(x.name)}${x.in_play ? " " + esc(t().playing) : ""}</option>`).join("");
   tournament = tid ? await get(`/api/v1/tournaments/${tid}`) : null;
 }
 
 async function setup() {
   const players = tid ? await get(`/api/v1/tournaments/${tid}/players`) : [];
   $("players").tBodies[0].innerHTML = players.map(p =>
-    `<tr><td>${p.id}</td><td>${esc(p.name)}</td><td>${esc(p.club)}</td></tr>`).join("");
+    `<tr${p.active ? "" : ' class="bad"'}><td>${p.id}</td><td>${esc(p.name)}${p.active ? "" : ` (${esc(t().withdrawn)})`}</td><td>${esc(p.club)}</td></tr>`).join("");
 }
 
 async function round() {
@@ -334,6 +343,12 @@ function show(next) {
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
+$("play").addEventListener("click", async () => {
+  if (!tid) return;
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/play`, {});
+  if (answer.ok) { say(t().markedPlay(tid)); refresh(); }
+});
+
 $("tournament").addEventListener("change", e => { tid = Number(e.target.value) || null; refresh(); });
 $("stage").addEventListener("change", () => refresh());
 $("login-open").addEventListener("click", () => logIn());
@@ -371,7 +386,11 @@ $("draw").addEventListener("submit", async e => {
   const ties = String(f.get("tie_break")).split(/[\s,;]+/).filter(Boolean).map(Number);
   if (ties.length) sent.tie_break = ties;
   const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds`, sent);
-  if (answer.ok) { say(t().drawn(answer.data)); refresh(); }
+  if (answer.ok) {
+    const unpaired = answer.data.unpaired || [];
+    say(t().drawn(answer.data) + (unpaired.length ? " " + t().unpaired(unpaired) : ""), unpaired.length > 0);
+    refresh();
+  }
 });
 
 document.addEventListener("click", async e => {
