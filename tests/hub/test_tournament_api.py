@@ -124,6 +124,7 @@ def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
         "rules": "tournament",
         "format": "szczecin",
         "move_time_s": 45,
+        "in_play": False,  # until the judge marks it
         "players": 0,
         "rounds": [],
     }
@@ -150,10 +151,15 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
     tid = create(url)
     first = enrol_csv(url, tid)
     assert first.status_code == 201
-    assert first.json()[0] == {"id": 1, "name": "Łucja Żak", "club": "SP 5 Szczecin"}
+    assert first.json()[0] == {
+        "id": 1,
+        "name": "Łucja Żak",
+        "club": "SP 5 Szczecin",
+        "active": True,
+    }
     assert [x["id"] for x in first.json()] == list(range(1, 9))
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
-    assert late.json() == [{"id": 9, "name": "Spóźniony Gość", "club": ""}]
+    assert late.json() == [{"id": 9, "name": "Spóźniony Gość", "club": "", "active": True}]
     listed = httpx.get(f"{url}{API}/{tid}/players").json()
     assert [x["name"] for x in listed][-2:] == ["Iga Ńuk", "Spóźniony Gość"]
 
