@@ -16,8 +16,10 @@ from klik_hub.tournament.standings import Row
 
 HEADERS: dict[str, dict[str, tuple[str, ...]]] = {
     "standings": {
-        "pl": ("miejsce", "nr", "gracz", "klub", "duże", "małe", "gry", "poprawione"),
-        "en": ("place", "id", "player", "club", "big", "small", "games", "corrected"),
+        "pl": ("miejsce", "nr", "gracz", "klub", "duże", "małe", "gry", "poprawione",
+               "wykluczony"),
+        "en": ("place", "id", "player", "club", "big", "small", "games", "corrected",
+               "excluded"),
     },
     "results": {
         "pl": ("wynik", "runda", "stół", "gra", "pokwitowanie", "miejsce przy stole", "nr",
@@ -57,7 +59,7 @@ def standings_csv(
         HEADERS["standings"][lang],
         (
             (r.place, r.player, r.name, clubs.get(r.player, ""), r.big, r.small, r.games,
-             yes if r.player in corrected else no)
+             yes if r.player in corrected else no, yes if r.excluded else no)
             for r in rows
         ),
     )  # fmt: skip

@@ -37,6 +37,7 @@ TEXT = {
         "rack": "tabliczka", "small": "małe", "big": "duże", "place": "Miejsce",
         "games": "Gier", "signatures": "Podpisy graczy", "judge": "Sędzia",
         "starts": "zaczyna", "corrected": "✎ poprawiony wynik w grach tego gracza",
+        "excluded": "wykluczony",
     },
     "en": {
         "sheets": "Table sheets", "standings": "Standings", "round": "Round", "table": "Table",
@@ -44,6 +45,7 @@ TEXT = {
         "rack": "rack", "small": "small", "big": "big", "place": "Place",
         "games": "Games", "signatures": "Players' signatures", "judge": "Judge",
         "starts": "starts", "corrected": "✎ a corrected result among this player's games",
+        "excluded": "excluded",
     },
 }  # fmt: skip
 
@@ -106,11 +108,14 @@ def standings(
     corrected: set[str],
     lang: str = "pl",
 ) -> str:
-    """The standings on paper, with a mark by a player whose counted games were corrected."""
+    """The standings on paper, with a mark by a player whose counted games were corrected,
+    and by a player the judge excluded."""
     t = TEXT[lang]
+    out = f" <b>({t['excluded']})</b>"
     lines = "".join(
         f"<tr><td class=num>{r.place}.</td><td class=num>{r.player}</td>"
-        f"<td>{escape(r.name)}{' <span class=mark>✎</span>' if r.player in corrected else ''}</td>"
+        f"<td>{escape(r.name)}{' <span class=mark>✎</span>' if r.player in corrected else ''}"
+        f"{out if r.excluded else ''}</td>"
         f"<td>{escape(clubs.get(r.player, ''))}</td><td class=num>{r.big}</td>"
         f"<td class=num>{r.small}</td><td class=num>{r.games}</td></tr>"
         for r in rows

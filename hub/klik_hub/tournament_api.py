@@ -8,12 +8,14 @@ documented in ``/openapi.json``; the README's table of them is the contract.
 from __future__ import annotations
 
 import json
+import unicodedata
 from importlib import resources
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
 from klik_hub import exports, printing
@@ -29,6 +31,18 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
 
 class TournamentIn(BaseModel):
     name: str = Field(min_length=1, max_length=200, description="shown on every page")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        # As a player's name: no control, bidirectional-override or zero-width character,
+        # which would turn a projected title around or hide one tournament behind another.
+        if any(unicodedata.category(ch).startswith("C") for ch in name):
+            raise PydanticCustomError("name", "the name holds a control character")
+        if not name.strip():
+            raise PydanticCustomError("name", "the name is empty")
+        return name
+
     rules: Literal["tournament", "league"] | None = Field(
         None,
         description="the rule set that scores, ranks and seeds it: the format's own (liga: "
@@ -78,6 +92,19 @@ class PlayerChangeIn(BaseModel):
     )
     reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: str = Field("judge", min_length=1, max_length=100, description="who changes it")
+
+
+class SanctionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    player: int = Field(ge=1, le=2**31 - 1, description="the player's id (start number)")
+    kind: Literal["warning", "deduction", "exclusion"] = Field(
+        description="warning: logged only; deduction: big points off; exclusion: out of the "
+        "tournament (not drawn again, marked on the standings)"
+    )
+    big: int | None = Field(None, ge=1, le=100, description="deduction only: big points off")
+    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: str = Field("judge", min_length=1, max_length=100, description="who gives it")
 
 
 class UndrawIn(BaseModel):
@@ -206,16 +233,6 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         """Every enrolled player: ``{"id", "name", "club", "active"}`` by start number."""
         return JSONResponse(kept.players(tid))
 
-    @api.patch("/{tid}/players/{player}", dependencies=guarded)
-    def edit_player(
-        tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], change: PlayerChangeIn
-    ) -> JSONResponse:
-        """Rename a player or fix their club, withdraw (``"active": false``: not drawn again,
-        their games still count for their opponents) or reinstate them → 200 the player; a
-        logged event with its reason, who and when."""
-        wanted = change.model_dump(include={"name", "club", "active"})
-        return JSONResponse(kept.edit_player(tid, player, wanted, change.reason, change.by))
-
     @api.post("/{tid}/play", dependencies=guarded)
     def play(tid: Id) -> JSONResponse:
         """Mark the tournament in play: ``/projector`` and the console show it → 200."""
@@ -265,8 +282,9 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     ) -> JSONResponse:
         """The final classification, best first: ``{"place", "player", "name", "big",
         "small", "games", "stage"}``; by the last stage each player reached (the format's
-        ``classification``), each row with the points of the stage that placed it. ``stage``
-        gives that stage's standings, of its own players only."""
+        ``classification``), each row with the points of the stage that placed it, and
+        ``excluded`` for a player the judge excluded. ``stage`` gives that stage's standings,
+        of its own players only."""
         rows = kept.standings(tid, stage)
         return JSONResponse(
             [
@@ -278,11 +296,13 @@ def router(store: Store, judge_only: Any) -> APIRouter:
                     "small": x.small,
                     "games": x.games,
                     "stage": x.stage or None,
+                    "excluded": x.excluded,
                 }
                 for x in rows
             ]
         )
 
+    _player_routes(api, kept, guarded)
     _result_routes(api, kept, guarded)
     _export_routes(api, kept)
     return api
@@ -360,6 +380,36 @@ def _export_routes(api: APIRouter, kept: Tournaments) -> None:
         listed = kept.results(tid)
         name = f"wyniki-{tid}.csv" if lang == "pl" else f"results-{tid}.csv"
         return attached(exports.results_csv(listed, lang), name)
+
+
+def _player_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:
+    """A player's changes and sanctions, each a logged event of the judge's."""
+
+    @api.patch("/{tid}/players/{player}", dependencies=guarded)
+    def edit_player(
+        tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], change: PlayerChangeIn
+    ) -> JSONResponse:
+        """Rename a player or fix their club, withdraw (``"active": false``: not drawn again,
+        their games still count for their opponents) or reinstate them → 200 the player; a
+        logged event with its reason, who and when."""
+        wanted = change.model_dump(include={"name", "club", "active"})
+        return JSONResponse(kept.edit_player(tid, player, wanted, change.reason, change.by))
+
+    @api.post("/{tid}/sanctions", status_code=201, dependencies=guarded)
+    def sanction(tid: Id, given: SanctionIn) -> JSONResponse:
+        """A sanction (001 ZASADY 3, 000 u, 004 19) → 201 ``{"id", "player", "name", "kind",
+        "big", "stage", "reason", "by", "at"}``: a warning, a deduction of big points (in the
+        stage in play and the classification) or an exclusion (not drawn again, marked on the
+        standings); every one in the audit log."""
+        made = kept.sanction(
+            tid, given.player, kind=given.kind, big=given.big, reason=given.reason, by=given.by
+        )
+        return JSONResponse(made, status_code=201)
+
+    @api.get("/{tid}/sanctions")
+    def sanctions(tid: Id) -> JSONResponse:
+        """Every sanction, newest first."""
+        return JSONResponse(kept.sanctions(tid))
 
 
 def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:

@@ -58,6 +58,8 @@ from klik_hub.tournament.standings import (
 
 SEATS = "ABCD"
 IN_PLAY = "tournament_in_play"  # the hub's setting: the id of the tournament in play
+SANCTIONS = ("warning", "deduction", "exclusion")
+MAX_DEDUCTION = 100  # big points one deduction takes: far above a whole day's
 ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
 
 
@@ -286,6 +288,76 @@ class Tournaments:
                 at=utc_iso(self.store.now_ms()),
             )
         )
+
+    def sanction(
+        self, tid: int, player_no: int, *, kind: str, big: int | None, reason: str, by: str
+    ) -> dict[str, Any]:
+        """A sanction (001 ZASADY 3, 000 u, 004 19) as a logged event; returns it. A
+        ``deduction`` of ``big`` big points counts in the stage in play when it is given (the
+        last drawn round's, or the first stage before any draw) and in the classification; an
+        ``exclusion`` keeps the player out of every later draw and marks them on the standings;
+        a ``warning`` is only logged."""
+        if kind not in SANCTIONS:
+            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(SANCTIONS)}")
+        if (kind == "deduction") != (big is not None):
+            raise TournamentError(
+                f"big: a deduction takes 1 to {MAX_DEDUCTION} big points, and only a deduction"
+            )
+        if big is not None and not 1 <= big <= MAX_DEDUCTION:
+            raise TournamentError(f"big: a deduction takes 1 to {MAX_DEDUCTION} big points")
+        with self.store._write() as db:
+            row = self._tournament(db, tid, lock=True)
+            names = self._names(db, tid)
+            if str(player_no) not in names:
+                raise TournamentError(f"player: no player {player_no} in tournament {tid}")
+            if kind == "exclusion" and str(player_no) in self._excluded(db, tid):
+                raise ConflictError(f"player {player_no} is excluded already")
+            drawn = self._rounds(db, tid)
+            stage = drawn[-1].stage if drawn else f.load_format(row.format).stages[0].name
+            args: dict[str, Any] = {"stage": stage, "big": big}
+            self._log(db, tid, kind, player_no=player_no, args=args, reason=reason, by=by)
+            return self._sanctions(db, tid)[-1]
+
+    def sanctions(self, tid: int) -> list[dict[str, Any]]:
+        """Every sanction, newest first."""
+        with self.store._read() as db:
+            self._tournament(db, tid)
+            return self._sanctions(db, tid)[::-1]
+
+    def _sanctions(self, db: Connection, tid: int) -> list[dict[str, Any]]:
+        names = self._names(db, tid)
+        found = db.execute(
+            select(events)
+            .where(events.c.tournament_id == tid, events.c.kind.in_(SANCTIONS))
+            .order_by(events.c.id)
+        ).all()
+        listed = []
+        for x in found:
+            args = json.loads(x.args)
+            listed.append(
+                {
+                    "id": x.id,
+                    "player": x.player_no,
+                    "name": names.get(str(x.player_no), ""),
+                    "kind": x.kind,
+                    "big": args.get("big"),
+                    "stage": args.get("stage"),
+                    "reason": x.reason,
+                    "by": x.by,
+                    "at": x.at,
+                }
+            )
+        return listed
+
+    @staticmethod
+    def _excluded(db: Connection, tid: int) -> set[str]:
+        """The players the judge excluded from the tournament."""
+        found = db.execute(
+            select(events.c.player_no).where(
+                events.c.tournament_id == tid, events.c.kind == "exclusion"
+            )
+        ).scalars()
+        return {str(p) for p in found}
 
     def in_play(self) -> int | None:
         """The tournament the judge marked in play (the projector's and console's)."""
@@ -680,6 +752,24 @@ class Tournaments:
             names = self._names(db, tid)
             drawn = self._rounds(db, tid)
             scores = self._scores(db, tid, names, drawn)
+            out = self._excluded(db, tid)
+        return [
+            replace(x, excluded=x.player in out)
+            for x in self._ranked(
+                row, fmt=fmt, names=names, drawn=drawn, scores=scores, stage=stage
+            )
+        ]
+
+    @staticmethod
+    def _ranked(
+        row: Any,
+        *,
+        fmt: f.Format,
+        names: dict[str, str],
+        drawn: Sequence[_Round],
+        scores: Sequence[Score],
+        stage: str | None,
+    ) -> list[Row]:
         rules = RULE_SETS[row.rules]
         seated = _seated(drawn)
         if stage is not None:
@@ -722,15 +812,15 @@ class Tournaments:
         ).all()
         return {str(x.player_no): x.name for x in found}
 
-    @staticmethod
-    def _active(db: Connection, tid: int) -> dict[str, str]:
-        """The players who may be drawn: every one the judge has not withdrawn."""
+    def _active(self, db: Connection, tid: int) -> dict[str, str]:
+        """The players who may be drawn: every one the judge has not withdrawn or excluded."""
         found = db.execute(
             select(players.c.player_no, players.c.name)
             .where(players.c.tournament_id == tid, players.c.active)
             .order_by(players.c.player_no)
         ).all()
-        return {str(x.player_no): x.name for x in found}
+        out = self._excluded(db, tid)
+        return {str(x.player_no): x.name for x in found if str(x.player_no) not in out}
 
     @staticmethod
     def _rounds(db: Connection, tid: int) -> list[_Round]:
@@ -817,7 +907,11 @@ class Tournaments:
     ) -> list[Score]:
         """Every seat of every result that counts (see ``_counted``), in its slot's stage."""
         stage_of = {x.round_no: x.stage for x in drawn}
-        scores = []
+        scores = [
+            Score(str(x["player"]), x["stage"], -x["big"], 0, game=False)
+            for x in self._sanctions(db, tid)
+            if x["kind"] == "deduction" and str(x["player"]) in names
+        ]
         for x in self._counted(db, tid, names, drawn):
             if not x.now.counts or x.placed.slot is None:
                 continue

@@ -215,3 +215,94 @@ def test_the_projector_and_console_follow_the_tournament_in_play(hub: Hub) -> No
     assert [(t["name"], t["in_play"]) for t in listed] == [("Test", False), ("Liga", True)]
     assert httpx.get(f"{url}{API}/{league}").json()["in_play"] is True
     assert httpx.post(f"{url}{API}/999/play").status_code == 404
+
+
+def test_sanctions_warn_deduct_and_exclude_as_logged_events(hub: Hub) -> None:
+    url, store = hub
+    tid = create(url, format="liga")
+    enrol(url, tid, 16)
+    hall = Hall(url, store, 4)
+    path = f"{url}{API}/{tid}/sanctions"
+    for seed in (1, 2, 3):
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json()
+        hall.play(tid, drawn, lowest_goes_out, "league")
+    before = {r["player"]: r for r in standings(url, tid, "eliminacje")}
+    warned = httpx.post(path, json={"player": 5, "kind": "warning", "reason": "hałas"})
+    assert warned.status_code == 201, warned.text
+    # 001 ZASADY 3: big points taken off for disturbing the games, in the stage in play
+    deducted = httpx.post(path, json={"player": 1, "kind": "deduction", "big": 30,
+                                      "reason": "wulgaryzmy", "by": "Anna"})  # fmt: skip
+    assert deducted.status_code == 201, deducted.text
+    assert {k: deducted.json()[k] for k in ("player", "kind", "big", "stage", "by")} == {
+        "player": 1, "kind": "deduction", "big": 30, "stage": "eliminacje", "by": "Anna",
+    }  # fmt: skip
+    after = {r["player"]: r for r in standings(url, tid, "eliminacje")}
+    assert after[1]["big"] == before[1]["big"] - 30
+    assert after[1]["games"] == before[1]["games"]  # a deduction is not a game
+    # ... so player 1, who led the eliminations, is not seeded first into the semifinal
+    excluded = httpx.post(path, json={"player": 2, "kind": "exclusion", "reason": "niesportowe"})
+    assert excluded.status_code == 201, excluded.text
+    again = httpx.post(path, json={"player": 2, "kind": "exclusion", "reason": "znowu"})
+    assert again.status_code == 409
+    semi = httpx.post(f"{url}{API}/{tid}/rounds", json={}).json()
+    seated = [p for t in semi["tables"] for p in t["seats"].values()]
+    assert 2 not in seated  # an excluded player is not drawn again
+    assert semi["tables"][0]["seats"]["A"] != 1  # place 1 sits at table 1's A: not player 1
+    rows = {r["player"]: r for r in standings(url, tid)}
+    assert rows[2]["excluded"] is True
+    assert rows[1]["excluded"] is False
+    listed = httpx.get(path).json()
+    assert [(x["kind"], x["player"]) for x in listed] == [
+        ("exclusion", 2), ("deduction", 1), ("warning", 5),
+    ]  # fmt: skip
+    log = httpx.get(f"{url}{API}/{tid}/corrections").json()
+    assert [e["kind"] for e in log][:3] == ["exclusion", "deduction", "warning"]
+    printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
+    assert "(wykluczony)" in printed
+    csv = httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig").splitlines()
+    assert csv[0].endswith(";wykluczony")
+    assert sum(line.endswith(";tak") for line in csv[1:]) == 1
+
+
+@pytest.mark.parametrize(
+    ("sent", "status", "message"),
+    [
+        ({"player": 1, "kind": "deduction", "reason": "x"}, 422,
+         "big: a deduction takes 1 to 100 big points, and only a deduction"),
+        ({"player": 1, "kind": "warning", "big": 2, "reason": "x"}, 422,
+         "big: a deduction takes 1 to 100 big points, and only a deduction"),
+        ({"player": 99, "kind": "warning", "reason": "x"}, 422, "player: no player 99 in tournament 1"),
+        ({"player": 1, "kind": "ban", "reason": "x"}, 422, None),
+        ({"player": 1, "kind": "warning"}, 422, None),  # no reason
+    ],
+)  # fmt: skip
+def test_a_bad_sanction_is_refused_in_one_line(
+    hub: Hub, sent: dict[str, object], status: int, message: str | None
+) -> None:
+    url, _ = hub
+    tid = create(url)
+    enrol(url, tid, 4)
+    answer = httpx.post(f"{url}{API}/{tid}/sanctions", json=sent)
+    assert answer.status_code == status, answer.text
+    if message is not None:
+        assert answer.json() == {"error": message}
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "Liga \u202eagiL",
+            "body.name: the name holds a control character",
+        ),  # right-to-left override
+        ("Liga\u200b szkolna", "body.name: the name holds a control character"),  # zero width
+        ("   ", "body.name: the name is empty"),
+    ],
+)
+def test_a_tournament_name_that_would_deceive_the_hall_is_refused(
+    hub: Hub, name: str, message: str
+) -> None:
+    url, _ = hub
+    answer = httpx.post(url + API, json={"name": name, "format": "open", "move_time_s": 60})
+    assert answer.status_code == 422
+    assert answer.json() == {"error": message}

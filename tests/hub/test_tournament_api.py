@@ -251,6 +251,7 @@ def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) 
     assert rows[0] == {
         "place": 1, "player": 1, "name": "Łucja Żak", "big": 2, "small": rows[0]["small"], "games": 2,
         "stage": None,
+        "excluded": False,
     }  # fmt: skip
     keys = [(-r["big"], -r["small"]) for r in rows]
     assert keys == sorted(keys)
@@ -376,7 +377,17 @@ def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) 
     assert answer.headers["content-disposition"] == f'attachment; filename="klasyfikacja-{tid}.csv"'
     assert answer.content.startswith("\ufeff".encode())  # Excel reads the Polish letters
     lines = list(csv.reader(answer.content.decode("utf-8-sig").splitlines(), delimiter=";"))
-    assert lines[0] == ["miejsce", "nr", "gracz", "klub", "duże", "małe", "gry", "poprawione"]
+    assert lines[0] == [
+        "miejsce",
+        "nr",
+        "gracz",
+        "klub",
+        "duże",
+        "małe",
+        "gry",
+        "poprawione",
+        "wykluczony",
+    ]
     standings = httpx.get(f"{url}{API}/{tid}/standings").json()
     assert [line[:3] for line in lines[1:]] == [
         [str(r["place"]), str(r["player"]), r["name"]] for r in standings

@@ -48,6 +48,7 @@ class Score:
     big: int
     small: int  # with the rule set's own sign, as written on the score sheet
     won: bool = False  # the seat was a winner of the game (only the WINS tie-break reads it)
+    game: bool = True  # False: a judge's deduction of big points (a sanction), not a game
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class Row:
     small: int
     games: int
     stage: str = ""  # the classification's: the stage whose standings placed the player
+    excluded: bool = False  # the judge excluded the player from the tournament (a sanction)
 
 
 def standings(
@@ -91,7 +93,7 @@ def standings(
             raise ValueError(f"a score of player {score.player!r}, who is not enrolled")
         big[i] += score.big
         small[i] += score.small
-        games[i] += 1
+        games[i] += score.game
         wins[i] += score.won
     # A merit tuple sorts ascending, best first: each criterion negated where more is better.
     columns = {
@@ -116,8 +118,9 @@ def standings(
 def stage_players(
     stage: str, seated: Mapping[str, Collection[str]], scores: Iterable[Score]
 ) -> set[str]:
-    """Who played ``stage``: seated at one of its rounds, or with a counted game in it."""
-    return set(seated.get(stage, ())) | {s.player for s in scores if s.stage == stage}
+    """Who played ``stage``: seated at one of its rounds, or with a counted game in it (a
+    deduction given while it was in play does not make a player one of its players)."""
+    return set(seated.get(stage, ())) | {s.player for s in scores if s.stage == stage and s.game}
 
 
 def classification(
@@ -137,7 +140,8 @@ def classification(
     stage's standings; and so on; players who played no stage come last. Places run on across
     the groups (a group's ties are shared within it). While a tournament is under way this is
     the same rule applied to the stages played so far. Each row's ``stage`` names the stage
-    that placed it, and its points are that stage's.
+    that placed it, and its points are that stage's, less every deduction the judge gave the
+    player (``Score.game`` false), in whichever stage it was given.
     """
     listed = list(scores)
     reached: dict[str, int] = {}
@@ -150,12 +154,14 @@ def classification(
         if not group:
             continue
         stage = stages[k] if k >= 0 else ""
+        # A deduction counts in the overall classification whatever stage it was given in.
+        own = [
+            s if s.game or not stage else replace(s, stage=stage)
+            for s in listed
+            if s.player in group
+        ]
         ranked = standings(
-            group,
-            [s for s in listed if s.player in group],
-            rules=rules,
-            tie_breaks=tie_breaks,
-            stages=(stage,) if stage else None,
+            group, own, rules=rules, tie_breaks=tie_breaks, stages=(stage,) if stage else None
         )
         above = len(rows)
         rows += [replace(row, place=row.place + above, stage=stage) for row in ranked]

@@ -1,0 +1,93 @@
+"""The projector in real headless Chromium: it shows the tournament in play, cuts a long name or
+club with an ellipsis instead of pushing the points off the screen, marks an excluded player,
+and counts the missing games in Polish plurals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from test_hub_page import CHROMIUM, FLAGS
+from tourney import API, Hall, create, enrol, lowest_goes_out
+
+from klik_hub.store import Store
+
+Hub = tuple[str, Store]
+LONG_CLUB = "Szkoła Podstawowa nr 12 im. Marii Skłodowskiej-Curie w Szczecinie, klasa sportowa 7b"
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+        browser.close()
+
+
+def a_round(url: str, store: Store, players: int, reported: int, **more: str) -> int:
+    """An open tournament of ``players`` at one-game tables, ``reported`` of them reported."""
+    tid = create(url, **more)
+    enrol(url, tid, players)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
+    hall = Hall(url, store, len(drawn["tables"]))
+    hall.play(tid, {**drawn, "tables": drawn["tables"][:reported]}, lowest_goes_out, "tournament")
+    return tid
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_projector_fits_long_names_and_follows_the_tournament_in_play(
+    page: Page, hub: Hub
+) -> None:
+    url, store = hub
+    tid = a_round(url, store, 8, 1, name="Liga")
+    long_name = "Aleksandra Konstantynopolitańczykiewiczówna-Brzęczyszczykiewicz"
+    httpx.patch(f"{url}{API}/{tid}/players/1",
+                json={"name": long_name, "club": LONG_CLUB, "reason": "pełna nazwa"}
+                ).raise_for_status()  # fmt: skip
+    httpx.post(f"{url}{API}/{tid}/sanctions",
+               json={"player": 2, "kind": "exclusion", "reason": "niesportowe zachowanie"}
+               ).raise_for_status()  # fmt: skip
+    create(url, name="Test sprzętu")  # newer, but not the one in play
+    httpx.post(f"{url}{API}/{tid}/play").raise_for_status()
+
+    page.goto(url + "/projector")
+    expect(page.get_by_test_id("title")).to_have_text("Liga — Klasyfikacja")
+    expect(page.get_by_test_id("round")).to_have_text("Runda 1 (rozgrywki) — czekamy na 1 grę")
+    expect(page.locator("#rows tr")).to_have_count(8)
+    fits = page.evaluate(
+        """() => [...document.querySelectorAll('#rows tr')].every(tr =>
+             tr.lastElementChild.getBoundingClientRect().right <= window.innerWidth)"""
+    )
+    assert fits  # the points columns stay on the screen
+    cut = page.evaluate(
+        """name => { const td = [...document.querySelectorAll('#rows td')]
+             .find(x => x.textContent.startsWith(name.slice(0, 20)));
+           return [getComputedStyle(td).textOverflow, td.scrollWidth > td.clientWidth,
+                   getComputedStyle(td.nextElementSibling).textOverflow]; }""",
+        long_name,
+    )
+    assert cut == ["ellipsis", True, "ellipsis"]
+    expect(page.locator("#rows")).to_contain_text("(wykluczony)")
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    ("players", "lang", "text"),
+    [
+        (12, "pl", "czekamy na 2 gry"),  # 3 tables, 1 reported: 2, 3, 4 make "gry"
+        (24, "pl", "czekamy na 5 gier"),  # 5 and more make "gier"
+        (24, "en", "5 games to come"),
+        (8, "en", "1 game to come"),
+    ],
+)
+def test_the_projector_counts_the_missing_games_in_the_languages_plurals(
+    page: Page, hub: Hub, players: int, lang: str, text: str
+) -> None:
+    url, store = hub
+    tid = a_round(url, store, players, 1)
+    page.goto(f"{url}/projector?t={tid}&lang={lang}")
+    expect(page.get_by_test_id("round")).to_contain_text(text)
