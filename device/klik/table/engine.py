@@ -503,6 +503,8 @@ class Engine:
             "draw_tiles": game.pile.tiles_left,
             "judge": game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats,
             "paused_by": game.paused_by,
+            # who sits where, so the judge's console names the mover and a caller
+            "names": {s: n for s, n in self.info.names if s in game.settings.seats},
         }
 
     # --- outputs -----------------------------------------------------------------------------

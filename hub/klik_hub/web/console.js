@@ -39,11 +39,18 @@ const TEXT = {
     unpaired: ks => `Uwaga: stoły ${ks.join(", ")} nie są sparowane z hubem (klik pair --table ${ks[0]}).`,
     inPlay: "Grany turniej", playing: "▶ w grze", markedPlay: id => `Turniej ${id} jest teraz w grze: projektor go pokazuje.`,
     withdrawn: "wycofany",
+    calls: (seat, name) => `${seat} ${name} WZYWA SĘDZIEGO`.replace("  ", " "),
+    pickResult: "Najpierw wybierz wynik do poprawki: przycisk „Popraw” w jego wierszu.",
+    unplacedTitle: "Wyniki spoza składu rundy (przypisz je albo wyklucz)",
+    assign: "Przypisz", assignReason: "stół grał bez składu rundy", assigned: "Wynik przypisany do rundy.",
+    correctWhat: x => `Poprawiasz wynik ${x.id}: runda ${x.round ?? "–"}, stół ${x.table}, gra ${x.game} — ${players(x)}`,
     corrected: "✎ poprawiony", fix: "Popraw", kind: "Poprawka", seat: "Miejsce", value: "Wartość",
     reason: "Powód", save: "Zapisz poprawkę", audit: "Dziennik poprawek", by: "Kto", at: "Kiedy",
     kinds: {rack: "suma na tabliczce", could_open: "mógł się wyłożyć (−200)", player: "gracz (nr)",
-            exclude: "wyklucz grę", accept: "uznaj wynik"},
-    correctWhat: x => `Wynik ${x.id} (runda ${x.round}, stół ${x.table}, gra ${x.game}):`,
+            exclude: "wyklucz grę", accept: "uznaj wynik", assign: "przypisanie do rundy",
+            withdraw: "wycofanie gracza", reinstate: "przywrócenie gracza", rename: "zmiana danych gracza",
+            undraw: "cofnięte losowanie", warning: "upomnienie", deduction: "odjęte duże punkty",
+            exclusion: "wykluczenie z turnieju"},
     savedFix: "Poprawka zapisana.", stage: "Etap", allStages: "wszystkie",
     projector: "Projektor", csvStandings: "CSV klasyfikacji", csvResults: "CSV wyników",
     printStandings: "Drukuj klasyfikację", place: "Miejsce", player: "Gracz", games: "Gier",
@@ -84,11 +91,18 @@ const TEXT = {
     unpaired: ks => `Note: tables ${ks.join(", ")} are not paired with the hub (klik pair --table ${ks[0]}).`,
     inPlay: "In play", playing: "▶ in play", markedPlay: id => `Tournament ${id} is in play now: the projector shows it.`,
     withdrawn: "withdrawn",
+    calls: (seat, name) => `${seat} ${name} CALLS THE JUDGE`.replace("  ", " "),
+    pickResult: "First choose the result to correct: the “Correct” button in its row.",
+    unplacedTitle: "Results outside the round's lineup (assign or exclude them)",
+    assign: "Assign", assignReason: "the table played without the round's lineup", assigned: "The result is assigned to the round.",
+    correctWhat: x => `Correcting result ${x.id}: round ${x.round ?? "–"}, table ${x.table}, game ${x.game} — ${players(x)}`,
     corrected: "✎ corrected", fix: "Correct", kind: "Correction", seat: "Seat", value: "Value",
     reason: "Reason", save: "Save the correction", audit: "Corrections log", by: "Who", at: "When",
     kinds: {rack: "rack sum", could_open: "could have opened (−200)", player: "player (no.)",
-            exclude: "exclude the game", accept: "accept the result"},
-    correctWhat: x => `Result ${x.id} (round ${x.round}, table ${x.table}, game ${x.game}):`,
+            exclude: "exclude the game", accept: "accept the result", assign: "assigned to the round",
+            withdraw: "player withdrawn", reinstate: "player reinstated", rename: "player's details changed",
+            undraw: "draw undone", warning: "warning", deduction: "big points deducted",
+            exclusion: "excluded from the tournament"},
     savedFix: "Correction saved.", stage: "Stage", allStages: "all",
     projector: "Projector", csvStandings: "Standings CSV", csvResults: "Results CSV",
     printStandings: "Print the standings", place: "Place", player: "Player", games: "Games",
@@ -102,6 +116,9 @@ const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
 const signed = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v > 0 ? "+" : ""}${v}`).join(", ");
 const clock = iso => iso ? new Date(iso).toLocaleTimeString(lang) : "";
+const players = x => Object.entries(x.seats).map(([s, e]) => `${s} ${e.name || "?"}`).join(", ");
+// A seat with the player's name where the table told it (its heartbeat's names).
+const named = (seat, names) => seat ? `${seat} ${(names || {})[seat] || ""}`.trim() : "";
 let tab = "live";
 let tid = Number(query.get("t")) || null;
 let tournament = null;
@@ -174,18 +191,22 @@ function tableRow(row) {
   const silent = row.seen_s_ago === null || row.seen_s_ago > 10;
   const cls = s.judge ? "judge" : silent ? "silent" : "";
   const left = s.left_ms == null ? "" : (s.left_ms / 1000).toFixed(0) + " s";
-  const kind = s.state === "paused" ? "resume" : "pause";
+  // Pause only a clock that runs (or a timed-out move), resume a paused one; a table before
+  // its start or after its game is over offers neither.
+  const kind = s.state === "paused" ? "resume" : ["move", "timed_out"].includes(s.state) ? "pause" : null;
   const waiting = row.commands.length ? ` <span>${esc(t().sentCmd)}</span>` : "";
+  const caller = s.judge ? ` <b data-testid="caller">${esc(t().calls(s.paused_by ?? "", (s.names || {})[s.paused_by] ?? ""))}</b>` : "";
+  const button = kind ? `<button data-kind="${kind}" data-table="${row.table}">${esc(t()[kind])}</button>` : "";
   return `<tr class="${cls}" data-table="${row.table}">
     <td>${row.table}</td><td>${esc(contact(row.seen_s_ago))}</td>
-    <td>${esc(t().states[s.state] ?? s.state ?? "")}${s.judge ? ` <b>${esc(t().judge)}</b>` : ""}</td>
-    <td>${esc(s.mover ?? "")}</td><td>${esc(left)}</td><td>${esc(s.draw_tiles ?? "")}</td>
+    <td>${esc(t().states[s.state] ?? s.state ?? "")}${caller}</td>
+    <td>${esc(named(s.mover, s.names))}</td><td>${esc(left)}</td><td>${esc(s.draw_tiles ?? "")}</td>
     <td>${esc(s.outbox ?? "")}</td>
-    <td><button data-kind="${kind}" data-table="${row.table}">${esc(t()[kind])}</button>${waiting}</td>
+    <td>${button}${waiting}</td>
   </tr>`;
 }
 
-function resultRow(row) {
+function resultRow(row, counted) {
   const check = row.points_check === "ok"
     ? `<span class="ok">${esc(t().okPts)}</span>` : `<span class="bad">${esc(t().mismatch)}</span>`;
   const conflict = row.conflict ? ` <span class="bad">${esc(t().conflict)}</span>` : "";
@@ -193,7 +214,7 @@ function resultRow(row) {
   return `<tr class="${row.conflict ? "conflict" : ""}">
     <td>${row.table}</td><td>${row.game}</td>
     <td class="receipt">R-${esc(row.receipt)}${conflict}${mark}</td>
-    <td>${esc(t()[row.ending] ?? row.ending)}</td><td>${esc(row.winners.join(", "))}</td>
+    <td>${esc(t()[row.ending] ?? row.ending)}</td><td>${esc(winners(row, counted))}</td>
     <td>${esc(seats(row.racks))}</td><td>${esc(signed(row.small))}</td><td>${esc(seats(row.big))}</td>
     <td>${check}</td><td>${esc(clock(row.received_at))}</td>
   </tr>`;
@@ -213,10 +234,19 @@ function chime() {
   } catch (_) { /* no sound here: the row's colour still says it */ }
 }
 
+// The winners by name; for a result the judge corrected, as they count now in the tournament.
+function winners(row, counted) {
+  const now = counted[row.id];
+  if (now && row.corrected) return now.winners.map(s => `${s} ${now.seats[s].name}`.trim()).join(", ");
+  return row.winners.map(s => named(s, row.names)).join(", ");
+}
+
 async function live() {
-  const [tables, results] = await Promise.all([get("/api/v1/tables"), get("/api/v1/results?limit=200")]);
+  const [tables, results, counted] = await Promise.all([get("/api/v1/tables"),
+    get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : []]);
+  const byId = Object.fromEntries(counted.map(x => [x.id, x]));
   $("tables").tBodies[0].innerHTML = tables.map(tableRow).join("");
-  $("results").tBodies[0].innerHTML = results.map(resultRow).join("");
+  $("results").tBodies[0].innerHTML = results.map(r => resultRow(r, byId)).join("");
   const calling = new Set(tables.filter(r => r.status && r.status.judge).map(r => r.table));
   if ([...calling].some(n => !heard.has(n))) chime();
   heard = calling;
@@ -252,6 +282,17 @@ async function round() {
     <td>${x.table}</td>
     <td class="seats">${Object.entries(x.seats).map(([s, p]) => `<span>${s}: ${esc(names[p])} (${p})</span>`).join("")}</td>
     <td class="${x.missing ? "bad" : "ok"}">${x.missing ? x.missing : esc(t().allIn)}</td></tr>`).join("");
+  // Results that fill no slot: the judge puts each in its table's game (assign) or excludes it.
+  $("unplaced-title").hidden = !drawn.unplaced.length;
+  const tables = drawn.tables.map(x => `<option>${x.table}</option>`).join("");
+  const games = Array.from({length: drawn.games}, (_, k) => `<option>${k + 1}</option>`).join("");
+  $("unplaced").innerHTML = drawn.unplaced.map(x => `<form class="row assign" data-result="${x.id}" data-round="${drawn.round}">
+    <b>R-${esc(x.receipt)} · ${esc(t().table)} ${x.table} · ${esc(clock(x.received_at))}: ${esc(seats(x.names))}</b>
+    <label><span>${esc(t().table)}</span><select name="table">${tables.replace(`<option>${x.table}</option>`, `<option selected>${x.table}</option>`)}</select></label>
+    <label><span>${esc(t().game)}</span><select name="game">${games}</select></label>
+    <label><span>${esc(t().reason)}</span><input name="reason" required maxlength="500" size="28" value="${esc(t().assignReason)}"></label>
+    <button>${esc(t().assign)}</button></form>`).join("");
+  window.drawnTables = Object.fromEntries(drawn.tables.map(x => [x.table, x.seats]));
 }
 
 function statusOf(x) {
@@ -268,8 +309,8 @@ async function scores() {
     <td>${Object.entries(x.seats).map(([s, e]) =>
       `${s} ${esc(e.name || "?")}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`).join("<br>")}</td>
     <td>${statusOf(x)}</td><td><button data-fix="${x.id}">${esc(t().fix)}</button></td></tr>`).join("");
-  $("audit").tBodies[0].innerHTML = audit.map(c => `<tr><td>${c.result}</td>
-    <td>${esc(t().kinds[c.kind] ?? c.kind)}</td><td>${esc(c.seat ?? "")}</td><td>${esc(String(c.value))}</td>
+  $("audit").tBodies[0].innerHTML = audit.map(c => `<tr><td>${esc(c.result ?? (c.player ? `#${c.player}` : ""))}</td>
+    <td>${esc(t().kinds[c.kind] ?? c.kind)}</td><td>${esc(c.seat ?? "")}</td><td>${esc(String(c.value ?? c.big ?? c.round ?? ""))}</td>
     <td>${esc(c.reason)}</td><td>${esc(c.by)}</td><td>${esc(clock(c.at))}</td></tr>`).join("");
   window.resultsById = Object.fromEntries(listed.map(x => [x.id, x]));
 }
@@ -411,6 +452,7 @@ document.addEventListener("click", async e => {
   const fix = e.target.closest("button[data-fix]");
   if (fix) {
     fixing = window.resultsById[fix.dataset.fix];
+    $("correct").reset();
     $("correct").hidden = false;
     $("correct-what").textContent = t().correctWhat(fixing);
     $("correct").elements.reason.focus();
@@ -419,13 +461,27 @@ document.addEventListener("click", async e => {
 
 $("correct").addEventListener("submit", async e => {
   e.preventDefault();
+  // The form always names the result it corrects; without one nothing is sent.
+  if (!fixing) { say(t().pickResult, true); e.target.hidden = true; return; }
   const f = new FormData(e.target);
   const kind = f.get("kind");
   const raw = String(f.get("value")).trim().toLowerCase();
   const value = ["rack", "player"].includes(kind) ? Number(raw) : !["false", "nie", "no", "0"].includes(raw);
   const sent = {kind, seat: f.get("seat") || null, value, reason: f.get("reason")};
   const answer = await change("POST", `/api/v1/tournaments/${tid}/results/${fixing.id}/corrections`, sent);
-  if (answer.ok) { say(t().savedFix); e.target.reset(); e.target.hidden = true; refresh(); }
+  if (answer.ok) { say(t().savedFix); e.target.reset(); e.target.hidden = true; fixing = null; refresh(); }
+});
+
+document.addEventListener("submit", async e => {
+  const form = e.target.closest("form.assign");
+  if (!form) return;
+  e.preventDefault();
+  const f = new FormData(form);
+  const table = Number(f.get("table"));
+  const sent = {kind: "assign", round: Number(form.dataset.round), table, game: Number(f.get("game")),
+                players: window.drawnTables[table], reason: f.get("reason")};
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/results/${form.dataset.result}/corrections`, sent);
+  if (answer.ok) { say(t().assigned); refresh(); }
 });
 
 labels();

@@ -1,0 +1,105 @@
+"""The judge's console under pressure, in real headless Chromium against a real hub: the live
+tables name the players and the caller and offer no pause where nothing runs; a correction
+always names its game and goes to it; a result played without the round's lineup is assigned
+to its table's game from the round's board."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from hubkit import post, sealed
+from playwright.sync_api import Page, expect, sync_playwright
+from test_hub_page import CHROMIUM, FLAGS
+from tourney import API, Hall, create, enrol, lowest_goes_out, results
+
+from klik_hub.store import Store
+
+Hub = tuple[str, Store]
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        browser.close()
+
+
+def beat(url: str, hall: Hall, table: int, body: dict[str, object]) -> None:
+    device, key = hall.keys[table]
+    status = {"game": 1, "left_ms": 20_000, "draw_tiles": 30, "judge": False,
+              "paused_by": None, "outbox": 0, "last_seq": 1, "acks": [], **body}  # fmt: skip
+    answer = post(url, "/api/v1/heartbeats", sealed(device, key, 1, status, kind="heartbeat"))
+    assert answer.status_code == 200, answer.text
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 16)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).json()
+    hall = Hall(url, store, 4)
+    hall.play(tid, {**drawn, "tables": drawn["tables"][:3]}, lowest_goes_out, "tournament")
+    four = drawn["tables"][3]["seats"]
+    nobody = dict.fromkeys(four)  # table 4 never had its lineup: "Gracz A-D"
+    hall.report(None, None, 4, nobody, lowest_goes_out(1, 4, 1, four), rules="tournament")
+    names = {p["id"]: p["name"] for p in httpx.get(f"{url}{API}/{tid}/players").json()}
+    one = drawn["tables"][0]["seats"]
+    on_screens = {s: names[p] for s, p in one.items()}
+    beat(url, hall, 1, {"state": "paused", "mover": "B", "judge": True, "paused_by": "C",
+                        "names": on_screens})  # fmt: skip
+    beat(url, hall, 2, {"state": "done", "mover": None, "left_ms": None})
+    beat(url, hall, 3, {"state": "move", "mover": "A"})
+
+    page.goto(url)
+    row = page.locator("#tables tbody tr[data-table='1']")
+    expect(row.get_by_test_id("caller")).to_have_text(f"C {on_screens['C']} WZYWA SĘDZIEGO")
+    expect(row).to_contain_text(f"B {on_screens['B']}")  # the mover by name
+    expect(row.get_by_role("button")).to_have_text("Wznów")
+    expect(page.locator("#tables tbody tr[data-table='2'] button")).to_have_count(0)  # done
+    expect(page.locator("#tables tbody tr[data-table='3'] button")).to_have_text("Pauza")
+
+    # The correction form is hidden until a result is chosen, and names that result.
+    page.get_by_test_id("tab-scores").click()
+    rows = page.locator("#tresults tbody tr")
+    expect(rows).to_have_count(3)
+    expect(page.locator("#correct")).to_be_hidden()
+    listed = {r["table"]: r for r in results(url, tid)}
+    for table in (3, 1):  # one correction after another: each goes to its own game
+        page.locator(f"#tresults tbody tr[data-result='{listed[table]['id']}'] button").click()
+        expect(page.locator("#correct")).to_be_visible()
+        expect(page.locator("#correct-what")).to_contain_text(f"stół {table}, gra 1")
+        loser = next(s for s, e in listed[table]["seats"].items() if e["rack"] > 0)
+        expect(page.locator("#correct-what")).to_contain_text(listed[table]["seats"][loser]["name"])
+        page.get_by_test_id("c-kind").select_option("rack")
+        page.get_by_test_id("c-seat").select_option(loser)
+        page.get_by_test_id("c-value").fill("40")
+        page.get_by_test_id("c-reason").fill(f"stół {table}: źle zliczona tabliczka")
+        page.get_by_test_id("c-save").click()
+        expect(page.get_by_test_id("message")).to_have_text("Poprawka zapisana.")
+        expect(page.locator("#correct")).to_be_hidden()
+    log = httpx.get(f"{url}{API}/{tid}/corrections").json()
+    assert [(c["result"], c["reason"]) for c in log] == [
+        (listed[1]["id"], "stół 1: źle zliczona tabliczka"),
+        (listed[3]["id"], "stół 3: źle zliczona tabliczka"),
+    ]
+
+    # Table 4's result came without the lineup: the round's board offers it for its game.
+    page.get_by_test_id("tab-round").click()
+    expect(page.locator("#round tbody tr[data-table='4'] td.bad")).to_have_text("1")
+    offered = page.get_by_test_id("unplaced").locator("form")
+    expect(offered).to_have_count(1)
+    expect(offered).to_contain_text("Stół 4")
+    offered.get_by_role("button", name="Przypisz").click()
+    expect(page.get_by_test_id("message")).to_have_text("Wynik przypisany do rundy.")
+    expect(page.locator("#round tbody tr[data-table='4'] td.ok")).to_have_text("komplet")
+    expect(offered).to_have_count(0)
+    assigned = [r for r in results(url, tid) if r["table"] == 4]
+    assert [(r["counts"], r["slot"]) for r in assigned] == [
+        (True, {"round": 1, "table": 4, "game": 1})
+    ]
