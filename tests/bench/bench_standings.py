@@ -1,7 +1,10 @@
 """``make bench``: the standings of a big tournament, next to their goal.
 
-1,000 players, 20 games each at tables of four: 5,000 games, 20,000 scores, scored by the real
-rule sets. Not a timed test: machines are noisy, so this prints medians over several runs.
+1,000 players play 15 games at tables of four, then 200 of them 5 more in a second stage:
+4,000 games, 16,000 scores, scored by the real rule sets; the standings, the final
+classification by the last stage reached (the second stage's 200 first); and 20 rounds'
+slots filled by their results. Not a timed test: machines are noisy,
+so this prints medians over several runs.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ import time
 from typing import Any
 
 from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
-from klik_hub.tournament.standings import Score, TieBreak, standings
+from klik_hub.tournament import slots as sl
+from klik_hub.tournament.standings import Score, TieBreak, classification, standings
 
 RUNS = 7
 PLAYERS = 1000
 ROUNDS = 20  # one game a round, at tables of four
 STAGES = ("eliminacje", "półfinał")  # the first 15 rounds, then 5 more: a per-stage filter
+SECOND = 200  # players who reach the second stage (the classification's first group)
 GOAL_MS = 100.0
 
 
@@ -26,20 +31,55 @@ def a_big_tournament(rules: str, seed: int = 1) -> tuple[dict[str, str], list[Sc
     rule_set = RULE_SETS[rules]
     players = {f"p{i:04}": f"Gracz {rng.randrange(10_000)}" for i in range(PLAYERS)}
     ids = list(players)
+    second = ids[:SECOND]  # who reaches the second stage
     scores: list[Score] = []
     for round_ in range(ROUNDS):
         rng.shuffle(ids)
         stage = STAGES[round_ >= 15]
+        if round_ >= 15:  # the second stage: its own players only
+            rng.shuffle(second)
+            for t in range(0, SECOND, 4):
+                seats = dict(zip("ABCD", second[t : t + 4], strict=True))
+                scores += _game(rule_set, rng, seats, stage)
+            continue
         for t in range(0, PLAYERS, 4):
             seats = dict(zip("ABCD", ids[t : t + 4], strict=True))
-            racks = {s: SeatRack(rng.randrange(0, 80)) for s in seats}
-            racks["A"] = SeatRack(0)
-            result = score(rule_set, Ending.RUMMIKUB, racks, winner="A")
-            scores += [
-                Score(p, stage, result.big[s], result.small[s], s in result.winners)
-                for s, p in seats.items()
-            ]
+            scores += _game(rule_set, rng, seats, stage)
     return players, scores
+
+
+def _game(rule_set: RuleSet, rng: random.Random, seats: dict[str, str], stage: str) -> list[Score]:
+    racks = {s: SeatRack(rng.randrange(0, 80)) for s in seats}
+    racks["A"] = SeatRack(0)
+    result = score(rule_set, Ending.RUMMIKUB, racks, winner="A")
+    return [
+        Score(p, stage, result.big[s], result.small[s], s in result.winners)
+        for s, p in seats.items()
+    ]
+
+
+def median_of(work: Any) -> float:
+    """The median time of ``work()`` over RUNS runs, in milliseconds."""
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def slots_ms() -> tuple[int, float]:
+    """The slots of 20 rounds of 250 tables, each game's result filling its slot, plus one
+    slip a round (a game past the round's games)."""
+    lineups, claims = [], []
+    for n in range(1, ROUNDS + 1):
+        tables = tuple(tuple(f"p{4 * t + s:04}" for s in range(4)) for t in range(250))
+        lineups.append(sl.Lineup(n, 1, tables))
+        for k, table in enumerate(tables, 1):
+            players = dict(zip("ABCD", table, strict=True))
+            claims.append(sl.Claim(len(claims) + 1, n, k, 1, players))
+        claims.append(sl.Claim(len(claims) + 1, n, 1, 2, dict(zip("ABCD", tables[0], strict=True))))
+    return len(claims), median_of(lambda: sl.fill(lineups, claims))
 
 
 def median_ms(players: dict[str, str], scores: list[Score], rules: RuleSet, **how: Any) -> float:
@@ -53,7 +93,7 @@ def median_ms(players: dict[str, str], scores: list[Score], rules: RuleSet, **ho
 
 
 def main() -> None:
-    print(f"standings: {PLAYERS:,} players x {ROUNDS} games, tables of four")
+    print(f"standings: {PLAYERS:,} players x 15 games, then {SECOND} x 5, tables of four")
     cases: dict[str, dict[str, Any]] = {
         "overall": {},
         "one stage": {"stages": {STAGES[1]}},
@@ -65,6 +105,20 @@ def main() -> None:
             ms = median_ms(players, scores, RULE_SETS[rules], **how)
             label = f"{len(scores):,} scores, {rules}, {case} (median of {RUNS})"
             print(f"{label:<58}{ms:>6.1f} ms  goal < {GOAL_MS:.0f} ms")
+        seated = {
+            STAGES[0]: set(players),
+            STAGES[1]: {s.player for s in scores if s.stage == STAGES[1]},
+        }
+        ms = median_of(
+            lambda p=players, x=scores, r=RULE_SETS[rules], q=seated: classification(
+                p, x, rules=r, stages=STAGES, seated=q
+            )
+        )
+        label = f"{len(scores):,} scores, {rules}, by stage reached (median of {RUNS})"
+        print(f"{label:<58}{ms:>6.1f} ms  goal < {GOAL_MS:.0f} ms")
+    claims, ms = slots_ms()
+    label = f"slots: {claims:,} results of {ROUNDS} rounds placed (median of {RUNS})"
+    print(f"{label:<58}{ms:>6.1f} ms  goal < {GOAL_MS:.0f} ms")
 
 
 if __name__ == "__main__":
