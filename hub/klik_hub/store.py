@@ -293,6 +293,7 @@ class Store:
                     "game": row.game,
                     "receipt": row.receipt,
                     "ending": body["ending"],
+                    "ended_by": body.get("ended_by"),  # an exhausted game: why; older tables: none
                     "winners": body["winners"],
                     "names": {s: e["name"] for s, e in body["seats"].items()},
                     "racks": r.racks(body),

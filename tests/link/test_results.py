@@ -105,6 +105,10 @@ def test_points_that_are_not_the_rule_sets_are_a_mismatch(change: Any) -> None:
         (lambda b: b.update(winners=["A", "C"]), "body.winners"),  # two winners of a Rummikub
         (lambda b: b.update(moves=-1), "body.moves"),
         (lambda b: b.update(finished_at="yesterday"), "body.finished_at"),
+        (lambda b: b.update(round_game=0), "body.round_game"),
+        (lambda b: b.update(round_game=10), "body.round_game"),  # a round has at most 9 games
+        (lambda b: b.update(ended_by="pile"), "body.ended_by"),  # a Rummikub has no such why
+        (lambda b: b.update(ending="exhausted", winners=["C"], ended_by="dinner"), "body.ended_by"),
     ],
 )
 def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) -> None:
@@ -118,3 +122,10 @@ def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) 
 def test_the_largest_rack_is_every_tile_of_the_set() -> None:
     body = body_of("tournament", Ending.EXHAUSTED, {"A": 828, "B": 20, "C": 0}, {"A", "B", "C"})
     check_result(body)  # 828 passes; 829 is refused (above)
+
+
+@pytest.mark.parametrize("why", ["pile", "round_time", "judge", None])
+def test_an_exhausted_game_says_why_it_ended(why: str | None) -> None:
+    body = body_of("tournament", Ending.EXHAUSTED, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    body["ended_by"] = why
+    check_result(body)

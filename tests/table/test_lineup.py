@@ -224,10 +224,10 @@ def test_each_result_names_its_game_within_the_round(tmp_path: Path) -> None:
     assert table.engine.new_game(160.0)  # the round is over: the table's own game
     table.press("B", 161.0)  # game 3 of the table: C starts, B's tap starts the clock
     finish(table, 170.0)
-    assert [(b["game"], b["round_game"]) for b in delivered(outbox)] == [
-        (1, 1),
-        (2, 2),
-        (3, None),  # no lineup, no round
+    assert [(b["game"], b["round_game"], b["ended_by"]) for b in delivered(outbox)] == [
+        (1, 1, "judge"),  # each game was ended by the judge's order: an exhausted game says so
+        (2, 2, "judge"),
+        (3, None, "judge"),  # no lineup, no round
     ]
 
 

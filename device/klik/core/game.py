@@ -77,6 +77,14 @@ class EndedBy(Enum):
     RUMMIKUB = "rummikub"
 
 
+class Exhaustion(Enum):
+    """Why a game ended without a Rummikub (the result's ``ended_by``)."""
+
+    PILE = "pile"  # the draw pile ran out, then the final round was played
+    ROUND_TIME = "round_time"  # the round's time ran out (round-over), then the final round
+    JUDGE = "judge"  # the judge or the hub ended the game at once
+
+
 class TimeoutMode(Enum):
     WAIT = "wait"  # the clock waits for the timed-out seat to hand over
     AUTO = "auto"  # the next move starts at once; the timed-out seat may hold to record a draw
@@ -224,6 +232,7 @@ class Game:
     moves: tuple[Move, ...] = ()
     final_left: int | None = None  # moves left in the final round, the current one included
     round_over: bool = False  # the round's time ran out: the final round follows this move
+    final_why: Exhaustion | None = None  # why the final round is played: PILE or ROUND_TIME
     paused_by: str | None = None  # a seat letter, "judge" or "hub"
     undone: bool = False  # PAUSED: by an undo, which gave the mover their move back
     resume_to: Phase | None = None  # PAUSED: MOVE or TIMED_OUT
@@ -231,6 +240,7 @@ class Game:
     last_tap: tuple[str, float] | None = None  # (seat, press) of the tap that ended the last move
     spent: tuple[tuple[str, float], ...] = ()  # (seat, press): presses already acted on
     ending: Ending | None = None
+    exhausted_by: Exhaustion | None = None  # an exhausted game: why it ended
     winner: str | None = None
     scoring_at: float | None = None
     racks: tuple[tuple[str, int], ...] = ()
@@ -276,6 +286,7 @@ class MoveChanges(Changes, total=False):
 
     final_left: int | None
     round_over: bool
+    final_why: Exhaustion | None
     window: tuple[str, float] | None
 
 
@@ -538,7 +549,9 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
             return game, (_ignored(at, None, "ostatnia runda już trwa"),)
         return replace(game, round_over=True), ()
     if action is Action.END and (running or phase is Phase.PAUSED):
-        return _enter_scoring(game, at, Ending.EXHAUSTED, None, undo=(game, at))
+        return _enter_scoring(
+            game, at, Ending.EXHAUSTED, None, exhausted_by=Exhaustion.JUDGE, undo=(game, at)
+        )
     return game, (
         _ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),
     )
@@ -623,20 +636,23 @@ def _next_move(
     """The last move is over (``changes`` say how): count down the final round, or start the
     next seat's move. The changes and the new move are made in one copy of the state."""
     pile: DrawPile = changes.get("pile", game.pile)
-    final_left = game.final_left
+    final_left, why = game.final_left, game.final_why
     if final_left is not None:
         final_left -= 1
         if final_left == 0:
-            return _enter_scoring(game, at, Ending.EXHAUSTED, None, **changes)
+            ended = why or Exhaustion.PILE
+            return _enter_scoring(game, at, Ending.EXHAUSTED, None, exhausted_by=ended, **changes)
     elif pile.empty or game.round_over:
         # The final round: every seat makes exactly one more move, the next seat first.
         final_left = len(game.settings.seats)
+        why = Exhaustion.PILE if pile.empty else Exhaustion.ROUND_TIME
     seats = game.settings.seats
     assert game.mover is not None
     following = seats[(seats.index(game.mover) + 1) % len(seats)]
     moved = _begin_move(
-        game, following, at, final_left=final_left, round_over=False, window=None, **changes
-    )
+        game, following, at, final_left=final_left, round_over=False, final_why=why,
+        window=None, **changes,
+    )  # fmt: skip
     return moved, ()
 
 
@@ -648,13 +664,15 @@ def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
     index = max(i for i, m in enumerate(game.moves) if m.seat == seat)
     moves = list(game.moves)
     moves[index] = replace(moves[index], drew=moves[index].drew + taken)
-    final_left = game.final_left
+    final_left, why = game.final_left, game.final_why
     if pile.empty and final_left is None and not game.pile.empty:
         final_left = len(game.settings.seats)  # the move now running is the final round's first
+        why = Exhaustion.PILE
     spent = _spent(game, seat, g.pressed_at)
     drawn = replace(
-        game, pile=pile, moves=tuple(moves), window=None, final_left=final_left, spent=spent
-    )
+        game, pile=pile, moves=tuple(moves), window=None, final_left=final_left, final_why=why,
+        spent=spent,
+    )  # fmt: skip
     return drawn, ()
 
 
@@ -706,12 +724,18 @@ def _restart(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _enter_scoring(
-    game: Game, at: float, ending: Ending, winner: str | None, **changes: Unpack[Changes]
+    game: Game,
+    at: float,
+    ending: Ending,
+    winner: str | None,
+    exhausted_by: Exhaustion | None = None,
+    **changes: Unpack[Changes],
 ) -> tuple[Game, tuple[Command, ...]]:
     seats = game.settings.seats
     game = replace(
         game,
         **changes,
+        exhausted_by=exhausted_by,
         phase=Phase.SCORING,
         mover=None,
         deadline=None,

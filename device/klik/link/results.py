@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from klik.core.game import EndedBy, Move
+from klik.core.game import EndedBy, Exhaustion, Move
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.link.protocol import Json, ProtocolError
 
@@ -25,6 +25,7 @@ MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any o
 MAX_ROUND_GAMES = 9  # games of one round at one table (the lineup's ``games``)
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 SEAT_FIELDS = {"name", "player", "rack", "opened", "small", "big"}
+ENDED_BY = tuple(e.value for e in Exhaustion)  # why an exhausted game ended
 
 
 def check_result(body: Json) -> None:
@@ -38,6 +39,11 @@ def check_result(body: Json) -> None:
         raise ProtocolError("body.rules", f"must be one of {', '.join(RULE_SETS)}")
     if body.get("ending") not in {e.value for e in Ending}:
         raise ProtocolError("body.ending", "must be rummikub or exhausted")
+    ended_by = body.get("ended_by")
+    if ended_by is not None and (ended_by not in ENDED_BY or body["ending"] != "exhausted"):
+        raise ProtocolError(
+            "body.ended_by", f"must be null, or for an exhausted game one of {', '.join(ENDED_BY)}"
+        )
     seats = body.get("seats")
     if not isinstance(seats, dict) or not 2 <= len(seats) <= 4 or not set(seats) <= set(SEATS):
         raise ProtocolError("body.seats", "must map 2 to 4 of the seats A, B, C, D")
@@ -117,6 +123,7 @@ def make_result(
     round_no: int | None = None,
     players: Mapping[str, str] | None = None,
     round_game: int | None = None,
+    ended_by: Exhaustion | None = None,
 ) -> Json:
     """The body a table sends for a scored game (``check_result`` accepts it). ``round_game``
     is the game's number within the round's lineup (1..games), as ``game`` is the table's own
@@ -129,6 +136,8 @@ def make_result(
         "game": game,
         "rules": rules,
         "ending": result.ending.value,
+        # an exhausted game: the pile ran out, the round's time ran out, or the judge ended it
+        "ended_by": None if ended_by is None else ended_by.value,
         "winners": list(result.winners),
         "seats": {
             s: {

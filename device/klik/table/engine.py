@@ -387,6 +387,7 @@ class Engine:
             players=None if lineup is None else dict(lineup.players),
             # the lineup as this game began: ``begun`` counts the round's games before it
             round_game=None if lineup is None else lineup.begun + 1,
+            ended_by=game.exhausted_by,
         )
         try:
             self.result_seq = self.outbox.keep(body)

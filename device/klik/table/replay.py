@@ -71,6 +71,7 @@ def record(replay: Replay) -> Json:
         "opened": sorted(game.opened),
         "moves": [_move(m) for m in game.moves],
         "result": None if game.result is None else result_json(game.result),
+        "ended_by": None if game.exhausted_by is None else game.exhausted_by.value,
         "paused_by": game.paused_by,
         "racks": dict(game.racks) if game.phase is g.Phase.SCORING else None,
         "log": [_command(c) for c in replay.commands if not isinstance(c, g.ResultReady)],

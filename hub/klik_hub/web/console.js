@@ -11,7 +11,8 @@ const TEXT = {
     judge: "WZYWA SĘDZIEGO", pause: "Pauza", resume: "Wznów", sentCmd: "wysłano…",
     game: "Gra", receipt: "Pokwitowanie", ending: "Koniec", winners: "Wygrani",
     racks: "Tabliczki", small: "Małe", big: "Duże", check: "Punkty", received: "Odebrano",
-    rummikub: "Rummikub", exhausted: "pula wyczerpana", conflict: "KONFLIKT",
+    rummikub: "Rummikub", exhausted: "koniec bez Rummikuba", conflict: "KONFLIKT",
+    endedBy: {pile: "pula wyczerpana", round_time: "koniec czasu rundy", judge: "zakończona przez sędziego"},
     mismatch: "niezgodne", okPts: "zgodne", updated: "odświeżono", offline: "hub nie odpowiada",
     states: {ready: "przed startem", move: "ruch", timed_out: "czas minął", paused: "pauza",
              scoring: "liczenie", done: "koniec gry"},
@@ -63,7 +64,8 @@ const TEXT = {
     judge: "CALLS THE JUDGE", pause: "Pause", resume: "Resume", sentCmd: "sent…",
     game: "Game", receipt: "Receipt", ending: "Ending", winners: "Winners",
     racks: "Racks", small: "Small", big: "Big", check: "Points", received: "Received",
-    rummikub: "Rummikub", exhausted: "pool exhausted", conflict: "CONFLICT",
+    rummikub: "Rummikub", exhausted: "ended without a Rummikub", conflict: "CONFLICT",
+    endedBy: {pile: "pile exhausted", round_time: "round time over", judge: "ended by the judge"},
     mismatch: "mismatch", okPts: "ok", updated: "updated", offline: "the hub does not answer",
     states: {ready: "ready", move: "move", timed_out: "timed out", paused: "paused",
              scoring: "counting", done: "game over"},
@@ -214,7 +216,7 @@ function resultRow(row, counted) {
   return `<tr class="${row.conflict ? "conflict" : ""}">
     <td>${row.table}</td><td>${row.game}</td>
     <td class="receipt">R-${esc(row.receipt)}${conflict}${mark}</td>
-    <td>${esc(t()[row.ending] ?? row.ending)}</td><td>${esc(winners(row, counted))}</td>
+    <td>${esc(t().endedBy[row.ended_by] ?? t()[row.ending] ?? row.ending)}</td><td>${esc(winners(row, counted))}</td>
     <td>${esc(seats(row.racks))}</td><td>${esc(signed(row.small))}</td><td>${esc(seats(row.big))}</td>
     <td>${check}</td><td>${esc(clock(row.received_at))}</td>
   </tr>`;
