@@ -12,9 +12,12 @@ CHROMIUM ?= /usr/bin/chromium
 # A small tournament on this laptop: the hub at http://127.0.0.1:8000 (the judge's console),
 # four virtual tables paired with it at http://127.0.0.1:8100/hall and 16 demo players; the
 # projector at http://127.0.0.1:8000/projector (Ctrl-C ends it all). Everything is kept in
-# .klik-demo/ (delete it to start afresh).
+# .klik-demo/ (delete it to start afresh). Other ports: make demo HUB_PORT=8010 SIM_PORT=8110.
+HUB_PORT ?= 8000
+SIM_PORT ?= 8100
+
 demo: $(STAMP)
-	$(BIN)/python -m klik_hub.demo --dir .klik-demo
+	$(BIN)/python -m klik_hub.demo --dir .klik-demo --hub-port $(HUB_PORT) --sim-port $(SIM_PORT)
 
 test: lint typecheck unit
 

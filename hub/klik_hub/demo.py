@@ -7,16 +7,21 @@ send the lineups and start the round; the games are played on the virtual tables
 standings appear on the projector (http://127.0.0.1:8000/projector).
 
 Everything is kept in one folder (``.klik-demo``): delete it to start afresh. Run as
-``python -m klik_hub.demo [--dir DIR] [--hub-port N] [--sim-port N]``; Ctrl-C ends it all.
+``python -m klik_hub.demo [--dir DIR] [--hub-port N] [--sim-port N]``; Ctrl-C ends it all,
+quietly. A second demo from the same folder says where the first one runs; a busy port says
+how to choose another.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
 import signal
+import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 from klik_hub.db import open_engine
@@ -37,6 +42,7 @@ PLAYERS = (
     ("Tomek Róg", "SP 4 Police"), ("Ela Wróbel", "SP 4 Police"),
 )  # fmt: skip
 NAME = "Turniej pokazowy Klik"
+LOCK = "demo.lock"  # held while a demo runs from the folder; says where to find it
 
 
 def prepare(folder: Path, hub_port: int) -> list[Path]:
@@ -74,17 +80,52 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hub-port", type=int, default=8000)
     parser.add_argument("--sim-port", type=int, default=8100)
     args = parser.parse_args(argv)
+    # Ctrl-C (and SIGTERM) only asks the demo to end: no KeyboardInterrupt, so no traceback
+    # wherever it lands, even when pressed twice or while the demo is still starting.
+    stopped = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stopped.set())
     folder = Path(args.dir)
-    configs = prepare(folder, args.hub_port)
+    hub_url, sim_url = f"http://127.0.0.1:{args.hub_port}", f"http://127.0.0.1:{args.sim_port}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / LOCK).open("a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            print(f"make demo: pokaz już działa w {folder}/ ({lock.read().strip()}); "
+                  "zakończ go Ctrl-C w jego terminalu albo użyj innego katalogu: "
+                  "python -m klik_hub.demo --dir INNY", file=sys.stderr)  # fmt: skip
+            return 1
+        if busy := [port for port in (args.hub_port, args.sim_port) if not _free(port)]:
+            print(f"make demo: port {busy[0]} na 127.0.0.1 jest zajęty przez inny program; "
+                  "wybierz inne: make demo HUB_PORT=8010 SIM_PORT=8110 (albo python -m "
+                  "klik_hub.demo --hub-port 8010 --sim-port 8110)", file=sys.stderr)  # fmt: skip
+            return 2
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()}, konsola {hub_url}, stoły {sim_url}/hall\n")
+        lock.flush()
+        return _run(folder, args.hub_port, args.sim_port, stopped)
+
+
+def _run(folder: Path, hub_port: int, sim_port: int, stopped: threading.Event) -> int:
+    configs = prepare(folder, hub_port)
+    if stopped.is_set():
+        return 0
     klik = str(Path(sys.executable).parent / "klik")
+    # Their own sessions: a terminal's Ctrl-C reaches the demo alone, which ends them in turn,
+    # once each, so neither is interrupted in the middle of stopping.
     hub = subprocess.Popen(
-        [klik, "hub", "--db", str(folder / "hub.sqlite"), "--port", str(args.hub_port)]
+        [klik, "hub", "--db", str(folder / "hub.sqlite"), "--port", str(hub_port)],
+        start_new_session=True,
     )
     tables = subprocess.Popen(
         [klik, "sim", *[a for c in configs for a in ("--config", str(c))],
-         "--state-dir", str(folder / "tables"), "--port", str(args.sim_port)]
+         "--state-dir", str(folder / "tables"), "--port", str(sim_port)],
+        start_new_session=True,
     )  # fmt: skip
-    hub_url, sim_url = f"http://127.0.0.1:{args.hub_port}", f"http://127.0.0.1:{args.sim_port}"
+    hub_url, sim_url = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
     print(
         f"\nKlik — pokaz turnieju\n"
         f"  konsola sędziego:  {hub_url}  (Runda: Losuj → Wyślij składy → Start rundy)\n"
@@ -93,26 +134,31 @@ def main(argv: list[str] | None = None) -> int:
         f"  Ctrl-C kończy; wszystko jest w {folder}/ (usuń, by zacząć od nowa)\n",
         flush=True,
     )
-    stopped = {"by": False}  # Ctrl-C or SIGTERM: the judge ended the demo
-    signal.signal(signal.SIGTERM, lambda *_: stopped.update(by=True))
-    try:
-        while not stopped["by"] and hub.poll() is None and tables.poll() is None:
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        stopped["by"] = True
-    finally:
-        for process in (tables, hub):
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-        for process in (tables, hub):
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    if not stopped["by"]:
+    while not stopped.is_set() and hub.poll() is None and tables.poll() is None:
+        stopped.wait(0.2)
+    for process in (tables, hub):
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    for process in (tables, hub):
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    if not stopped.is_set():
         print("make demo: the hub or the tables stopped on their own (see above)", file=sys.stderr)
         return 1
+    print("Pokaz zakończony.", flush=True)
     return 0
+
+
+def _free(port: int) -> bool:
+    """Whether ``port`` on loopback can be served on (nothing listens there)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ tables play their games through the virtual tables' API, and the standings fill.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -108,3 +109,38 @@ def test_make_demo_runs_a_round_of_the_small_tournament(tmp_path: Path) -> None:
         output, _ = demo.communicate(timeout=30)
     assert demo.returncode == 0, output
     assert "konsola sędziego" in output
+
+
+def test_ctrl_c_ends_the_demo_quietly_and_a_second_demo_says_where_the_first_runs(
+    tmp_path: Path,
+) -> None:
+    hub_port, sim_port = free_port(), free_port()
+    hub = f"http://127.0.0.1:{hub_port}"
+    folder = str(tmp_path / "demo")
+    command = [sys.executable, "-m", "klik_hub.demo", "--dir", folder,
+               "--hub-port", str(hub_port), "--sim-port", str(sim_port)]  # fmt: skip
+    # Its own process group, as a terminal's: Ctrl-C there reaches the whole group.
+    demo = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        until(lambda: sum(t["seen_s_ago"] is not None for t in ask(f"{hub}/api/v1/tables")) == 4)
+        second = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert second.stderr.startswith(f"make demo: pokaz już działa w {folder}/ (pid {demo.pid}")
+        assert f"konsola {hub}" in second.stderr
+        busy = subprocess.run(
+            [sys.executable, "-m", "klik_hub.demo", "--dir", str(tmp_path / "other"),
+             "--hub-port", str(hub_port), "--sim-port", str(free_port())],
+            check=False, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert busy.returncode == 2
+        assert f"port {hub_port} na 127.0.0.1 jest zajęty" in busy.stderr
+        assert "make demo HUB_PORT=8010 SIM_PORT=8110" in busy.stderr
+    finally:
+        os.killpg(demo.pid, signal.SIGINT)  # Ctrl-C in the demo's terminal
+        output, _ = demo.communicate(timeout=30)
+    assert "Traceback" not in output, output
+    assert demo.returncode == 0, output
+    assert output.rstrip().endswith("Pokaz zakończony.")
