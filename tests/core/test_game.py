@@ -404,6 +404,27 @@ def test_a_tap_then_a_hold_counts_down_by_ten_to_fix_an_overshoot() -> None:
     assert play.game.rack("A") == 0
 
 
+@pytest.mark.parametrize(
+    ("length", "rack"),
+    [
+        (0.1, 1),  # a tap: +1
+        (0.45, 1),  # still a tap (up to 0.5 s)
+        (0.6, 0),  # neither a tap nor a hold: nothing, so a wrong sum can never be confirmed
+        (0.95, 0),  # just short of the hold
+        (1.05, 10),  # a hold: +10
+    ],
+)
+def test_in_the_count_a_press_between_a_tap_and_a_hold_changes_nothing(
+    length: float, rack: int
+) -> None:
+    play = counting().press("A", 10.0, length).to(12.0)
+    assert play.game.rack("A") == rack
+    if rack == 0:
+        assert play.notes[-1].text == "A: ani klik, ani trzymanie: suma bez zmian"
+    play.double("A", 13.0)  # the confirmation still works after an unclear press
+    assert "A" in play.game.confirmed
+
+
 def test_a_hold_long_after_a_tap_still_counts_up() -> None:
     play = counting().tap("A", 10.0).hold("A", 11.0, length=1.2)  # 0.9 s between: not a pair
     assert play.game.rack("A") == 11

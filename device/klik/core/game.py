@@ -28,6 +28,7 @@ PAUSED     tap by the seat that paused / RESUME           → back, with the tim
            UNDO (also from MOVE, TIMED_OUT, SCORING)      → the last hand-over is taken back
 SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an overshoot),
            double tap confirms (adds nothing), a confirmed seat's double tap reopens it;
+           a press longer than a tap and shorter than a hold changes nothing (logged);
            a Rummikub's winner is confirmed with 0 from the start; sums stay 0 to max_rack
            all confirmed                                  → DONE, result scored
 DONE       a seat's tap                                   → its screen: own result / whole table
@@ -58,6 +59,9 @@ RECOVERY = "recovery"
 #: reacts in under 0.15 s): when several seats slam their buttons at once, the mover's press
 #: hands over once and the next seat's press, a few milliseconds later, does not end its move.
 REACTION_S = 0.15
+#: In the count a tap is released within this (or double_s, if longer): a press between it
+#: and hold_s is neither a tap nor a hold, and changes nothing.
+COUNT_TAP_S = 0.5
 INF = float("inf")
 
 
@@ -488,6 +492,13 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
             return replace(game, confirmed=game.confirmed - {seat}), ()
         return game, ()
     if isinstance(g, Tap):
+        unclear = max(COUNT_TAP_S, game.settings.gestures.double_s)
+        if g.released_at is not None and g.released_at - g.at > unclear:
+            # Longer than a tap, shorter than a hold: which one was meant is unclear, so the
+            # sum stays as it was (the screen shows the four gestures) and can never be
+            # confirmed wrong by it. A double tap's first tap is always shorter than this.
+            text = f"{seat}: ani klik, ani trzymanie: suma bez zmian"
+            return game, (Note(g.at, NoteKind.IGNORED, seat, text),)
         return _add(game, seat, 1, g.at)
     if isinstance(g, Held) and (Mark.HOLD in g.marks or Mark.REPEAT in g.marks):
         if g.after_tap is not None and g.after_tap >= game.scoring_at:

@@ -34,7 +34,7 @@ the items of all buttons and the engine in the order they take effect.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
@@ -101,6 +101,9 @@ class Pressed:
 class Tap:
     seat: str
     at: float
+    #: When the button was let go (the release's burst); None for a press made a tap by the
+    #: engine. Not part of equality: a tap is its seat and its press.
+    released_at: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,4 +235,4 @@ def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture 
         released = Button(b.seat, False, False, b.raw_at, None, None, 0, None)
         return released, DoubleTap(b.seat, pressed_at, first)
     released = Button(b.seat, False, False, b.raw_at, None, None, 0, pressed_at)
-    return released, Tap(b.seat, pressed_at)
+    return released, Tap(b.seat, pressed_at, at)
