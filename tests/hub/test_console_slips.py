@@ -103,3 +103,27 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     assert [(r["counts"], r["slot"]) for r in assigned] == [
         (True, {"round": 1, "table": 4, "game": 1})
     ]
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    ("players", "message"),
+    [
+        (8, "Wylosowano rundę 1. Uwaga: stół 2 nie jest sparowany z hubem (klik pair --table 2)."),
+        (
+            12,
+            "Wylosowano rundę 1. Uwaga: stoły 2, 3 nie są sparowane z hubem (klik pair --table 2).",
+        ),
+    ],
+)
+def test_a_draw_with_unpaired_tables_warns_at_once_in_polish_plurals(
+    page: Page, hub: Hub, players: int, message: str
+) -> None:
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, players)
+    store.pair(1)
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-round").click()
+    page.get_by_test_id("r-draw").click()
+    expect(page.get_by_test_id("message")).to_have_text(message)

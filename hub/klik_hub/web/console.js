@@ -32,12 +32,14 @@ const TEXT = {
     noRound: "Nie wylosowano jeszcze rundy.", sendLineups: "Wyślij składy na stoły",
     startRound: "Start rundy na wszystkich stołach", roundOver: "Koniec czasu rundy",
     printSheets: "Drukuj karty stołów", seats: "Miejsca", missing: "Brakuje gier",
-    allIn: "komplet", drawn: r => `Wylosowano rundę ${r.round}.`, sent: n => `Wysłano do ${n} stołów.`,
+    allIn: "komplet", drawn: r => `Wylosowano rundę ${r.round}.`, sent: n => `Wysłano do ${n} ${plural(n, {one: "stołu", other: "stołów"})}.`,
     created: id => `Utworzono turniej ${id}.`, enrolled: n => `Zapisano graczy: ${n}.`,
     round: "Runda", counts: "Liczy się", yes: "tak", held: {conflict: "konflikt",
       mismatch: "niezgodne punkty", players: "nieznany gracz", excluded: "wykluczony",
       not_in_round: "poza rundą", rules: "inne zasady"},
-    unpaired: ks => `Uwaga: stoły ${ks.join(", ")} nie są sparowane z hubem (klik pair --table ${ks[0]}).`,
+    unpaired: ks => plural(ks.length, {
+      one: `Uwaga: stół ${ks[0]} nie jest sparowany z hubem (klik pair --table ${ks[0]}).`,
+      other: `Uwaga: stoły ${ks.join(", ")} nie są sparowane z hubem (klik pair --table ${ks[0]}).`}),
     inPlay: "Grany turniej", playing: "▶ w grze", markedPlay: id => `Turniej ${id} jest teraz w grze: projektor go pokazuje.`,
     withdrawn: "wycofany",
     calls: (seat, name) => `${seat} ${name} WZYWA SĘDZIEGO`.replace("  ", " "),
@@ -85,12 +87,14 @@ const TEXT = {
     noRound: "No round drawn yet.", sendLineups: "Send the lineups to the tables",
     startRound: "Start the round on every table", roundOver: "Round time over",
     printSheets: "Print table sheets", seats: "Seats", missing: "Games missing",
-    allIn: "all in", drawn: r => `Round ${r.round} drawn.`, sent: n => `Sent to ${n} tables.`,
+    allIn: "all in", drawn: r => `Round ${r.round} drawn.`, sent: n => `Sent to ${n} ${plural(n, {one: "table", other: "tables"})}.`,
     created: id => `Tournament ${id} created.`, enrolled: n => `Players enrolled: ${n}.`,
     round: "Round", counts: "Counts", yes: "yes", held: {conflict: "conflict",
       mismatch: "points mismatch", players: "unknown player", excluded: "excluded",
       not_in_round: "not in the round", rules: "other rules"},
-    unpaired: ks => `Note: tables ${ks.join(", ")} are not paired with the hub (klik pair --table ${ks[0]}).`,
+    unpaired: ks => plural(ks.length, {
+      one: `Note: table ${ks[0]} is not paired with the hub (klik pair --table ${ks[0]}).`,
+      other: `Note: tables ${ks.join(", ")} are not paired with the hub (klik pair --table ${ks[0]}).`}),
     inPlay: "In play", playing: "▶ in play", markedPlay: id => `Tournament ${id} is in play now: the projector shows it.`,
     withdrawn: "withdrawn",
     calls: (seat, name) => `${seat} ${name} CALLS THE JUDGE`.replace("  ", " "),
@@ -113,6 +117,9 @@ const TEXT = {
 const query = new URLSearchParams(location.search);
 let lang = query.get("lang") === "en" ? "en" : "pl";
 const t = () => TEXT[lang];
+// The word for n in the console's language, by its plural rules (the browser's CLDR data:
+// Polish has one, few and many; a form not given falls back to other).
+const plural = (n, forms) => forms[new Intl.PluralRules(lang).select(n)] ?? forms.other;
 const esc = s => String(s ?? "").replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
