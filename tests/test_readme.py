@@ -53,12 +53,12 @@ def test_console_example(command: str, output: str) -> None:
 def test_the_script_example_runs_as_described() -> None:
     (text,) = [body for lang, body in BLOCKS if lang == "text" and body.startswith("set ")]
     record = replay.record(replay.run(script.parse(text)))
-    assert record["opened"] == ["A"]
-    assert [m["ended_by"] for m in record["moves"]] == ["tap", "hold"]
+    assert record["opened"] == ["A", "C"]
+    assert [m["ended_by"] for m in record["moves"]] == ["tap", "hold", "tap"]
     assert {"at": 32.0, "sound": "judge"} in record["log"]
-    # B's hold handed over at its press: C had 40 - (32.0 - 14.8) = 22.8 s when the judge
-    # was called; resumed at 70.0, it has 2.8 s left at 90.0.
-    assert (record["state"], record["mover"], record["time_left_s"]) == ("move", "C", 2.8)
+    # A called the judge at 32.0 over C's move: C finished it at 40.0, then the clock stood
+    # before A's move until the judge resumed it at 70.0: A has 40 - 20 = 20 s left at 90.0.
+    assert (record["state"], record["mover"], record["time_left_s"]) == ("move", "A", 20.0)
 
 
 def test_make_demo_replays_a_file_that_exists() -> None:

@@ -115,6 +115,11 @@ VIEWS: dict[str, SeatView] = {
     ),
     "move-mover-first": replace(MOVER, first_round=True),  # every seat's first move: hints
     "move-other-round-time": replace(BASE, final_round=True),  # the round's time ran out
+    # C called the judge during A's move: every screen says so; the clock stops after the move
+    "move-mover-called": replace(MOVER, called_by="C"),  # A: finish the move
+    "move-other-called": replace(BASE, called_by="C"),
+    "move-caller-called": replace(BASE, seat="C", name="Łucja", called_by="C"),  # tap: withdraw
+    "timed-out-other-called": replace(TIMED_OUT, called_by="C"),
     "move-other-calling": replace(BASE, calling=5),  # B holds to call the judge: 5/8 of 2 s
     "timed-out-mover-two": replace(TIMED_OUT, seat="A", name="Ania", penalty_tiles=2),
     "paused-undone": replace(PAUSED, paused_by="judge", undone=True),
@@ -388,7 +393,7 @@ def test_the_movers_screen_has_hints_in_the_first_round_only() -> None:
     first = sample_game(until=3.0)[0]  # A's first move
     assert (first.seat, first.is_mover, first.first_round) == ("A", True, True)
     assert {"klik = gotowe", "trzymaj = dobieram"} <= set(texts(first))
-    later = sample_game(until=74.0)[0]  # A's second move
+    later = sample_game(until=137.0)[0]  # A's second move (from 135.0)
     assert (later.is_mover, later.first_round) == (True, False)
     assert "klik = gotowe" not in texts(later)
 

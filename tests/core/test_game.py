@@ -79,15 +79,54 @@ def test_another_seats_tap_is_ignored_and_logged() -> None:
     assert [(n.kind, n.seat, n.at) for n in play.notes] == [(NoteKind.IGNORED, "C", 5.0)]
 
 
-def test_another_seats_two_second_hold_calls_the_judge() -> None:
+def test_another_seats_two_second_hold_calls_the_judge_and_the_clock_stops_after_the_move() -> None:
+    # 000 s, 004 17: a dispute stops the clock "po zakończeniu ruchu": the mover finishes.
     play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5)
     game = play.game
-    assert (game.phase, game.paused_by, game.mover) == (Phase.PAUSED, "C", "A")
-    assert game.left_s == 48.0  # stopped when the hold was recognised, at 12.0
-    assert play.sounds == [(12.0, "judge")]
+    assert (game.phase, game.called_by, game.mover) == (Phase.MOVE, "C", "A")
+    assert play.sounds == [(12.0, "judge")]  # the judge is called at once (the hub chimes)
+    assert play.notes[-1].text == "C wzywa sędziego: zegar stanie po ruchu"
+    play.to(30.0)
+    assert play.time_left() == 30.0  # the mover's clock goes on
+    play.tap("A", 30.0)  # A finishes the disputed move
+    game = play.game
+    assert (game.phase, game.paused_by, game.mover, game.left_s) == (Phase.PAUSED, "C", "B", 60.0)
+    assert game.moves[-1] == Move("A", 0.0, 30.0, EndedBy.TAP, 0)
     play.to(500.0)
-    assert play.time_left() == 48.0  # the clock stands while paused
-    assert play.game.phase is Phase.PAUSED
+    assert play.time_left() == 60.0  # B keeps its full time while the judge looks
+    play.tap("C", 510.0)  # the caller's tap resumes: B's move from there
+    assert (play.game.phase, play.game.mover, play.game.deadline) == (Phase.MOVE, "B", 570.0)
+
+
+@pytest.mark.parametrize(
+    ("ending", "mover_after"),
+    [
+        ("hold", "B"),  # the mover drew a tile: the move ends at the press
+        ("timeout", "B"),  # the mover's time ran out; its tap hands over
+    ],
+)
+def test_a_call_stops_the_clock_however_the_move_ends(ending: str, mover_after: str) -> None:
+    play = Play(move_time_s=30).start(0.0).hold("D", 5.0, length=2.2)
+    if ending == "hold":
+        play.hold("A", 20.0)
+    else:
+        play.to(31.0).tap("A", 35.0)
+    game = play.game
+    assert (game.phase, game.paused_by, game.mover, game.left_s) == (
+        Phase.PAUSED, "D", mover_after, 30.0,
+    )  # fmt: skip
+
+
+def test_a_rummikub_during_a_call_ends_the_game() -> None:
+    play = Play().start(0.0).hold("C", 5.0, length=2.2).double("A", 20.0)
+    assert (play.game.phase, play.game.winner) == (Phase.SCORING, "A")
+
+
+def test_the_judge_key_stops_the_clock_at_once_and_answers_a_call() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("C", 5.0, length=2.2).order("pause", 15.0)
+    assert (play.game.phase, play.game.paused_by, play.game.left_s) == (Phase.PAUSED, "judge", 45)
+    play.order("resume", 20.0).tap("A", 25.0)
+    assert (play.game.phase, play.game.mover) == (Phase.MOVE, "B")  # no second stop
 
 
 def test_a_press_started_before_the_move_does_not_end_it() -> None:
@@ -188,27 +227,30 @@ def test_auto_timeout_window_closes_after_five_seconds() -> None:
 # --- pause, restart, undo ---------------------------------------------------------------
 
 
-def test_the_caller_withdraws_and_the_clock_resumes_with_its_time() -> None:
-    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5).tap("C", 100.0)
+def test_the_caller_withdraws_before_the_move_ends_and_the_clock_never_stops() -> None:
+    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5).tap("C", 20.0)
+    assert (play.game.called_by, play.notes[-1].text) == (None, "C wycofuje wezwanie sędziego")
+    play.tap("A", 30.0)
     game = play.game
-    assert (game.phase, game.mover, game.deadline) == (Phase.MOVE, "A", 148.0)
-    assert game.move_start == 0.0
+    assert (game.phase, game.mover, game.deadline) == (Phase.MOVE, "B", 90.0)
 
 
-def test_only_the_caller_withdraws() -> None:
-    play = Play().start(0.0).hold("C", 10.0, length=2.5).tap("B", 20.0).tap("A", 21.0)
+def test_only_the_caller_withdraws_the_call_and_resumes_the_clock() -> None:
+    play = Play().start(0.0).hold("C", 10.0, length=2.5).tap("B", 20.0)
+    assert play.game.called_by == "C"  # B's tap is not C's
+    play.tap("A", 21.0).tap("A", 25.0).tap("B", 26.0)
     assert play.game.phase is Phase.PAUSED
-    assert [n.seat for n in play.notes if n.kind is NoteKind.IGNORED] == ["B", "A"]
+    assert [n.seat for n in play.notes if n.kind is NoteKind.IGNORED] == ["B", "A", "B"]
 
 
 def test_the_movers_three_second_hold_in_a_pause_restarts_the_move() -> None:
-    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5)
-    play.hold("A", 20.0, length=3.2)
+    play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5).tap("A", 15.0)
+    play.hold("B", 20.0, length=3.2)
     game = play.game
     assert (game.phase, game.mover, game.move_start, game.deadline) == (
-        Phase.MOVE, "A", 23.0, 83.0,
+        Phase.MOVE, "B", 23.0, 83.0,
     )  # fmt: skip
-    assert game.moves == ()
+    assert len(game.moves) == 1
 
 
 def test_judge_pause_resume_and_restart() -> None:

@@ -149,8 +149,9 @@ def test_a_stuck_button_is_shown_until_released(tmp_path: Path) -> None:
     table.engine.handle(Edge("C", True, 2.0), 2.0)
     table.to(13.0)  # C's button has been down for 11 s
     assert all("stuck:C" in v.alerts for v in table.engine.views.values())
-    # At 2 s it looked like a judge call, as a stuck button cannot be told from one until then.
-    assert (table.game.phase, table.game.paused_by) == (g.Phase.PAUSED, "C")
+    # At 2 s it looked like a judge call, as a stuck button cannot be told from one until then:
+    # the clock will stop when A's move ends.
+    assert (table.game.phase, table.game.called_by) == (g.Phase.MOVE, "C")
     table.engine.handle(Edge("C", False, 14.0), 14.0)
     table.to(14.5)
     assert all(v.alerts == () for v in table.engine.views.values())
@@ -276,5 +277,10 @@ def test_a_seat_calling_the_judge_sees_its_bar_fill_until_the_clock_stops(tmp_pa
     assert steps == [None, 3, 5, 7, 8]
     assert [seat for seat, _ in table.shown].count("C") >= 7  # redrawn at every step
     table.to(12.1)
-    assert (table.game.phase, table.game.paused_by) == (g.Phase.PAUSED, "C")
+    # Called: every screen says so, and the clock stops once A's move ends (000 s, 004 17).
+    assert (table.game.phase, table.game.called_by) == (g.Phase.MOVE, "C")
     assert table.screen("C").calling is None
+    assert all(v.called_by == "C" for v in table.engine.views.values())
+    assert table.engine.status(12.1)["judge"] is True  # the hub chimes at once
+    table.press("A", 20.0)
+    assert (table.game.phase, table.game.paused_by, table.game.mover) == (g.Phase.PAUSED, "C", "B")

@@ -84,7 +84,7 @@ def test_another_seats_press_at_the_cut_is_not_stuck_and_its_judge_call_works(
     assert all(v.alerts == () for v in second.engine.views.values())
     second.press("B", now(second) + 1.0)  # B resumes
     second.press("C", now(second) + 1.0, length=2.5)  # C calls the judge
-    assert (second.game.phase, second.game.paused_by) == (g.Phase.PAUSED, "C")
+    assert (second.game.phase, second.game.called_by) == (g.Phase.MOVE, "C")
 
 
 # --- what the journal holds is settled before the pause ---------------------------------

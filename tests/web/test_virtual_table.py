@@ -174,10 +174,11 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
     hold(page, "2", 1.3)  # B drew a tile
     now = until(server, lambda s: s["mover"] == "C")
     assert now["moves"][-1]["drew"] == 1
-    hold(page, "4", 2.4)  # D calls the judge
-    until(server, lambda s: s["state"] == "paused")
-    tap(page, "4")  # and withdraws the call
-    until(server, lambda s: s["state"] == "move")
+    hold(page, "4", 2.4)  # D calls the judge: C's clock goes on until C's move ends
+    until(server, lambda s: s["called_by"] == "D")
+    assert state(server)["state"] == "move"
+    tap(page, "4")  # and withdraws the call before it ends
+    until(server, lambda s: s["called_by"] is None)
     tap(page, "3")
     until(server, lambda s: s["mover"] == "D")
     double(page, "4")  # D empties the rack: Rummikub
@@ -259,13 +260,16 @@ def test_an_english_table_has_an_english_page(page: Page, server: str) -> None:
     until(server, lambda s: s["mover"] == "A")
     hold(page, "1", 1.3)  # A drew a tile
     until(server, lambda s: s["mover"] == "B")
-    hold(page, "3", 2.4)  # C calls the judge
+    hold(page, "3", 2.4)  # C calls the judge: B finishes its move, then the clock stops
+    until(server, lambda s: s["called_by"] == "C")
+    tap(page, "2")
     until(server, lambda s: s["state"] == "paused")
     page.wait_for_function(
         "document.querySelector('[data-testid=status]').textContent.includes('paused')"
     )
     log = page.get_by_test_id("log").text_content() or ""
-    for said in ("A: drew a tile", "C calls the judge", "♪ judge called"):
+    for said in ("A: drew a tile", "C calls the judge: the clock stops after the move",
+                 "the clock stops: waiting for the judge", "♪ judge called"):  # fmt: skip
         assert said in log, (said, log)
     assert not re.search("[ąćęłńóśźż]", log + help_text), "Polish left on an English page"
 

@@ -20,7 +20,12 @@ MOVE       mover's tap (pressed in their move)            → move ends at the p
            mover's HOLD                                   → move ended at the press, one tile drawn
            double tap by the seat that just tapped        → that move was a Rummikub → SCORING
            another seat's tap                             → ignored, logged
-           another seat's JUDGE hold / PAUSE              → PAUSED, clock stopped
+           another seat's JUDGE hold                      → the judge is called at once; the
+                                                            mover finishes the move, and the
+                                                            clock stops before the next move
+                                                            (000 s, 004 17), with its full time
+           the calling seat's tap before the move ends    → the call is withdrawn
+           PAUSE (the judge key, the hub)                 → PAUSED, clock stopped at once
            the deadline (no press of the mover pending)   → TIMED_OUT ("wait") or next move ("auto")
 TIMED_OUT  timed-out seat's tap / HOLD                    → from the press: no draw / penalty draw
 PAUSED     tap by the seat that paused / RESUME           → back, with the time left
@@ -174,7 +179,9 @@ class SoundKind(Enum):
 class NoteKind(Enum):
     IGNORED = "ignored"  # a press or order that means nothing now
     REDEAL = "redeal"  # a seat asked for a re-deal (000 b)
-    JUDGE_CALLED = "judge_called"
+    JUDGE_CALLED = "judge_called"  # a seat called the judge: the clock stops after the move
+    CALL_WITHDRAWN = "call_withdrawn"  # the caller tapped before the move ended
+    STOPPED_FOR_JUDGE = "stopped_for_judge"  # the move ended: the clock stops for the judge
     STUCK = "stuck"  # a button held past stuck_s
     UNDONE = "undone"
     ORDER = "order"  # the judge or the hub ordered something, and it was done
@@ -238,6 +245,7 @@ class Game:
     round_over: bool = False  # the round's time ran out: the final round follows this move
     final_why: Exhaustion | None = None  # why the final round is played: PILE or ROUND_TIME
     paused_by: str | None = None  # a seat letter, "judge" or "hub"
+    called_by: str | None = None  # MOVE, TIMED_OUT: a seat called the judge; stop after the move
     undone: bool = False  # PAUSED: by an undo, which gave the mover their move back
     resume_to: Phase | None = None  # PAUSED: MOVE or TIMED_OUT
     window: tuple[str, float] | None = None  # "auto": (timed-out seat, until) for its draw
@@ -291,6 +299,7 @@ class MoveChanges(Changes, total=False):
     final_left: int | None
     round_over: bool
     final_why: Exhaustion | None
+    called_by: str | None
     window: tuple[str, float] | None
 
 
@@ -437,6 +446,8 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return _rummikub(game, g)
     if isinstance(g, Held) and Mark.JUDGE in g.marks and g.seat != game.mover:
         return _call_judge(game, g)
+    if isinstance(g, Tap) and g.seat == game.called_by:
+        return _withdraw_call(game, g)
     if isinstance(g, Held) and Mark.HOLD in g.marks and _late_penalty(game, g.seat):
         # The draw is not recorded, but the judge can see that the seat tried.
         text = f"{g.seat}: dobranie kary po czasie ({game.settings.penalty_window_s:g} s)"
@@ -460,12 +471,17 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return game, ()
     if isinstance(g, Held) and Mark.JUDGE in g.marks:
         return _call_judge(game, g)
+    if isinstance(g, Tap) and g.seat == game.called_by:
+        return _withdraw_call(game, g)
     if isinstance(g, Tap):
         return game, (_ignored(g.at, g.seat, f"czas minął: przekazuje {seat}"),)
     return game, ()
 
 
 def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    if isinstance(g, DoubleTap) and game.last_tap == (g.seat, g.first_at):
+        # The tap that ended the move before a call's stop was the first of a Rummikub.
+        return _rummikub(game, g)
     if isinstance(g, Tap) and (
         g.seat == game.paused_by or (game.paused_by == RECOVERY and g.seat == game.mover)
     ):
@@ -543,7 +559,8 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if action is Action.START and phase is Phase.READY:
         return _start(game, at)
     if action is Action.PAUSE and running:
-        return _pause(game, at, order.by)
+        # The judge is at the table: a seat's call waiting for the move's end is answered.
+        return _pause(replace(game, called_by=None), at, order.by)
     if action is Action.RESUME and phase is Phase.PAUSED:
         return _resume(game, at)
     if action is Action.RESTART and (running or phase is Phase.PAUSED):
@@ -662,8 +679,16 @@ def _next_move(
     following = seats[(seats.index(game.mover) + 1) % len(seats)]
     moved = _begin_move(
         game, following, at, final_left=final_left, round_over=False, final_why=why,
-        window=None, **changes,
+        window=None, called_by=None, **changes,
     )  # fmt: skip
+    if game.called_by is not None:
+        # A seat called the judge during the move just ended: the clock stops before the
+        # next move, which keeps its full time; the caller's tap (or the judge) resumes it.
+        stopped, _ = _pause(moved, at, game.called_by)
+        note = Note(
+            at, NoteKind.STOPPED_FOR_JUDGE, game.called_by, "zegar stoi: czekamy na sędziego"
+        )
+        return stopped, (note,)
     return moved, ()
 
 
@@ -695,9 +720,22 @@ def _rummikub(game: Game, g: DoubleTap) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
-    game, commands = _pause(_spend(game, g.seat, g.pressed_at), g.at, g.seat)
-    note = Note(g.at, NoteKind.JUDGE_CALLED, g.seat, f"{g.seat} wzywa sędziego")
-    return game, (*commands, Sound(g.at, SoundKind.JUDGE), note)
+    """A seat calls the judge (a dispute, 000 s, 004 17): the judge is called at once, the
+    mover finishes the move, and the clock stops before the next move starts."""
+    game = _spend(game, g.seat, g.pressed_at)
+    if game.called_by is not None:
+        text = f"{g.seat}: sędzia już wezwany przez {game.called_by}"
+        return game, (Note(g.at, NoteKind.IGNORED, g.seat, text),)
+    note = Note(
+        g.at, NoteKind.JUDGE_CALLED, g.seat, f"{g.seat} wzywa sędziego: zegar stanie po ruchu"
+    )
+    return replace(game, called_by=g.seat), (Sound(g.at, SoundKind.JUDGE), note)
+
+
+def _withdraw_call(game: Game, g: Tap) -> tuple[Game, tuple[Command, ...]]:
+    """The calling seat taps before the move ends: the call is withdrawn, the clock goes on."""
+    note = Note(g.at, NoteKind.CALL_WITHDRAWN, g.seat, f"{g.seat} wycofuje wezwanie sędziego")
+    return replace(game, called_by=None), (note,)
 
 
 def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Command, ...]]:

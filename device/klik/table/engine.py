@@ -502,8 +502,11 @@ class Engine:
             "mover": game.mover,
             "left_ms": None if left is None else max(0, round(left * 1000)),
             "draw_tiles": game.pile.tiles_left,
-            "judge": game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats,
+            # a seat's call: waiting for the move's end (called_by), or the clock stopped for it
+            "judge": game.called_by is not None
+            or (game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats),
             "paused_by": game.paused_by,
+            "called_by": game.called_by,
             # who sits where, so the judge's console names the mover and a caller
             "names": {s: n for s, n in self.info.names if s in game.settings.seats},
         }

@@ -73,6 +73,7 @@ def record(replay: Replay) -> Json:
         "result": None if game.result is None else result_json(game.result),
         "ended_by": None if game.exhausted_by is None else game.exhausted_by.value,
         "paused_by": game.paused_by,
+        "called_by": game.called_by,  # a seat called the judge: the clock stops after the move
         "racks": dict(game.racks) if game.phase is g.Phase.SCORING else None,
         "log": [_command(c) for c in replay.commands if not isinstance(c, g.ResultReady)],
         "now": _ms(now),

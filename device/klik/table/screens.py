@@ -47,6 +47,9 @@ PL: dict[str, str] = {
     "hint_done": "klik = gotowe",
     "hint_draw": "trzymaj = dobieram",
     "calling": "Wzywanie sędziego…",
+    "called": "{seat} wzywa sędziego",
+    "called_mover": "{seat}: sędzia! Dokończ ruch",
+    "called_withdraw": "klik = odwołaj",
     "timed_out": "CZAS MINĄŁ",
     "restore": "Przywróć stół:",
     "restore_tap": "klik = bez dobierania",
@@ -111,6 +114,9 @@ EN: dict[str, str] = {
     "hint_done": "tap = done",
     "hint_draw": "hold = draw a tile",
     "calling": "Calling the judge…",
+    "called": "{seat} calls the judge",
+    "called_mover": "{seat}: judge! Finish the move",
+    "called_withdraw": "tap = withdraw",
     "timed_out": "TIME IS UP",
     "restore": "Restore the table:",
     "restore_tap": "tap = no draw",
@@ -345,6 +351,17 @@ def _calling(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     return [Block((cell,), 17, keep=0, bars=(bar, frame))]
 
 
+def _called(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+    """A seat called the judge (000 s, 004 17): every screen says who, lit; the mover is told
+    to finish the move, the caller how to withdraw. The clock stops once the move ends."""
+    if v.called_by is None:
+        return []
+    if v.is_mover:
+        return [_line(t["called_mover"].format(seat=v.called_by), 1, lit=True)]
+    said = [_line(t["called"].format(seat=v.called_by), 1, lit=True)]
+    return [*said, _line(t["called_withdraw"], 2)] if v.seat == v.called_by else said
+
+
 def _move(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     time = _clock(v.seconds_left)
     if v.is_mover:
@@ -353,11 +370,11 @@ def _move(v: SeatView, t: Mapping[str, str]) -> list[Block]:
         if v.first_round:  # every seat's first move: how to end it
             # Kept after the final round's lines but before the pile's.
             hints = [_line(t["hint_done"], 3), _line(t["hint_draw"], 3)]
-            return [clock, *hints, *_status(v, t)]
-        return [clock, *_status(v, t)]
+            return [clock, *_called(v, t), *hints, *_status(v, t)]
+        return [clock, *_called(v, t), *_status(v, t)]
     move = _line(t["move"].format(seat=v.mover or "", time=time), 0, MEDIUM)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
-    return [move, *name, *_status(v, t), *_calling(v, t)]
+    return [move, *_called(v, t), *name, *_status(v, t), *_calling(v, t)]
 
 
 def _timed_out(v: SeatView, t: Mapping[str, str]) -> list[Block]:
@@ -371,7 +388,7 @@ def _timed_out(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     restoring = _line(t["restoring"].format(seat=v.mover or ""), 2)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
     timed_out = _line(t["timed_out"], 0, MEDIUM, lit=True)
-    return [timed_out, restoring, *name, *_status(v, t), *_calling(v, t)]
+    return [timed_out, *_called(v, t), restoring, *name, *_status(v, t), *_calling(v, t)]
 
 
 def _paused(v: SeatView, t: Mapping[str, str]) -> list[Block]:

@@ -102,6 +102,7 @@ class SeatView:
     penalty_tiles: int = 1  # TIMED_OUT: what a hold draws
     undone: bool = False  # PAUSED: the judge or hub took the last hand-over back
     calling: int | None = None  # this seat holds its button to call the judge: 1..STEPS
+    called_by: str | None = None  # MOVE, TIMED_OUT: this seat called the judge; stop after the move
     delivery: Delivery = Delivery.KEPT
     receipt: str | None = None
     waiting: int = 0
@@ -176,6 +177,7 @@ def seat_view(
         paused_by=game.paused_by,
         alerts=alerts,
         calling=calling_step(game, now, seat, pressed or {}),
+        called_by=game.called_by,
     )
     phase = game.phase
     if phase is g.Phase.READY:

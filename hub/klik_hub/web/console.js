@@ -204,7 +204,8 @@ function tableRow(row) {
   // its start or after its game is over offers neither.
   const kind = s.state === "paused" ? "resume" : ["move", "timed_out"].includes(s.state) ? "pause" : null;
   const waiting = row.commands.length ? ` <span>${esc(t().sentCmd)}</span>` : "";
-  const caller = s.judge ? ` <b data-testid="caller">${esc(t().calls(s.paused_by ?? "", (s.names || {})[s.paused_by] ?? ""))}</b>` : "";
+  const who = s.called_by ?? s.paused_by ?? "";  // waiting for the move's end, or stopped
+  const caller = s.judge ? ` <b data-testid="caller">${esc(t().calls(who, (s.names || {})[who] ?? ""))}</b>` : "";
   const button = kind ? `<button data-kind="${kind}" data-table="${row.table}">${esc(t()[kind])}</button>` : "";
   return `<tr class="${cls}" data-table="${row.table}">
     <td>${row.table}</td><td>${esc(contact(row.seen_s_ago))}</td>
