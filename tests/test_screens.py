@@ -77,6 +77,7 @@ VIEWS: dict[str, SeatView] = {
     "ready-opener": replace(READY, seat="D", name="Żaneta"),  # D's tap starts A's clock
     "ready-other": READY,
     "ready-en": replace(READY, language=Language.EN),
+    "ready-draw": replace(READY, draw_starter=True),  # 001: the highest tile's seat holds
     "move-mover": MOVER,
     "move-mover-warn": replace(MOVER, seconds_left=7, warn=True),  # last warn_s seconds
     "move-mover-final": replace(MOVER, tiles_left=0, final_round=True),

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
 PRINT_CSS = """
@@ -37,6 +38,8 @@ TEXT = {
         "rack": "tabliczka", "small": "małe", "big": "duże", "place": "Miejsce",
         "games": "Gier", "signatures": "Podpisy graczy", "judge": "Sędzia",
         "starts": "zaczyna", "corrected": "✎ poprawiony wynik w grach tego gracza",
+        "drawn_starts": "Gra 1: zaczyna, kto wylosuje najwyższą kostkę (trzyma przycisk); "
+        "każda następna gra: kolejne miejsce",
         "excluded": "wykluczony",
     },
     "en": {
@@ -45,6 +48,8 @@ TEXT = {
         "rack": "rack", "small": "small", "big": "big", "place": "Place",
         "games": "Games", "signatures": "Players' signatures", "judge": "Judge",
         "starts": "starts", "corrected": "✎ a corrected result among this player's games",
+        "drawn_starts": "Game 1: whoever draws the highest tile starts (holds their button); "
+        "each next game: the next seat",
         "excluded": "excluded",
     },
 }  # fmt: skip
@@ -68,6 +73,7 @@ def sheets(
     t = TEXT[lang]
     name = escape(tournament["name"])
     games = range(1, int(drawn["games"]) + 1)
+    drawn_first = load_format(str(tournament["format"])).first_starter == "draw"
     parts = []
     for table in drawn["tables"]:
         seats = list(table["seats"].items())
@@ -82,9 +88,12 @@ def sheets(
         )
         blank = "<td></td><td></td><td></td>" * len(games)
         lines = "".join(f"<tr><td>{seat}</td>{blank}</tr>" for seat, _ in seats)
-        starters = ", ".join(
-            f"{t['game']} {g}: {seats[(g - 1) % len(seats)][0]} {t['starts']}" for g in games
-        )
+        if drawn_first:
+            starters = t["drawn_starts"]
+        else:
+            starters = ", ".join(
+                f"{t['game']} {g}: {seats[(g - 1) % len(seats)][0]} {t['starts']}" for g in games
+            )
         signs = "".join(f"<td>{seat}</td>" for seat, _ in seats) + f"<td>{t['judge']}</td>"
         parts.append(
             f'<section class="sheet"><h1>{name}</h1>'

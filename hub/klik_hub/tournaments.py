@@ -1096,8 +1096,11 @@ def _slot_json(slot: sl.Slot) -> dict[str, int]:
 def _lineup(
     tid: int, row: Any, kept: _Round, table: Sequence[str], names: dict[str, str]
 ) -> dict[str, Any]:
-    """The ``game`` command's args for one table of a round (docs/protocol.md)."""
-    return {
+    """The ``game`` command's args for one table of a round (docs/protocol.md); a format
+    whose first starter is drawn says so (``first_starter``), else the key is left out, as
+    an older table knows none."""
+    drawn = {} if f.load_format(row.format).first_starter == "A" else {"first_starter": "draw"}
+    return drawn | {
         "tournament": str(tid),
         "round": kept.round_no,
         "games": kept.games,

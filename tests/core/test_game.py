@@ -129,6 +129,21 @@ def test_the_judge_key_stops_the_clock_at_once_and_answers_a_call() -> None:
     assert (play.game.phase, play.game.mover) == (Phase.MOVE, "B")  # no second stop
 
 
+def test_a_drawn_starter_holds_its_button_then_the_seat_before_it_starts_the_clock() -> None:
+    # 001 PRZYGOTOWANIE GRY: whoever drew the highest tile starts the first game.
+    play = Play(draw_starter=True).tap("D", 1.0).order("start", 2.0, by="hub")
+    assert play.game.phase is Phase.READY  # nobody knows the starter yet: nothing starts
+    assert [n.text for n in play.notes] == [
+        "D: pominięto (najpierw: kto ma najwyższą kostkę, trzyma przycisk)",
+        "pominięto (hub: start, gdy wiadomo, kto zaczyna)",
+    ]
+    play.hold("C", 3.0)  # C drew the highest tile
+    assert (play.game.settings.starter, play.game.settings.draw_starter) == ("C", False)
+    assert play.notes[-1].text == "C zaczyna: najwyższa kostka"
+    play.tap("B", 6.0)  # B sits before C: its tap starts C's clock
+    assert (play.game.phase, play.game.mover) == (Phase.MOVE, "C")
+
+
 def test_a_press_started_before_the_move_does_not_end_it() -> None:
     # C is holding its button when B's tap hands it the clock: that press is not C's move.
     play = Play().start(0.0).tap("A", 1.0)

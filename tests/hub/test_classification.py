@@ -147,3 +147,29 @@ def test_a_result_played_under_another_rule_set_is_held_and_scored_by_the_tourna
     # Scored again by the league: the winner writes minus, big points 4/2/1/0.
     assert sorted(e["big"] for e in result["seats"].values()) == [0, 1, 2, 4]
     assert result["seats"]["A"]["small"] == -sum(racks.values())
+
+
+@pytest.mark.parametrize(
+    ("format_name", "first"),
+    [
+        ("liga", {"first_starter": "draw"}),  # 001: whoever drew the highest tile starts
+        ("szczecin", {}),  # 004 6: seat A starts (the key is left out for older tables)
+        ("open", {}),
+    ],
+)
+def test_a_rounds_lineup_says_who_starts_its_first_game(
+    hub: Hub, format_name: str, first: dict[str, str]
+) -> None:
+    url, store = hub
+    tid = create(url, format=format_name)
+    enrol(url, tid, 16)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
+    for k in range(1, len(drawn["tables"]) + 1):
+        store.pair(k)
+    sent = httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "game"})
+    assert sent.status_code == 201, sent.text
+    lineups = [c["args"] for t in store.tables() for c in t["commands"] if c["kind"] == "game"]
+    assert len(lineups) == len(drawn["tables"])
+    assert all({k: v for k, v in x.items() if k == "first_starter"} == first for x in lineups)
+    sheets = httpx.get(f"{url}/print/sheets", params={"t": tid, "round": 1}).text
+    assert ("kto wylosuje najwyższą kostkę" in sheets) == bool(first)

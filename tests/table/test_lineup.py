@@ -46,7 +46,7 @@ def lineup(**over: Any) -> dict[str, Any]:
         ([], "args: must be an object"),
         (
             lineup(colour="red"),
-            "args.colour: unknown; allowed: begun, games, move_time_s, round, rules, seats, tournament",
+            "args.colour: unknown; allowed: begun, drawn, first_starter, games, move_time_s, round, rules, seats, tournament",
         ),
         (lineup(tournament=7), "args.tournament: must be text of 1 to 200 characters"),
         (lineup(round=0), "args.round: must be a whole number from 1 to 10000"),
@@ -73,6 +73,12 @@ def lineup(**over: Any) -> dict[str, Any]:
         (
             lineup(seats={s: {"player": "1", "name": s} for s in "AB"}),
             "args.seats: a player sits twice",
+        ),
+        (lineup(first_starter="B"), "args.first_starter: allowed are A, draw"),
+        (lineup(drawn="C"), "args.drawn: a seat of A, B, C, for a drawn starter only"),
+        (
+            lineup(first_starter="draw", drawn="D"),
+            "args.drawn: a seat of A, B, C, for a drawn starter only",
         ),
     ],
 )
@@ -265,3 +271,27 @@ def delivered(outbox: Outbox) -> list[dict[str, Any]]:
         bodies.append(pending.body)
         outbox.acknowledged(pending.seq, "ABCDE")
     return bodies
+
+
+def test_a_drawn_first_starter_holds_its_button_and_the_next_games_go_on_from_it(
+    tmp_path: Path,
+) -> None:
+    # 001 PRZYGOTOWANIE GRY: the player who draws the highest tile starts the first game.
+    table = Table(tmp_path)
+    table.engine.start(100.0)
+    received(table, lineup(first_starter="draw"), 101.0)
+    assert table.game.settings.draw_starter
+    assert all(table.screen(s).screen is Screen.READY for s in "ABC")
+    assert table.screen("A").draw_starter
+    table.press("B", 102.0, length=1.3)  # B drew the highest tile
+    assert (table.game.settings.starter, table.game.settings.draw_starter) == ("B", False)
+    kept = json.loads((tmp_path / "lineup.json").read_text(encoding="utf-8"))
+    assert (kept["first_starter"], kept["drawn"]) == ("draw", "B")
+    table.press("A", 105.0)  # A sits before B: its tap starts B's clock
+    assert table.game.mover == "B"
+    finish_three(table, 110.0)
+    assert table.engine.new_game(130.0)
+    assert (table.game.settings.starter, table.game.settings.draw_starter) == ("C", False)
+    received(table, lineup(first_starter="draw"), 131.0)  # sent again: the draw stays
+    assert table.engine.lineup is not None
+    assert (table.engine.lineup.drawn, table.engine.lineup.begun) == ("B", 2)

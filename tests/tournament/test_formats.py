@@ -42,6 +42,7 @@ def test_liga_is_seed_001() -> None:
         rules=("league",),  # 001: 4/2/1/0, written losers plus
         tie_breaks=BIG_SMALL,
         players=(16, 36),  # ZASADY 1: "od 16 do 36 osób"
+        first_starter="draw",  # PRZYGOTOWANIE GRY: the highest tile starts the first game
         stages=(
             # 3 rounds x 2 games at random balanced tables of 3-4
             Stage("eliminacje", 3, 2, RANDOM),
@@ -253,8 +254,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
         (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, rounds, games_per_round, tables, qualify, field, per_table, seating"),
-        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, stages"),
-        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, stages"),
+        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, stages"),
+        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
         (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, rounds, games_per_round, tables"),
         (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, rounds, games_per_round, tables, qualify, per_table, seating"),
@@ -278,6 +279,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         # the players a format takes: fewest, then most
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = [36, 16]'), "liga.toml: players = [36, 16]: allowed are [fewest, most], from 2 to 2000"),
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = 16'), "liga.toml: players = 16: allowed are [fewest, most], from 2 to 2000"),
+        # who starts a round's first game: seat A or the highest tile's
+        (spoil('classification = "by_stage"', 'classification = "by_stage"\nfirst_starter = "B"'), 'liga.toml: first_starter = "B": allowed are A, draw'),
         # the classification is one of two kinds
         (spoil('classification = "by_stage"', 'classification = "sum"'), 'liga.toml: classification = "sum": allowed are by_stage, all_rounds'),
         (spoil('tables = "random"', 'tables = "drawn"'), 'liga.toml: stages[0].tables = "drawn": allowed are random, seeded'),

@@ -15,6 +15,8 @@ have confirmed, the result is scored.
 Transition table (phase × event → what happens)
 -----------------------------------------------
 READY      tap by the seat before the starter / START    → MOVE, the starter's clock runs
+           a starter to draw (001: the highest tile starts the first game): the first seat
+           to HOLD is the starter; until then taps and START are logged and do nothing
            LONG hold by any seat                          → re-deal request logged
 MOVE       mover's tap (pressed in their move)            → move ends at the press, no draw
            mover's HOLD                                   → move ended at the press, one tile drawn
@@ -124,6 +126,9 @@ class Settings:
     penalty_window_s: float = 5.0  # "auto": how long the timed-out seat may still hold
     warn_s: float = 10.0  # short beep when this much time is left; 0: none
     gestures: GestureSettings = field(default_factory=GestureSettings)
+    #: The starter is not known yet: the seat that drew the highest tile holds its button
+    #: before the start (001 PRZYGOTOWANIE GRY); ``starter`` is then that seat.
+    draw_starter: bool = False
 
     def check(self, name: Callable[[str], str] = lambda key: key) -> None:
         """Raise InputError naming the first setting that is not allowed (``klik.core.limits``).
@@ -182,6 +187,7 @@ class NoteKind(Enum):
     JUDGE_CALLED = "judge_called"  # a seat called the judge: the clock stops after the move
     CALL_WITHDRAWN = "call_withdrawn"  # the caller tapped before the move ended
     STOPPED_FOR_JUDGE = "stopped_for_judge"  # the move ended: the clock stops for the judge
+    STARTER_DRAWN = "starter_drawn"  # the seat that drew the highest tile starts
     STUCK = "stuck"  # a button held past stuck_s
     UNDONE = "undone"
     ORDER = "order"  # the judge or the hub ordered something, and it was done
@@ -410,6 +416,8 @@ def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 
 
 def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    if game.settings.draw_starter:
+        return _draw_starter(game, g)
     seats = game.settings.seats
     before_starter = seats[seats.index(game.settings.starter) - 1]
     if isinstance(g, Tap) and g.seat == before_starter:
@@ -419,6 +427,20 @@ def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return _spend(game, g.seat, g.pressed_at), (note,)
     if isinstance(g, Tap):
         return game, (_ignored(g.at, g.seat, f"start należy do {before_starter}"),)
+    return game, ()
+
+
+def _draw_starter(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+    """Before the first game of a round whose starter is drawn: the seat that drew the
+    highest tile holds its button and starts; then the seat before it starts the clock."""
+    if isinstance(g, Held) and Mark.HOLD in g.marks:
+        settings = replace(game.settings, starter=g.seat, draw_starter=False)
+        drawn = replace(_spend(game, g.seat, g.pressed_at), settings=settings)
+        text = f"{g.seat} zaczyna: najwyższa kostka"
+        return drawn, (Note(g.at, NoteKind.STARTER_DRAWN, g.seat, text),)
+    if isinstance(g, Tap):
+        why = "najpierw: kto ma najwyższą kostkę, trzyma przycisk"
+        return game, (_ignored(g.at, g.seat, why),)
     return game, ()
 
 
@@ -556,6 +578,8 @@ def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
 def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     phase, action, at = game.phase, order.action, order.at
     running = phase in (Phase.MOVE, Phase.TIMED_OUT)
+    if action is Action.START and phase is Phase.READY and game.settings.draw_starter:
+        return game, (_ignored(at, None, f"{order.by}: start, gdy wiadomo, kto zaczyna"),)
     if action is Action.START and phase is Phase.READY:
         return _start(game, at)
     if action is Action.PAUSE and running:

@@ -338,8 +338,22 @@ class Engine:
                 log.info("stół %s: %s", self.info.table, command.text)
                 if command.kind is g.NoteKind.STUCK and command.seat is not None:
                     self.info = replace(self.info, stuck=self.info.stuck | {command.seat})
+                if command.kind is g.NoteKind.STARTER_DRAWN and command.seat is not None:
+                    self._starter_drawn(command.seat)
             elif isinstance(command, g.ResultReady):
                 self._keep_result(command)
+
+    def _starter_drawn(self, seat: str) -> None:
+        """The round's first starter was drawn: kept with the lineup, so the round's next
+        games go on from the next seat after it (and a restart knows it)."""
+        played, kept = self.game_lineup, self.lineup
+        if played is None or played.first_starter != "draw":
+            return
+        self.game_lineup = replace(played, drawn=seat)
+        if kept is not None and replace(kept, begun=0, drawn=None) == replace(
+            played, begun=0, drawn=None
+        ):
+            self._keep_lineup(replace(kept, drawn=seat))
 
     def _keep_result(self, ready: g.ResultReady) -> None:
         """Keep the finished result next to the journal, durably; step 3 sends it to the hub.
@@ -436,11 +450,11 @@ class Engine:
             log.error("stół %s: skład od huba odrzucony: %s", self.info.table, error)
             return
         kept = self.lineup
-        if kept is not None and replace(kept, begun=0, names=lineup.names) == lineup:
+        if kept is not None and replace(kept, begun=0, names=lineup.names, drawn=None) == lineup:
             # The same round's lineup again (the judge sent it twice, or a start sent it
             # once more): the round's games played so far stay played; a name the judge
             # corrected meanwhile is taken.
-            self._keep_lineup(replace(lineup, begun=kept.begun))
+            self._keep_lineup(replace(lineup, begun=kept.begun, drawn=kept.drawn))
             log.info(
                 "stół %s: turniej %s, runda %d: ten sam skład, zagrane gry %d z %d",
                 self.info.table,

@@ -2,7 +2,10 @@
 
 The hub pushes every table its players for the round: who sits where (with their ids in the
 tournament), the rule set, the move time and how many games the round has. The table plays
-that many games with it; the first starts with seat A, the next with B, and so on (000 f), and
+that many games with it; the first starts with seat A, the next with B, and so on (000 f), or,
+where the format draws the first starter (``first_starter: "draw"``, 001: the highest tile
+starts), with the seat that holds its button before the first game, and the next seat after it
+each game; and
 every result names the tournament, the round and each seat's player, so nobody copies names
 or numbers by hand. A lineup is kept in the state folder (``lineup.json``) and in each game's
 journal header, so a restart loses neither.
@@ -24,6 +27,7 @@ from klik.core.scoring import RULE_SETS
 MAX_NAME = 40  # characters of a name kept for the screens (as the ``players`` command)
 MAX_TEXT = 200  # the protocol's text fields
 MAX_GAMES = 9
+FIRST_STARTERS = ("A", "draw")  # who starts the round's first game: seat A, or drawn (001)
 
 
 class LineupError(ValueError):
@@ -41,6 +45,8 @@ class Lineup:
     players: tuple[tuple[str, str], ...]  # (seat, player id)
     names: tuple[tuple[str, str], ...]  # (seat, name)
     begun: int = 0  # games of this lineup begun so far
+    first_starter: str = "A"  # "A": seat A starts game 1; "draw": the highest tile's seat
+    drawn: str | None = None  # "draw": the seat that drew it, once it held its button
 
     @property
     def spent(self) -> bool:
@@ -48,12 +54,16 @@ class Lineup:
 
     def settings(self, base: g.Settings) -> g.Settings:
         """The next game's settings: the table's own, with this round's seats, rules, move
-        time and starter (seat A for the round's first game, then the next seat each game)."""
+        time and starter (seat A, or the drawn seat, for the round's first game, then the next
+        seat each game; a starter still to draw is asked for before the first game)."""
         seats = self.seats
+        to_draw = self.first_starter == "draw" and self.drawn is None and self.begun == 0
+        first = seats.index(self.drawn) if self.drawn in seats else 0
         return replace(
             base,
             seats=seats,
-            starter=seats[self.begun % len(seats)],
+            starter=seats[(first + self.begun) % len(seats)],
+            draw_starter=to_draw,
             rules=RULE_SETS[self.rules],
             move_time_s=float(self.move_time_s),
             warn_s=min(base.warn_s, self.move_time_s - 1),
@@ -62,7 +72,7 @@ class Lineup:
     def json(self) -> dict[str, Any]:
         """As the hub sends it, plus ``begun`` (for the state file and the journal header)."""
         names, players = dict(self.names), dict(self.players)
-        return {
+        kept: dict[str, Any] = {
             "tournament": self.tournament,
             "round": self.round_no,
             "games": self.games,
@@ -71,13 +81,21 @@ class Lineup:
             "seats": {s: {"player": players[s], "name": names[s]} for s in self.seats},
             "begun": self.begun,
         }
+        if self.first_starter != "A":
+            kept["first_starter"] = self.first_starter
+        if self.drawn is not None:
+            kept["drawn"] = self.drawn
+        return kept
 
 
 def parse(args: Any, table_seats: Sequence[str]) -> Lineup:
     """The lineup in ``args`` for a table with ``table_seats``; LineupError names what is bad."""
     if not isinstance(args, Mapping):
         raise LineupError("args: must be an object")
-    known = {"tournament", "round", "games", "rules", "move_time_s", "seats", "begun"}
+    known = {
+        "tournament", "round", "games", "rules", "move_time_s", "seats", "begun",
+        "first_starter", "drawn",
+    }  # fmt: skip
     if unknown := sorted(set(args) - known):
         raise LineupError(f"args.{unknown[0]}: unknown; allowed: {', '.join(sorted(known))}")
     tournament = args.get("tournament")
@@ -114,9 +132,15 @@ def parse(args: Any, table_seats: Sequence[str]) -> Lineup:
     ids = [p for _, p in players]
     if len(set(ids)) != len(ids):
         raise LineupError("args.seats: a player sits twice")
+    first_starter = args.get("first_starter", "A")
+    if first_starter not in FIRST_STARTERS:
+        raise LineupError(f"args.first_starter: allowed are {', '.join(FIRST_STARTERS)}")
+    drawn = args.get("drawn")
+    if drawn is not None and (first_starter != "draw" or drawn not in order):
+        raise LineupError(f"args.drawn: a seat of {', '.join(order)}, for a drawn starter only")
     return Lineup(
         tournament, round_no, games, rules, move_time_s, order, tuple(players), tuple(names),
-        begun,
+        begun, first_starter, drawn,
     )  # fmt: skip
 
 

@@ -39,6 +39,9 @@ PL: dict[str, str] = {
     "starts": "Zaczyna: {seat} {name}",
     "press_to_start": "Naciśnij, by zacząć",
     "wait_start": "Czekamy na start",
+    "draw_who": "Kto ma najwyższą",
+    "draw_tile": "kostkę, zaczyna:",
+    "draw_hold": "trzymaj przycisk 1 s",
     "move": "Ruch: {seat} {time}",
     "pile": "Pula: {n}",
     "final": "OSTATNIA RUNDA",
@@ -106,6 +109,9 @@ EN: dict[str, str] = {
     "starts": "Starts: {seat} {name}",
     "press_to_start": "Press to start",
     "wait_start": "Waiting for the start",
+    "draw_who": "The highest tile",
+    "draw_tile": "starts the game:",
+    "draw_hold": "hold your button 1 s",
     "move": "Move: {seat} {time}",
     "pile": "Pile: {n}",
     "final": "FINAL ROUND",
@@ -322,6 +328,12 @@ def _alert(code: str, t: Mapping[str, str]) -> Block:
 
 
 def _ready(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+    if v.draw_starter:  # 001: whoever drew the highest tile starts; they say so by holding
+        return [
+            _line(t["draw_who"], 0, MEDIUM),
+            _line(t["draw_tile"], 0, MEDIUM),
+            _line(t["draw_hold"], 1, lit=True),
+        ]
     name = v.mover_name if v.mover == v.starter else ""
     starts = t["starts"].format(seat=v.starter or "", name=name).rstrip()
     if v.seat == v.opener:

@@ -90,6 +90,7 @@ class SeatView:
     final_round: bool = False
     starter: str | None = None  # READY: who moves first
     opener: str | None = None  # READY: the seat whose tap starts the clock
+    draw_starter: bool = False  # READY: who starts is drawn: the highest tile's seat holds
     paused_by: str | None = None  # a seat letter, "judge", "hub" or RECOVERY
     rack: int = 0  # SCORING / WAITING: this seat's rack sum so far
     waiting_for: tuple[str, ...] = ()  # WAITING: seats that have not confirmed yet
@@ -191,6 +192,7 @@ def seat_view(
             opener=opener,
             mover=starter,  # the starter's clock runs first: the screens name them
             mover_name=info.name(starter),
+            draw_starter=settings.draw_starter,
         )
     if phase is g.Phase.MOVE:
         first_round = len(game.moves) < len(settings.seats)

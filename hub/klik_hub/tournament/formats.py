@@ -5,9 +5,11 @@ A format is a TOML file; the presets ship in ``formats/`` (liga, szczecin, open)
 ``title_en``, ``rules`` (the rule set of klik.core.scoring the format is played under, or a list
 of those it allows, the first by default: a tournament's rule set scores, ranks and seeds it,
 so one that contradicts its format is refused), ``tie_breaks`` (the standings' order: big,
-small, wins) and ``classification`` (the final classification: ``"by_stage"``, the players of
-the last stage reached first, by that stage's standings, then those who stopped a stage
-earlier, and so on; or ``"all_rounds"``, one table of every round). Then ``[[stages]]`` in the
+small, wins), ``first_starter`` (who starts a round's first game at a table: ``"A"``, or
+``"draw"``: the player who drew the highest tile, 001) and ``classification`` (the final
+classification: ``"by_stage"``, the players of the last stage reached first, by that stage's
+standings, then those who stopped a stage earlier, and so on; or ``"all_rounds"``, one table
+of every round). Then ``[[stages]]`` in the
 order they are played, each with a unique ``name`` (the standings' stage), ``rounds`` (0: as
 many as the judge draws), ``games_per_round`` and ``tables``:
 
@@ -40,6 +42,7 @@ from klik_hub.tournament.standings import Row, TieBreak
 
 MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
 MAX_PLAYERS = 2000  # a tournament's players: far above any hall
+FIRST_STARTERS = ("A", "draw")  # seat A starts a round's first game (000 f, 004 6), or drawn
 MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
 
 Pattern = tuple[tuple[int, ...], ...]  # tables of places, each in seat order A, B, C, D
@@ -100,6 +103,7 @@ class Format:
     stages: tuple[Stage, ...]
     classification: Classification = Classification.BY_STAGE
     players: tuple[int, int] | None = None  # the players the rules take, fewest and most
+    first_starter: str = "A"  # who starts a round's first game: seat A, or "draw" (001)
 
     @property
     def rule_set(self) -> RuleSet:
@@ -179,7 +183,7 @@ def parse_format(text: str, where: str) -> Format:
         raise FormatError(f"{where}: not TOML: {error}") from None
     known = (
         "name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "players",
-        "stages",
+        "first_starter", "stages",
     )  # fmt: skip
     top = _Keys(data, where, "", known)
     name, title_pl, title_en = top.text("name"), top.text("title_pl"), top.text("title_en")
@@ -198,6 +202,9 @@ def parse_format(text: str, where: str) -> Format:
     if "classification" in data:
         kinds = [c.value for c in Classification]
         classification = Classification(top.choice("classification", kinds))
+    first_starter = "A"
+    if "first_starter" in data:
+        first_starter = top.choice("first_starter", FIRST_STARTERS)
     field = None
     if "players" in data:
         allowed = f"allowed are [fewest, most], from 2 to {MAX_PLAYERS}"
@@ -220,7 +227,10 @@ def parse_format(text: str, where: str) -> Format:
     for i, table in enumerate(raw):
         stages.append(_stage(table, where, f"stages[{i}]", stages))
     tie_breaks = tuple(TieBreak(b) for b in breaks)
-    return Format(name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field)
+    return Format(
+        name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field,
+        first_starter,
+    )  # fmt: skip
 
 
 _COMMON = ("name", "rounds", "games_per_round", "tables")
