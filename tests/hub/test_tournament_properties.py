@@ -31,6 +31,7 @@ from tourney import (
 from klik_hub.db import open_engine
 from klik_hub.store import Store
 from klik_hub.tournament.formats import load_format
+from klik_hub.tournaments import SANCTIONS
 
 # Players each format is played with here: liga takes 16 to 36 (001 ZASADY 1); szczecin's
 # seatings take 9 to 16 (3 or 4 tables in round I); open any number from 3 but 5 (tables
@@ -135,7 +136,9 @@ def replay(url: str, store: Store, source: str, tid: int, drawn: list[dict[str, 
                params={"allow_same_name": "true"}).raise_for_status()  # fmt: skip
     hall = Hall(url, store, 9)
     stored = sorted(store_results(source), key=lambda r: r["id"])
-    fixes = sorted(httpx.get(f"{source}{API}/{tid}/corrections").json(), key=lambda c: c["id"])
+    # The audit log, oldest first (corrections and events each number their own ids).
+    log = httpx.get(f"{source}{API}/{tid}/corrections").json()[::-1]
+    fixes = [c for c in log if c["log"] == "correction" or c["kind"] in SANCTIONS]
     for d in drawn:
         again = httpx.post(f"{url}{API}/{new}/rounds",
                            json={"seed": d["seed"], "tie_break": d["tie_break"]})  # fmt: skip
@@ -149,8 +152,16 @@ def replay(url: str, store: Store, source: str, tid: int, drawn: list[dict[str, 
     ids = sorted(x["id"] for x in store_results(url))
     mapping = dict(zip([r["id"] for r in stored], ids, strict=True))
     for c in fixes:
-        sent = {k: c[k] for k in ("kind", "seat", "value", "reason", "by") if c.get(k) is not None}
-        made = httpx.post(f"{url}{API}/{new}/results/{mapping[c['result']]}/corrections", json=sent)
+        if c["log"] == "event":  # a sanction, as the judge gave it
+            sent = {k: c[k] for k in ("player", "kind", "big", "reason", "by") if c.get(k)}
+            made = httpx.post(f"{url}{API}/{new}/sanctions", json=sent)
+        else:
+            sent = {
+                k: c[k] for k in ("kind", "seat", "value", "reason", "by") if c.get(k) is not None
+            }
+            made = httpx.post(
+                f"{url}{API}/{new}/results/{mapping[c['result']]}/corrections", json=sent
+            )
         assert made.status_code == 201, made.text
     return new
 
@@ -161,7 +172,15 @@ def store_results(url: str) -> list[dict[str, Any]]:
 
 
 def judge_slips(url: str, tid: int, rng: random.Random) -> None:
-    """The judge corrects a few racks and excludes a game: only ever as logged events."""
+    """The judge corrects a few racks, excludes a game and sanctions a player (a warning, a
+    deduction of big points): only ever as logged events."""
+    players = [p["id"] for p in httpx.get(f"{url}{API}/{tid}/players").json()]
+    for kind in ("warning", "deduction"):
+        sanction = {"player": rng.choice(players), "kind": kind, "reason": "przeszkadzanie"}
+        if kind == "deduction":
+            sanction["big"] = rng.randint(1, 5)
+        made = httpx.post(f"{url}{API}/{tid}/sanctions", json=sanction)
+        assert made.status_code == 201, made.text
     listed = [r for r in results(url, tid) if r["counts"]]
     for r in rng.sample(listed, min(3, len(listed))):
         losers = [s for s in sorted(r["seats"]) if s not in r["winners"]]
