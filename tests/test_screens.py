@@ -108,6 +108,9 @@ VIEWS: dict[str, SeatView] = {
     "scoring-alert": replace(COUNT, rack=7, alerts=("stuck:D",)),
     "scoring-en": replace(COUNT, rack=25, language=Language.EN),
     "waiting": replace(COUNT, screen=Screen.WAITING, rack=25, waiting_for=("A", "D")),
+    "waiting-not-opened": replace(  # C went out; B never opened: the penalty, not counted
+        COUNT, screen=Screen.WAITING, penalty=-100, waiting_for=("A", "D")
+    ),
     "waiting-winner": replace(  # C went out: confirmed with 0 from the start
         COUNT, screen=Screen.WAITING, seat="C", name="Łucja", waiting_for=("A", "B", "D")
     ),
@@ -382,12 +385,14 @@ def texts(view: SeatView) -> list[str]:
 
 
 def test_after_a_rummikub_every_screen_says_who_went_out_and_nobody_waits_for_them() -> None:
-    views = sample_game(until=145.0)  # A went out at 140.0; B and C count
-    assert [v.screen for v in views] == [Screen.WAITING, Screen.SCORING, Screen.SCORING]
+    views = sample_game(until=145.0)  # A went out at 140.0; C counts
+    assert [v.screen for v in views] == [Screen.WAITING, Screen.WAITING, Screen.SCORING]
     for view in views:
         assert "Rummikub! A · Ania" in texts(view), view.seat
     assert "Wygrana!" in texts(views[0])
-    assert "Czekamy na: B, C" in texts(views[0])
+    assert "Czekamy na: C" in texts(views[0])
+    # B never opened: charged the penalty whatever it holds, so it is not asked (000 n)
+    assert {"Bez wyłożenia", "kara −100, bez liczenia"} <= set(texts(views[1]))
 
 
 def test_the_movers_screen_has_hints_in_the_first_round_only() -> None:

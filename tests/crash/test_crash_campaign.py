@@ -244,22 +244,24 @@ def test_kills_through_a_game(table: VirtualTable) -> None:
 
 def test_kills_during_the_count(table: VirtualTable) -> None:
     table.tap("D")
-    table.double("A")  # a Rummikub at once
+    table.tap("A")  # A lays tiles: it has opened, so the count asks for its rack
+    table.double("B")  # a Rummikub
     assert table.state()["state"] == "scoring"
-    # B holds: +10 at 1 s and +10 every 0.5 s after; the power goes at 1.7 s, still held.
-    table.down("B")
+    # A holds: +10 at 1 s and +10 every 0.5 s after; the power goes at 1.7 s, still held.
+    table.down("A")
     time.sleep(1.7)  # sleep-ok: the real daemon on the real clock
     before, _ = killed_at(table)
-    assert before["racks"]["B"] == 20
+    assert before["racks"]["A"] == 20
     after = restarted(table)
     assert after["state"] == "scoring"
     assert after["racks"] == before["racks"]
     time.sleep(1.2)  # sleep-ok: a press left down would go on adding 10 every half second
     assert table.state()["racks"] == before["racks"]
-    # The count goes on: B confirms with a double tap.
-    table.double("B")
+    # The count goes on: A confirms with a double tap, the last (C and D never opened).
+    table.double("A")
     time.sleep(0.2)  # sleep-ok: the real daemon on the real clock
-    assert table.state()["racks"]["B"] == 20
+    done = table.state()
+    assert (done["state"], done["result"]["rack"]["A"]) == ("done", 20)
 
 
 # Holds a user and mount namespace open (with a 64 KiB tmpfs) while daemons come and go in it.

@@ -47,15 +47,15 @@ def page() -> Iterator[Page]:
 
 
 def play_the_round(tables: list[Daemon]) -> None:
-    """Each table's A goes out at once; every other seat confirms 0, B adds 5 first."""
+    """Each table's A goes out at once: nobody else had opened, so nobody else is asked for a
+    rack (each is charged the penalty, 000 n) and A confirms its 0."""
     for table in tables:
         until(table, lambda t=table: t.engine.game.phase is g.Phase.MOVE)
     threading.Event().wait(0.3)  # a player's reaction to the start
     for table in tables:
         double(table, "A")
         until(table, lambda t=table: t.engine.game.phase is g.Phase.SCORING)
-        for seat in table.engine.game.settings.seats[1:]:
-            double(table, seat)
+        double(table, "A")
         until(table, lambda t=table: t.engine.game.phase is g.Phase.DONE)
 
 

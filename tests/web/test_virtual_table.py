@@ -187,18 +187,18 @@ def test_a_whole_game_is_played_on_the_page(page: Page, server: str) -> None:
         tap(page, "1")  # A: 3
     double(page, "1")
     assert state(server)["racks"]["D"] == 0  # D went out: confirmed with 0, nobody waits
-    hold(page, "2", 1.7)  # B: +10 at 1 s, +10 at 1.5 s: 20, one ten too many
-    assert state(server)["racks"]["B"] == 20
-    tap_hold(page, "2", 1.2)  # B corrects the overshoot: −10 (the tap's +1 taken back)
-    assert state(server)["racks"]["B"] == 10
-    double(page, "2")
-    tap(page, "3")  # C: 1, the last to confirm
-    double(page, "3")
+    hold(page, "2", 1.3)  # B never laid tiles: charged 100 whatever it holds, so not asked
+    assert state(server)["racks"]["B"] == 0
+    hold(page, "3", 1.7)  # C: +10 at 1 s, +10 at 1.5 s: 20, one ten too many
+    assert state(server)["racks"]["C"] == 20
+    tap_hold(page, "3", 1.2)  # C corrects the overshoot: −10 (the tap's +1 taken back)
+    assert state(server)["racks"]["C"] == 10
+    double(page, "3")  # C, the last to confirm
     done = until(server, lambda s: s["state"] == "done")
     result = done["result"]
     assert result["ending"] == "rummikub"
-    assert result["rack"] == {"A": 3, "B": 10, "C": 1, "D": 0}
-    assert result["small"]["D"] == 3 + 100 + 1  # B never laid tiles: not opened, 100 (§5)
+    assert result["rack"] == {"A": 3, "B": 0, "C": 10, "D": 0}
+    assert result["small"]["D"] == 3 + 100 + 10  # B never laid tiles: not opened, 100 (§5)
     assert result["big"] == {"A": 0, "B": 0, "C": 0, "D": 1}
     page.wait_for_function(
         "document.querySelector('[data-testid=status]').textContent.includes('koniec gry')"

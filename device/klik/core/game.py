@@ -36,7 +36,10 @@ PAUSED     tap by the seat that paused / RESUME           → back, with the tim
 SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an overshoot),
            double tap confirms (adds nothing), a confirmed seat's double tap reopens it;
            a press longer than a tap and shorter than a hold changes nothing (logged);
-           a Rummikub's winner is confirmed with 0 from the start; sums stay 0 to max_rack
+           a Rummikub's winner is confirmed with 0 from the start, and so is every seat
+           that has not opened (charged the penalty: its rack does not count, 000 n); when
+           no other seat had opened, the winner confirms its 0 with a double tap;
+           sums stay 0 to max_rack
            all confirmed                                  → DONE, result scored
 DONE       a seat's tap                                   → its screen: own result / whole table
 
@@ -521,8 +524,12 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if isinstance(g, DoubleTap) and game.last_tap == (seat, g.first_at):
         # The tap that ended the last move of the final round was the first of a double tap.
         return _rummikub(game, g)
-    if seat == game.winner:
-        return game, ()  # a Rummikub's winner has 0 on the rack, confirmed when the count began
+    if seat == game.winner and seat not in game.confirmed and isinstance(g, DoubleTap):
+        return _confirm(game, seat, g.at)  # nobody else had opened: the winner confirms 0
+    if seat == game.winner or seat in _penalised(game):
+        # A Rummikub's winner has 0 on the rack; a seat that has not opened is charged the
+        # penalty whatever it holds: both were confirmed when the count began.
+        return game, ()
     assert game.scoring_at is not None
     if seat in game.confirmed:
         if isinstance(g, DoubleTap):
@@ -805,6 +812,10 @@ def _enter_scoring(
     **changes: Unpack[Changes],
 ) -> tuple[Game, tuple[Command, ...]]:
     seats = game.settings.seats
+    opened = changes.get("opened", game.opened)
+    # Nobody waits for a Rummikub's winner (its rack is empty), nor, in a Rummikub, for a seat
+    # that has not opened: it is charged the penalty whatever it holds (000 n).
+    settled = frozenset() if winner is None else frozenset({winner}) | (frozenset(seats) - opened)
     game = replace(
         game,
         **changes,
@@ -821,9 +832,12 @@ def _enter_scoring(
         winner=winner,
         scoring_at=at,
         racks=tuple((s, 0) for s in seats),
-        # Nobody waits for a Rummikub's winner: its rack is empty, so it is confirmed.
-        confirmed=frozenset() if winner is None else frozenset({winner}),
+        confirmed=settled,
     )
+    if len(settled) == len(seats) and winner is not None:
+        # Nobody else had opened, so nothing is counted: the winner confirms its 0 with a
+        # double tap, so a slip can still be undone before the result is kept.
+        game = replace(game, confirmed=settled - {winner})
     return game, (Sound(at, SoundKind.END),)
 
 
@@ -867,6 +881,13 @@ def _undo_point(game: Game, at: float) -> Game:
         press_at=None,
         window=None,
     )
+
+
+def _penalised(game: Game) -> frozenset[str]:
+    """The seats a Rummikub's count charges the not-opened penalty, their racks unasked."""
+    if game.ending is not Ending.RUMMIKUB:
+        return frozenset()
+    return frozenset(game.settings.seats) - game.opened - {game.winner}
 
 
 def _late_penalty(game: Game, seat: str) -> bool:

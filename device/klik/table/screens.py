@@ -76,6 +76,8 @@ PL: dict[str, str] = {
     "count_exhausted": "Koniec gry",
     "confirmed": "Zatwierdzono: {n}",
     "won": "Wygrana!",
+    "not_opened": "Bez wyłożenia",
+    "penalty": "kara {points}, bez liczenia",
     "reopen": "2× klik = popraw",
     "waiting_for": "Czekamy na: {seats}",
     "free": "Miejsce wolne",
@@ -146,6 +148,8 @@ EN: dict[str, str] = {
     "count_exhausted": "Game over",
     "confirmed": "Confirmed: {n}",
     "won": "You won!",
+    "not_opened": "Not opened",
+    "penalty": "penalty {points}, no count",
     "reopen": "2× tap = correct",
     "waiting_for": "Waiting for: {seats}",
     "free": "Free seat",
@@ -442,6 +446,14 @@ def _scoring(v: SeatView, t: Mapping[str, str]) -> list[Block]:
 def _waiting(v: SeatView, t: Mapping[str, str]) -> list[Block]:
     if v.seat == v.winner:
         blocks = [_line(t["won"], 0, MEDIUM)]
+    elif v.penalty is not None:
+        blocks = [
+            _line(t["not_opened"], 0, MEDIUM),
+            _line(t["penalty"].format(points=_signed(v.penalty)), 1),
+        ]
+        if v.waiting_for:
+            blocks.append(_line(t["waiting_for"].format(seats=", ".join(v.waiting_for)), 1))
+        return blocks
     else:
         blocks = [_line(t["confirmed"].format(n=v.rack), 0, MEDIUM)]
     if v.waiting_for:

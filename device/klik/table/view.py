@@ -98,6 +98,7 @@ class SeatView:
     ending: str | None = None  # SCORING, WAITING, RESULT: "rummikub" or "exhausted"
     winner: str | None = None  # SCORING, WAITING: the seat that went out (a Rummikub)
     winner_name: str = ""
+    penalty: int | None = None  # WAITING: a Rummikub's seat that never opened: its points
     whole_table: bool = False  # RESULT: this seat tapped to see every seat's points
     first_round: bool = False  # MOVE: every seat's first move, when the mover gets hints
     penalty_tiles: int = 1  # TIMED_OUT: what a hold draws
@@ -212,7 +213,12 @@ def seat_view(
         )
         if seat in game.confirmed:
             waiting = tuple(s for s in settings.seats if s not in game.confirmed)
-            return _with(count, screen=Screen.WAITING, waiting_for=waiting)
+            # Not opened when another went out: the penalty, not the rack (000 n), so its
+            # sum is never asked; its screen says so.
+            unopened = game.winner is not None and seat != game.winner and seat not in game.opened
+            rules = settings.rules
+            penalty = -rules.winner_sign * rules.not_opened_penalty if unopened else None
+            return _with(count, screen=Screen.WAITING, waiting_for=waiting, penalty=penalty)
         return _with(count, screen=Screen.SCORING)
     result = game.result
     assert result is not None
