@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from klik.core.scoring import RULE_SETS
+from klik.core.scoring import RULE_SETS, RuleSet
 from klik.link import protocol as p
 from klik_hub.schema import (
     commands,
@@ -50,6 +50,7 @@ from klik_hub.tournament.roster import (
 from klik_hub.tournament.standings import (
     Row,
     Score,
+    TieBreak,
     break_ties,
     classification,
     stage_players,
@@ -773,13 +774,8 @@ class Tournaments:
         rules = RULE_SETS[row.rules]
         seated = _seated(drawn)
         if stage is not None:
-            own = stage_players(stage, seated, scores)
-            ranked = standings(
-                {p: n for p, n in names.items() if p in own},
-                [x for x in scores if x.player in own],
-                rules=rules,
-                tie_breaks=fmt.tie_breaks,
-                stages=(stage,),
+            ranked = _stage_standings(
+                names, scores, seated, stage, rules=rules, tie_breaks=fmt.tie_breaks
             )
             return [replace(x, stage=stage) for x in ranked]
         if fmt.classification is f.Classification.ALL_ROUNDS:
@@ -1018,13 +1014,9 @@ class Tournaments:
         try:
             if stage.qualify is f.Qualify.TABLE:
                 previous = done[-1]
-                own = stage_players(previous, _seated(earlier), scores)
-                ranked = standings(
-                    {p: n for p, n in names.items() if p in own},
-                    [x for x in scores if x.player in own],
-                    rules=rules,
-                    tie_breaks=fmt.tie_breaks,
-                    stages=(previous,),
+                seated = _seated(earlier)
+                ranked = _stage_standings(
+                    names, scores, seated, previous, rules=rules, tie_breaks=fmt.tie_breaks
                 )
                 last = [x for x in earlier if x.stage == previous][-1]
                 # A withdrawn player goes on from no table: the next of its table does.
@@ -1075,6 +1067,26 @@ class _Counted:
     now: cr.Counted
     placed: sl.Placed
     round_no: int | None  # its slot's round, or the round its body names
+
+
+def _stage_standings(
+    names: dict[str, str],
+    scores: Sequence[Score],
+    seated: dict[str, set[str]],
+    stage: str,
+    *,
+    rules: RuleSet,
+    tie_breaks: Sequence[TieBreak],
+) -> list[Row]:
+    """One stage's standings, of the players who played it only."""
+    own = stage_players(stage, seated, scores)
+    return standings(
+        {p: n for p, n in names.items() if p in own},
+        [x for x in scores if x.player in own],
+        rules=rules,
+        tie_breaks=tie_breaks,
+        stages=(stage,),
+    )
 
 
 def _seated(drawn: Sequence[_Round]) -> dict[str, set[str]]:

@@ -65,19 +65,21 @@ def double(table: Daemon, seat: str) -> float:
 
 
 def play(table: Daemon) -> float:
-    """One game to the end: D starts, A goes out at once, every seat confirms its rack.
+    """One game to the end: the seat before this game's starter starts it (the starter moves
+    on each game, 000 f), the starter goes out at once, and the count ends with the winner's
+    confirmation (nobody else had opened, so nobody else is asked: 000 n).
 
     Returns the moment the last confirmation was recognised: its final release edge plus
     the debounce (a release is certain only once the contact has been quiet that long).
     """
-    press(table, "D")
+    settings = table.engine.game.settings
+    seats, starter = settings.seats, settings.starter
+    press(table, seats[seats.index(starter) - 1])
     time.sleep(0.2)  # sleep-ok: past the debounce: the tap is recognised
-    until(table, lambda: table.engine.game.mover == "A")
-    double(table, "A")
+    until(table, lambda: table.engine.game.mover == starter)
+    double(table, starter)
     until(table, lambda: table.engine.game.phase is g.Phase.SCORING)
-    released = 0.0
-    for seat in "BCDA":
-        released = double(table, seat)
+    released = double(table, starter)
     until(table, lambda: table.engine.game.phase is g.Phase.DONE)
     return released + table.config.buttons.debounce_ms / 1000
 

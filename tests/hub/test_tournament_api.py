@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import post, sealed
+from hubkit import post
+from tourney import Hall, lowest_goes_out
 
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik_hub.store import Store
 
 Hub = tuple[str, Store]
@@ -38,71 +38,11 @@ def enrol_csv(url: str, tid: int, text: str = ROSTER) -> httpx.Response:
     return post(url, f"{API}/{tid}/players", text.encode(), **{"Content-Type": "text/csv"})
 
 
-def game_body(
-    tid: int, round_no: int, table: int, game: int, *, seats: dict[str, int], rules: str
-) -> dict[str, Any]:
-    """A table's result for a tournament game: the seat of the lowest player id goes out, the
-    others hold racks that grow with their id, so the standings are known in advance."""
-    ids = sorted(seats.values())
-    racks = {s: 0 if p == ids[0] else 3 * p + game for s, p in seats.items()}
-    winner = next(s for s, rack in racks.items() if rack == 0)
-    result = score(
-        RULE_SETS[rules], Ending.RUMMIKUB, {s: SeatRack(x) for s, x in racks.items()}, winner
-    )
-    return {
-        "tournament": str(tid),
-        "round": round_no,
-        "table": table,
-        "game": game,
-        "rules": rules,
-        "ending": "rummikub",
-        "winners": list(result.winners),
-        "seats": {
-            s: {
-                "name": f"Gracz {p}",
-                "player": str(p),
-                "rack": result.rack[s],
-                "opened": True,
-                "small": result.small[s],
-                "big": result.big[s],
-            }
-            for s, p in seats.items()
-        },
-        "moves": 30,
-        "timeouts": 0,
-        "duration_ms": 900_000,
-        "finished_at": None,
-    }
-
-
-class Tables:
-    """Paired tables that report their games as a real table would: signed, seq by seq."""
-
-    def __init__(self, url: str, store: Store, count: int) -> None:
-        self.url = url
-        self.keys = {k: store.pair(k) for k in range(1, count + 1)}
-        self.seq = dict.fromkeys(self.keys, 0)
-        self.game = dict.fromkeys(self.keys, 0)
-
-    def play(self, tid: int, drawn: dict[str, Any], rules: str = "tournament") -> None:
-        for table in drawn["tables"]:
-            k = table["table"]
-            device, key = self.keys[k]
-            for _ in range(drawn["games"]):
-                self.seq[k] += 1
-                self.game[k] += 1
-                body = game_body(
-                    tid, drawn["round"], k, self.game[k], seats=table["seats"], rules=rules
-                )
-                answer = post(self.url, "/api/v1/results", sealed(device, key, self.seq[k], body))
-                assert answer.status_code == 201, answer.text
-
-
 def played(hub: Hub, seeds: tuple[int, ...], **tournament: Any) -> tuple[str, int]:
     """A tournament of the roster's 8 players whose rounds, drawn from ``seeds``, two paired
     tables have played and reported; its hub's URL and id."""
     url, store = hub
-    tables = Tables(url, store, 2)
+    tables = Hall(url, store, 2)
     tid = create(url, **tournament)
     enrol_csv(url, tid)
     rules = tournament.get("rules", "tournament")
@@ -111,7 +51,8 @@ def played(hub: Hub, seeds: tuple[int, ...], **tournament: Any) -> tuple[str, in
     for seed in seeds:
         sent = {"seed": seed, "override": override}
         drawn = httpx.post(f"{url}{API}/{tid}/rounds", json=sent).json()
-        tables.play(tid, drawn, rules=rules)
+        # the lowest player id goes out; the others' racks grow with their ids
+        tables.play(tid, drawn, lowest_goes_out, rules)
     return url, tid
 
 
@@ -216,7 +157,7 @@ def test_a_round_seats_everyone_once_and_its_seed_draws_it_again(hub: Hub) -> No
 
 def test_the_next_round_waits_for_every_result_unless_overridden(hub: Hub) -> None:
     url, store = hub
-    tables = Tables(url, store, 2)
+    tables = Hall(url, store, 2)
     tid = create(url)
     enrol_csv(url, tid)
     first = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
@@ -228,7 +169,7 @@ def test_the_next_round_waits_for_every_result_unless_overridden(hub: Hub) -> No
     }
     board = httpx.get(f"{url}{API}/{tid}/rounds/1").json()
     assert [t["missing"] for t in board["tables"]] == [1, 1]
-    tables.play(tid, first)
+    tables.play(tid, first, lowest_goes_out, "tournament")
     assert [t["missing"] for t in httpx.get(f"{url}{API}/{tid}/rounds/1").json()["tables"]] == [
         0,
         0,
@@ -259,7 +200,7 @@ def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) 
 
 def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
     url, store = hub
-    tables = Tables(url, store, 2)
+    tables = Hall(url, store, 2)
     tid = create(url, rules="league", format="liga")
     enrol_csv(url, tid)
     for seed in (1, 2, 3):  # eliminations: 3 rounds of 2 games at random tables
@@ -267,7 +208,7 @@ def test_liga_semifinals_are_seated_from_the_eliminations(hub: Hub) -> None:
         sent = {"seed": seed, "override": True}
         drawn = httpx.post(f"{url}{API}/{tid}/rounds", json=sent).json()
         assert (drawn["stage"], drawn["games"]) == ("eliminacje", 2)
-        tables.play(tid, drawn, rules="league")
+        tables.play(tid, drawn, lowest_goes_out, "league")
     ranked = httpx.get(f"{url}{API}/{tid}/standings?stage=eliminacje").json()
     semi = httpx.post(f"{url}{API}/{tid}/rounds", json={})
     assert semi.status_code == 201, semi.text
