@@ -119,7 +119,8 @@ def test_a_call_stops_the_clock_however_the_move_ends(ending: str, mover_after: 
 
 def test_a_rummikub_during_a_call_ends_the_game() -> None:
     play = Play().start(0.0).hold("C", 5.0, length=2.2).double("A", 20.0)
-    assert (play.game.phase, play.game.winner) == (Phase.SCORING, "A")
+    # the count begins: the call waits no more (the judge was called when C held)
+    assert (play.game.phase, play.game.winner, play.game.called_by) == (Phase.SCORING, "A", None)
 
 
 def test_the_judge_key_stops_the_clock_at_once_and_answers_a_call() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +61,16 @@ def store(db: str) -> Iterator[Store]:
 def hub(store: Store) -> Iterator[tuple[str, Store]]:
     with live_hub(store) as url:
         yield url, store
+
+
+@pytest.fixture
+def chromium_page() -> Iterator[Any]:
+    """A page of Debian's headless Chromium, 1280 × 900, closed after the test."""
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only page tests pay for it
+    from test_hub_page import CHROMIUM, FLAGS  # noqa: PLC0415
+
+    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        browser.close()

@@ -5,14 +5,10 @@ to its table's game from the round's board."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
 import pytest
 from hubkit import post, sealed
-from playwright.sync_api import Page, expect, sync_playwright
-from test_hub_page import CHROMIUM, FLAGS
+from playwright.sync_api import Page, expect
 from tourney import API, Hall, create, enrol, lowest_goes_out, results
 
 from klik_hub.store import Store
@@ -21,12 +17,8 @@ Hub = tuple[str, Store]
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        browser.close()
+def page(chromium_page: Page) -> Page:
+    return chromium_page
 
 
 def beat(url: str, hall: Hall, table: int, body: dict[str, object]) -> None:

@@ -4,13 +4,9 @@ and counts the missing games in Polish plurals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
-from test_hub_page import CHROMIUM, FLAGS
+from playwright.sync_api import Page, expect
 from tourney import API, Hall, create, enrol, lowest_goes_out
 
 from klik_hub.store import Store
@@ -20,12 +16,8 @@ LONG_CLUB = "Szkoła Podstawowa nr 12 im. Marii Skłodowskiej-Curie w Szczecinie
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-        browser.close()
+def page(chromium_page: Page) -> Page:
+    return chromium_page
 
 
 def a_round(url: str, store: Store, players: int, reported: int, **more: str) -> int:

@@ -217,13 +217,20 @@ def test_a_damaged_lineup_file_is_one_line_and_no_lineup(
     )
 
 
-def test_each_result_names_its_game_within_the_round(tmp_path: Path) -> None:
+def first_game_played(tmp_path: Path) -> tuple[Table, Outbox]:
+    """A table linked to its outbox that has played the round's first game (C starts A's
+    clock, the judge ends it, every seat confirms 0)."""
     outbox = Outbox(tmp_path / "outbox.sqlite")
     table = linked(Table(tmp_path), outbox)
     table.engine.start(100.0)
     received(table, lineup(), 101.0)
     table.press("C", 102.0)
     finish_three(table, 110.0)
+    return table, outbox
+
+
+def test_each_result_names_its_game_within_the_round(tmp_path: Path) -> None:
+    table, outbox = first_game_played(tmp_path)
     assert table.engine.new_game(130.0)
     table.press("A", 131.0)
     finish_three(table, 140.0)
@@ -240,12 +247,7 @@ def test_each_result_names_its_game_within_the_round(tmp_path: Path) -> None:
 def test_the_same_lineup_again_keeps_the_rounds_games_played(tmp_path: Path) -> None:
     # The judge sent the round's lineups twice (or started the round after sending them):
     # the table does not play the round again from its first game.
-    outbox = Outbox(tmp_path / "outbox.sqlite")
-    table = linked(Table(tmp_path), outbox)
-    table.engine.start(100.0)
-    received(table, lineup(), 101.0)
-    table.press("C", 102.0)
-    finish_three(table, 110.0)
+    table, outbox = first_game_played(tmp_path)
     renamed = lineup()
     renamed["seats"]["B"]["name"] = "Zdzisław Ćwik"  # the judge fixed a name meanwhile
     received(table, renamed, 120.0)

@@ -820,6 +820,7 @@ def _enter_scoring(
         game,
         **changes,
         exhausted_by=exhausted_by,
+        called_by=None,  # the game is over: a call waiting for the move's end has its answer
         phase=Phase.SCORING,
         mover=None,
         deadline=None,
