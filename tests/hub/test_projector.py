@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from tourney import API, Hall, create, enrol, lowest_goes_out
+from tourney import API, Hall, Outcome, Seats, create, enrol, lowest_goes_out
 
 from klik_hub.store import Store
 
@@ -20,13 +20,22 @@ def page(chromium_page: Page) -> Page:
     return chromium_page
 
 
-def a_round(url: str, store: Store, players: int, reported: int, **more: str) -> int:
+def big_racks(round_no: int, table: int, game: int, seats: Seats) -> dict[str, int]:
+    """The lowest id goes out while the others hold 400 each: +1200 small points to show."""
+    low = min(seats.values())
+    return {s: 0 if p == low else 400 for s, p in seats.items()}
+
+
+def a_round(
+    url: str, store: Store, players: int, reported: int, outcome: Outcome = lowest_goes_out,
+    **more: str,
+) -> int:  # fmt: skip
     """An open tournament of ``players`` at one-game tables, ``reported`` of them reported."""
     tid = create(url, **more)
     enrol(url, tid, players)
     drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
     hall = Hall(url, store, len(drawn["tables"]))
-    hall.play(tid, {**drawn, "tables": drawn["tables"][:reported]}, lowest_goes_out, "tournament")
+    hall.play(tid, {**drawn, "tables": drawn["tables"][:reported]}, outcome, "tournament")
     return tid
 
 
@@ -35,7 +44,7 @@ def test_the_projector_fits_long_names_and_follows_the_tournament_in_play(
     page: Page, hub: Hub
 ) -> None:
     url, store = hub
-    tid = a_round(url, store, 8, 1, name="Liga")
+    tid = a_round(url, store, 8, 1, big_racks, name="Liga")
     long_name = "Aleksandra Konstantynopolitańczykiewiczówna-Brzęczyszczykiewicz"
     httpx.patch(f"{url}{API}/{tid}/players/1",
                 json={"name": long_name, "club": LONG_CLUB, "reason": "pełna nazwa"}
@@ -46,6 +55,7 @@ def test_the_projector_fits_long_names_and_follows_the_tournament_in_play(
     create(url, name="Test sprzętu")  # newer, but not the one in play
     httpx.post(f"{url}{API}/{tid}/play").raise_for_status()
 
+    page.set_viewport_size({"width": 1280, "height": 720})  # a projector's 720p
     page.goto(url + "/projector")
     expect(page.get_by_test_id("title")).to_have_text("Liga — Klasyfikacja")
     expect(page.get_by_test_id("round")).to_have_text("Runda 1 (rozgrywki) — czekamy na 1 grę")
@@ -63,6 +73,11 @@ def test_the_projector_fits_long_names_and_follows_the_tournament_in_play(
         long_name,
     )
     assert cut == ["ellipsis", True, "ellipsis"]
+    whole = page.evaluate(
+        """() => [...document.querySelectorAll('#rows td.num')]
+             .every(td => td.scrollWidth <= td.clientWidth)"""
+    )
+    assert whole  # the points are never cut, only names and clubs
     expect(page.locator("#rows")).to_contain_text("(wykluczony)")
 
 
