@@ -4,6 +4,10 @@ Written for a Polish spreadsheet by default: UTF-8 with a byte-order mark (so Ex
 Polish letters), fields separated by ``;`` (Excel's separator where the decimal mark is a
 comma), CRLF line ends, a header line in Polish (``lang="en"``: English). A corrected result
 carries ``tak`` / ``yes`` in its ``poprawiony`` / ``corrected`` column.
+
+No text becomes a formula: a spreadsheet runs a cell starting with ``=``, ``+``, ``-``, ``@``,
+a tab or a CR as a formula (a player named ``=HYPERLINK(…)`` would open a link), so such a
+text is written with a leading ``'``, OWASP's rule for CSV injection. Numbers stay numbers.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ HEADERS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }  # fmt: skip
 YES = {"pl": ("tak", "nie"), "en": ("yes", "no")}
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class _Lines:
@@ -46,8 +51,15 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     sink = _Lines()
     writer = csv.writer(sink, delimiter=";", lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([_inert(cell) for cell in row] for row in rows)
     return ("\ufeff" + "".join(sink.parts)).encode("utf-8")
+
+
+def _inert(cell: Any) -> Any:
+    """``cell`` as a spreadsheet will not run it: text that would start a formula gets ``'``."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
 
 
 def standings_csv(

@@ -353,3 +353,29 @@ def test_the_judge_picks_the_semifinals_field(hub: Hub) -> None:
     six = httpx.post(f"{url}{API}/{tid}/rounds", json={"field": 6}).json()
     seats = [list(t["seats"].values()) for t in six["tables"]]
     assert seats == [[by_place[i] for i in (0, 2, 4)], [by_place[i] for i in (1, 3, 5)]]
+
+
+def test_no_text_in_an_export_opens_as_a_formula(hub: Hub) -> None:
+    """OWASP's CSV injection: text starting =, +, -, @ gets a leading ', numbers stay."""
+    hostile = ["=HYPERLINK(A1)", "+48 600", "-Ala", "@SUM(A1)"]
+    roster = "".join(f"{name};{name}\n" for name in hostile) + "Ewa Śliwa;SP 12\n"
+    url, _ = hub
+    tid = create(url)
+    enrol_csv(url, tid, roster).raise_for_status()
+    lines = list(
+        csv.reader(
+            httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig").splitlines(),
+            delimiter=";",
+        )
+    )
+    names = {line[2]: line[3] for line in lines[1:]}
+    assert names == {**{"'" + n: "'" + n for n in hostile}, "Ewa Śliwa": "SP 12"}
+    url, tid = played(hub, (5,))
+    rows = list(
+        csv.reader(
+            httpx.get(f"{url}{API}/{tid}/results.csv").content.decode("utf-8-sig").splitlines(),
+            delimiter=";",
+        )
+    )
+    small = [int(row[9]) for row in rows[1:]]  # int() fails on "'-12": minus points stay numbers
+    assert min(small) < 0
