@@ -299,12 +299,15 @@ def test_a_busy_port_says_to_choose_another(tmp_path: Path) -> None:
     )
 
 
-def test_klik_sim_tidies_its_temporary_journal_away_on_exit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])  # Ctrl-C; systemd's stop
+def test_klik_sim_tidies_its_temporary_journal_away_on_exit(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     sim = subprocess.Popen(
-        [KLIK, "sim", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        [KLIK, "sim", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, env={**os.environ, "TMPDIR": str(tmp_path)},
     )  # fmt: skip
     assert sim.stdout is not None
@@ -312,8 +315,10 @@ def test_klik_sim_tidies_its_temporary_journal_away_on_exit(tmp_path: Path) -> N
     folder = Path(line.split("journal: ")[1].split(";")[0])
     assert folder.is_dir()
     assert folder.parent == tmp_path
-    sim.send_signal(signal.SIGINT)
+    sim.send_signal(stop)
     assert sim.wait(timeout=30) == 0
+    assert sim.stderr is not None
+    assert "Traceback" not in sim.stderr.read()
     assert not folder.exists()
 
 

@@ -55,3 +55,14 @@ def test_security_exposure_stays_low(tmp_path: Path) -> None:
     found = re.search(r"Overall exposure level for \S+: ([\d.]+)", result.stdout)
     assert found is not None, result.stdout + result.stderr
     assert float(found.group(1)) <= 2.5
+
+
+def test_a_flood_of_connections_does_not_use_up_the_hubs_files() -> None:
+    assert int(one(parse_unit(TEXT), "Service", "LimitNOFILE")) >= 65536
+
+
+def test_a_database_down_at_boot_never_leaves_the_unit_failed() -> None:
+    unit = parse_unit(TEXT)
+    assert one(unit, "Unit", "StartLimitIntervalSec") == "0"  # no start limit to give up at
+    assert one(unit, "Service", "Restart") == "always"
+    assert not values(unit, "Service", "RestartPreventExitStatus")  # exit 2 is retried

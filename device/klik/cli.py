@@ -109,6 +109,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="FILE",
         help="the judge's password (its first line), kept as a hash; needed off loopback",
     )
+    hub.add_argument(
+        "--tls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="serve HTTPS (the default off loopback) with a self-signed certificate kept "
+        "beside the database, or --tls-cert/--tls-key",
+    )
+    hub.add_argument("--tls-cert", metavar="FILE", help="a certificate of your own (PEM)")
+    hub.add_argument("--tls-key", metavar="FILE", help="its private key (PEM)")
+    hub.add_argument(
+        "--public-name",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a host name the hub is reached by (besides its addresses); again for more",
+    )
+    # `klik hub backup --db DB FILE`: argparse cannot take an optional word before the
+    # hub's options, so main() hands "hub backup" to a command of its own.
+    backup = commands.add_parser(
+        "hub-backup",
+        prog="klik hub backup",
+        description="Write a consistent copy of the hub's SQLite database to FILE, while the "
+        "hub runs or not (PostgreSQL: use pg_dump).",
+    )
+    backup.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
+    backup.add_argument("file", metavar="FILE", help="the copy")
     pair = commands.add_parser(
         "pair",
         help="pair a table with the hub; prints the [hub] section of the table's config",
@@ -117,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
     pair.add_argument("--table", type=int, required=True, help="the table's number")
     pair.add_argument("--url", help="the hub's address as the table reaches it")
+    pair.add_argument(
+        "--tls-cert", metavar="FILE", help="the hub's own certificate, if not its self-signed one"
+    )
     draw = commands.add_parser(
         "draw",
         help="draw random tables of 3-4 for a number of rounds (JSON), to preview or print",
@@ -129,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     draw.add_argument(
         "--seed", type=count(0, 2**63 - 1), help="the draw's seed (default: a new one, printed)"
     )
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["hub", "backup"]:
+        argv[:2] = ["hub-backup"]
     args = parser.parse_args(argv)
     try:
         if args.command == "score":
@@ -139,13 +171,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _table(args.config)
         if args.command == "sim":
             return _sim(args.config, args.port, args.state_dir)
-        if args.command in ("hub", "pair"):
+        if args.command in ("hub", "pair", "hub-backup"):
             return _hub(args)
         if args.command == "draw":
             return _draw(args.players, args.rounds, args.seed)
         return _replay(args.script, args.frames)
     except KlikError as error:
-        print(f"klik {args.command}: {error}", file=sys.stderr)
+        print(f"klik {args.command.replace('-', ' ')}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
@@ -243,9 +275,22 @@ def _hub(args: argparse.Namespace) -> int:
         ) from None
     _logging()
     if args.command == "pair":
-        print(hub.pair(args.db, args.table, args.url), end="")
+        print(hub.pair(args.db, args.table, args.url, args.tls_cert), end="")
         return 0
-    return hub.serve(args.db, args.host, args.port, args.serial, args.judge_password_file)
+    if args.command == "hub-backup":
+        print(hub.save_copy(args.db, args.file))
+        return 0
+    return hub.serve(
+        args.db,
+        args.host,
+        args.port,
+        args.serial,
+        args.judge_password_file,
+        tls=args.tls,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        public_names=args.public_name,
+    )
 
 
 def _draw(players: int, rounds: int, seed: int | None) -> int:

@@ -21,15 +21,17 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPBasic
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from klik.link import protocol as p
 from klik_hub import judge, tournament_api
+from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import COMMAND_KINDS, Store
 from klik_hub.tournaments import TournamentError
@@ -57,10 +59,14 @@ ENVELOPE_BODY = {
 
 
 class Answer(BaseModel):
-    status: str = Field(description="stored, duplicate, conflict, ok, refused or invalid")
+    status: str = Field(
+        description="stored, duplicate, conflict, ok, stale (a heartbeat not newer than the "
+        "last), refused or invalid"
+    )
     receipt: str | None = Field(None, description="the result's receipt, R-XXXXX on screens")
     error: str | None = Field(None, description="what was wrong, naming the field")
     commands: list[dict[str, Any]] | None = None
+    last_seq: int | None = Field(None, description="stale: the last heartbeat seq the hub holds")
     ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 
 
@@ -69,9 +75,13 @@ class CommandIn(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class SessionIn(BaseModel):
+    password: str = Field(max_length=1024, description="the judge's password")
+
+
 class JudgeBasic(HTTPBasic):
-    """HTTP Basic in the OpenAPI; the header itself is checked by ``judge.Gate`` (a bad one
-    gets the hub's own one-line 401, not FastAPI's)."""
+    """HTTP Basic in the OpenAPI; the header (or the session cookie) is checked by
+    ``guard.Guard`` before the route is reached, so a bad one never gets a body read."""
 
     async def __call__(self, request: Request) -> None:  # type: ignore[override]
         return None
@@ -83,7 +93,10 @@ CONSOLE_HEADER = "x-klik-console"  # sent by the judge's console (web/console.js
 POSTGRESQL_CLERKS = 4  # PostgreSQL takes several writers at once; SQLite one
 
 
-def make_app(store: Store) -> FastAPI:
+def make_app(store: Store, *, public_names: tuple[str, ...] = (), tls: bool = False) -> FastAPI:
+    """The hub's app on ``store``. ``public_names``: the host names it is served under
+    besides IP addresses and loopback (``--public-name``); ``tls``: served over HTTPS, so
+    the session cookie is ``Secure``."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
 
     @asynccontextmanager
@@ -98,26 +111,32 @@ def make_app(store: Store) -> FastAPI:
         lifespan=lifespan,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
-    gate = judge.Gate(lambda: store.setting(judge.SETTING))
+    gate = judge.Gate(store)
+    troubles = Troubles()
+    app.add_middleware(Guard, gate=gate, public_names=public_names, troubles=troubles)
 
     def judge_only(request: Request, _sent: Annotated[None, Depends(BASIC)]) -> None:
-        """Routes that change the tournament or order a table: the judge's password."""
-        if not gate.allows(request.headers.get("authorization")):
+        """Routes that change the tournament or order a table: the guard found the judge.
+        Checked again here so a route the guard's rule missed fails closed."""
+        if not getattr(request.state, "judge", False):
             raise NeedJudgeError
 
     @app.exception_handler(NeedJudgeError)
     async def need_judge(request: Request, _problem: NeedJudgeError) -> JSONResponse:
-        message = "the judge's password is needed (HTTP Basic, user judge)"
-        # A browser meets "Basic" with its own password prompt, which would hold up the
-        # console's request; the console asks in its own form, so it is told another scheme.
-        console = CONSOLE_HEADER in request.headers
-        challenge = judge.CONSOLE_REALM if console else judge.REALM
-        return JSONResponse({"error": message}, 401, {"WWW-Authenticate": challenge})
+        status, error, headers = refusal(judge.KEEP_OUT, console=CONSOLE_HEADER in request.headers)
+        return JSONResponse({"error": error}, status, headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, problem: HTTPException) -> JSONResponse:
+        """Starlette's own answers (an unknown route, a wrong method) in the hub's one line."""
+        return JSONResponse({"error": str(problem.detail)}, problem.status_code, problem.headers)
 
     @app.exception_handler(TournamentError)
     async def tournament_says_no(_request: Request, problem: TournamentError) -> JSONResponse:
         return tournament_api.refused(problem)
 
+    app.include_router(session_router(gate, tls=tls))
+    app.include_router(console_router())
     app.include_router(tournament_api.router(store, Depends(judge_only)))
     app.include_router(tournament_api.pages(store))
 
@@ -145,10 +164,11 @@ def make_app(store: Store) -> FastAPI:
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
-        responses={code: {"model": Answer} for code in (401, 413, 422)},
+        responses={code: {"model": Answer} for code in (401, 409, 413, 422)},
     )
     async def post_heartbeat(request: Request) -> JSONResponse:
-        """A table's state; the answer carries the commands waiting for it."""
+        """A table's state; the answer carries the commands waiting for it. 409 ``stale``
+        (with ``last_seq``) for a seq not above the last one the hub holds: a replay."""
         return await answer(clerk, request.stream(), "heartbeat")
 
     @app.get("/api/v1/results")
@@ -186,20 +206,78 @@ def make_app(store: Store) -> FastAPI:
         command_id = store.command(table, command.kind, command.args)
         return JSONResponse({"status": "queued", "id": command_id}, 201)
 
+    @app.get("/api/v1/health")
+    def health() -> dict[str, Any]:
+        """``{"ok": true}``, or ``{"ok": false, "trouble": "disk_full" | "database_down",
+        "error": …}`` while the disk is full or the database does not answer (met within the
+        last minute): the console's red banner."""
+        trouble = troubles.now()
+        if trouble is None:
+            return {"ok": True}
+        return {"ok": False, "trouble": TROUBLE_CODES[trouble], "error": trouble}
+
     @app.get("/api/v1/judge", dependencies=[Depends(judge_only)])
     def is_judge() -> dict[str, bool]:
         """200 ``{"judge": true}`` with the judge's password (or none set); else 401."""
         return {"judge": True}
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    return app
+
+
+def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
+    """Logging the judge's console in and out."""
+    api = APIRouter(tags=["judge"])
+
+    @api.post(
+        "/api/v1/session",
+        responses={401: {"model": Answer}, 429: {"model": Answer}, 422: {"model": Answer}},
+    )
+    async def log_in(request: Request, sent: SessionIn) -> Response:
+        """The console logs in once: a session cookie for 12 hours (HttpOnly, SameSite=Strict,
+        Secure over HTTPS). After 5 wrong passwords a client waits (429, ``Retry-After``)."""
+        client = request.client.host if request.client else "?"
+        verdict, token = await gate.login(sent.password, client)
+        if token is None:
+            status, error, headers = refusal(verdict, console=True)
+            return JSONResponse({"error": error}, status, headers)
+        response = JSONResponse({"judge": True})
+        response.set_cookie(
+            judge.SESSION_COOKIE,
+            token,
+            max_age=judge.SESSION_MS // 1000,
+            path="/",
+            secure=tls,
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    @api.delete("/api/v1/session", status_code=204)
+    async def log_out(request: Request) -> Response:
+        """Log out: the session ends on the hub, and the browser forgets the cookie."""
+        await gate.logout(session_of({k.lower(): v for k, v in request.headers.items()}))
+        response = Response(status_code=204)
+        response.delete_cookie(
+            judge.SESSION_COOKIE, path="/", secure=tls, httponly=True, samesite="strict"
+        )
+        return response
+
+    return api
+
+
+def console_router() -> APIRouter:
+    """The judge's console: its page and its script."""
+    web = APIRouter(include_in_schema=False)
+
+    @web.get("/", response_class=HTMLResponse)
     def page() -> HTMLResponse:
         return HTMLResponse(_web("index.html"))
 
-    @app.get("/console.js", include_in_schema=False)
+    @web.get("/console.js")
     def script() -> Response:
         return Response(_web("console.js"), media_type="text/javascript; charset=utf-8")
 
-    return app
+    return web
 
 
 def _web(name: str) -> str:

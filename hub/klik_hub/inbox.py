@@ -4,7 +4,9 @@ HTTP (``app``) and the serial channel (``serial``) both hand the envelope's byte
 ``take``; the answer is a status code (HTTP's) and a JSON body that carries an ``ack``
 envelope signed with the table's key. The order of the checks is the contract's
 (``docs/protocol.md``): the envelope's shape (422), who signed it (401), the result's schema
-(422), then whether the device may speak for that table (401).
+or the heartbeat's ``acks`` (422), then whether the device may speak for that table (401).
+A heartbeat whose seq is not above the device's last is believed but not taken: a signed 409
+that says the last seq, so a table whose count was lost goes on above it.
 
 The HTTP server's event loop hands envelopes to a ``Clerk``: a thread that takes them one
 after another, as many as are waiting, and hands their answers back to the loop together.
@@ -58,8 +60,13 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                 answer: dict[str, Any] = {"status": stored.outcome.value, "receipt": stored.receipt}
                 status = STATUS_CODES[stored.outcome]
             else:
-                answer = {"status": "ok", "commands": store.heartbeat(db, envelope, device)}
-                status = 200
+                beat = store.heartbeat(db, envelope, device)
+                if beat.taken:
+                    answer = {"status": "ok", "commands": beat.commands}
+                    status = 200
+                else:
+                    answer = {"status": "stale", "last_seq": beat.last_seq}
+                    status = 409
     except RefusedError as error:
         return Answer(401, {"status": "refused", "error": str(error)})
     except TooLargeError as error:

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import signal
 import time
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from klik.errors import InputError
-from klik_hub import judge
-from klik_hub.db import open_engine
+from klik_hub import backup, judge
+from klik_hub import tls as certs  # "tls" is the option
+from klik_hub.backup import Checkpoints
+from klik_hub.db import open_engine, url_of
 from klik_hub.store import Store
 
 log = logging.getLogger("klik_hub")
@@ -22,16 +31,30 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def pair(db: str, table: int, url: str | None) -> str:
-    """Register table ``table`` with the hub's store; the TOML ``[hub]`` section for its config."""
+def pair(db: str, table: int, url: str | None, tls_cert: str | None = None) -> str:
+    """Register table ``table`` with the hub's store; the TOML ``[hub]`` section for its config.
+
+    An ``https://`` url pins the hub's certificate (``tls_pin_sha256``): ``tls_cert``, or the
+    hub's own self-signed one, made now if the hub has not started with TLS yet.
+    """
     if not 1 <= table <= MAX_TABLE:
         raise InputError(f"--table {table}: allowed are 1 to {MAX_TABLE}")
     url = url or DEFAULT_URL
     if not url.startswith(("http://", "https://")):
         raise InputError(f"--url {url}: must start with http:// or https://")
-    store = Store(open_engine(db, pool_size=1), now_ms)
-    device, key = store.pair(table)
-    store.engine.dispose()
+    store = open_store(db, pool_size=1)
+    try:
+        pin = None
+        if url.startswith("https://"):
+            host = urlsplit(url).hostname or ""
+            pin = (
+                certs.given(tls_cert, tls_cert).sha256
+                if tls_cert is not None
+                else certs.kept(store, sqlite_path(db), [host]).sha256
+            )
+        device, key = store.pair(table)
+    finally:
+        store.engine.dispose()
     return (
         f"# table {table}, paired with the hub at {url}; keep this key secret\n"
         "[hub]\n"
@@ -39,8 +62,47 @@ def pair(db: str, table: int, url: str | None) -> str:
         f'url = "{url}"\n'
         f"table = {table}\n"
         f'device_id = "{device}"\n'
-        f'key = "{key}"\n'
+        f'key = "{key}"\n' + (f'tls_pin_sha256 = "{pin}"\n' if pin is not None else "")
     )
+
+
+def open_store(db: str, pool_size: int = 8) -> Store:
+    """The store on ``--db``, checked first: a damaged SQLite file or a database that cannot
+    be reached is one line (InputError), never a traceback."""
+    path = sqlite_path(db)
+    if path is not None and path.exists():
+        backup.check(path)
+    try:
+        return Store(open_engine(db, pool_size=pool_size), now_ms)
+    except DBAPIError as error:
+        first = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
+        raise InputError(f"--db {_shown(db)}: cannot open the database ({first})") from None
+
+
+def save_copy(db: str, file: str) -> str:
+    """``klik hub backup --db DB FILE``: a consistent copy of the SQLite database in FILE."""
+    path = sqlite_path(db)
+    if path is None:
+        raise InputError(f"--db {_shown(db)}: a PostgreSQL database is backed up with pg_dump")
+    if not path.exists():
+        raise InputError(f"--db {db}: no such file")
+    target = Path(file)
+    if not target.parent.is_dir():
+        raise InputError(f"{file}: the folder {target.parent} does not exist")
+    backup.check(path)
+    backup.write(path, target)
+    return f"klik hub backup: {path} copied to {target}"
+
+
+def _shown(db: str) -> str:
+    """``db`` as it may be printed: a URL's password hidden."""
+    return make_url(url_of(db)).render_as_string(hide_password=True) if "://" in db else db
+
+
+def sqlite_path(db: str) -> Path | None:
+    """The SQLite file of ``--db``; None for PostgreSQL."""
+    url = make_url(url_of(db))
+    return Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
 
 
 def judge_password(store: Store, host: str, password_file: str | None) -> None:
@@ -70,11 +132,23 @@ def _loopback(host: str) -> bool:
 
 
 def serve(
-    db: str, host: str, port: int, serial: list[str], password_file: str | None = None
+    db: str,
+    host: str,
+    port: int,
+    serial: list[str],
+    password_file: str | None = None,
+    *,
+    tls: bool | None = None,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+    public_names: Sequence[str] = (),
 ) -> int:
     """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
 
     ``password_file``: the judge's password, stored as a hash (see ``judge_password``).
+    ``tls``: HTTPS (None: off loopback only), with ``tls_cert`` and ``tls_key`` or the hub's
+    own certificate (``tls.kept``), whose SHA-256 is logged for the tables' pins.
+    ``public_names``: host names the hub answers to besides its addresses (``guard``).
 
     Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
     factory setting and the tables' default), started before the API and stopped after it.
@@ -85,21 +159,99 @@ def serve(
 
     from klik_hub.app import make_app
     from klik_hub.serial import SerialHub
+    from klik_hub.server import Deadline
 
-    store = Store(open_engine(db), now_ms)
+    if (tls_cert is None) != (tls_key is None):
+        raise InputError("--tls-cert and --tls-key go together")
+    if tls is False and tls_cert is not None:
+        raise InputError("--no-tls with --tls-cert: choose one")
+    https = tls if tls is not None else (tls_cert is not None or not _loopback(host))
+    store = open_store(db)
     judge_password(store, host, password_file)
-    log.info("hub: database %s, http://%s:%d/", store.engine.url.render_as_string(), host, port)
+    certificate = None
+    if https:
+        certificate = (
+            certs.given(tls_cert, tls_key)
+            if tls_cert is not None and tls_key is not None
+            else certs.kept(store, sqlite_path(db), [host, *public_names])
+        )
+        log.info("hub: TLS certificate SHA-256 %s (klik pair puts it in the tables' configs)",
+                 certificate.sha256)  # fmt: skip
+    if not https and not _loopback(host):
+        log.warning("hub: --no-tls on %s: the judge's password crosses the network in the clear",
+                    host)  # fmt: skip
+    scheme = "https" if https else "http"
+    where = store.engine.url.render_as_string()
+    log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
     serial_hubs = [SerialHub(store, device) for device in serial]
     for serial_hub in serial_hubs:
         serial_hub.start()
         channel = serial_hub.channel
         log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
-    config = uvicorn.Config(make_app(store), host=host, port=port, access_log=False)
+    app = make_app(store, public_names=tuple(public_names), tls=https)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        access_log=False,
+        http=Deadline,
+        ssl_certfile=certificate.cert_file if certificate else None,
+        ssl_keyfile=certificate.key_file if certificate else None,
+    )
+    # uvicorn finishes the requests under way on SIGINT and SIGTERM, then raises the signal
+    # again for the handler it found; these handlers make that a quiet stop with exit 0.
+    signal.signal(signal.SIGTERM, _stopped)
+    signal.signal(signal.SIGINT, _stopped)
+    path = sqlite_path(db)
+    checkpoints = Checkpoints(store.engine, RoundBackups(store, path).check) if path else None
+    if checkpoints is not None:
+        checkpoints.start()
     try:
         uvicorn.Server(config).run()
-    except KeyboardInterrupt:
-        pass  # Ctrl-C or SIGINT: uvicorn has finished the requests under way; a quiet stop
     finally:
         for serial_hub in serial_hubs:
             serial_hub.stop()
+        if checkpoints is not None:
+            checkpoints.stop()
+        # The last connection to a SQLite file folds the WAL into it: the file alone then
+        # holds every result, for a judge who copies only the file named by --db.
+        store.engine.dispose()
     return 0
+
+
+class RoundBackups:
+    """A copy of the database in ``backups/`` once the last result of the tournament's
+    current round is in (checked with every checkpoint): a card that fails later costs at
+    most the round under way. The tournament in play, or else the newest one, is watched."""
+
+    def __init__(self, store: Store, path: Path) -> None:
+        from klik_hub.tournaments import Tournaments
+
+        self.kept = Tournaments(store)
+        self.path = path
+
+    def check(self) -> Path | None:
+        """Write the copy if the round is complete and has none yet; the copy's path."""
+        tid = self.kept.in_play()
+        if tid is None:
+            newest = self.kept.listed()
+            if not newest:
+                return None
+            tid = int(newest[0]["id"])
+        drawn = self.kept.get(tid)["rounds"]
+        if not drawn:
+            return None
+        round_no = int(drawn[-1]["round"])
+        board = self.kept.round(tid, round_no)
+        if any(table["missing"] for table in board["tables"]):
+            return None
+        why = f"turniej-{tid}-runda-{round_no}"
+        if any((self.path.parent / backup.FOLDER).glob(f"{self.path.stem}-*-{why}.sqlite")):
+            return None
+        copy = backup.keep(self.path, why)
+        log.info("hub: round %d of tournament %d is complete: a copy in %s", round_no, tid, copy)
+        return copy
+
+
+def _stopped(_signal: int, _frame: object) -> None:
+    """A stop signal after uvicorn's own stop: nothing more to do."""

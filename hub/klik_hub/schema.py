@@ -65,7 +65,8 @@ claims = Table(
     Column("result_id", Integer, ForeignKey("results.id"), nullable=False),
 )
 
-# The last heartbeat of each device: best effort, overwritten each time.
+# The last heartbeat of each device: best effort, overwritten only by one with a larger seq
+# (a replayed heartbeat changes nothing; ``Store.heartbeat``).
 status = Table(
     "status",
     metadata,
@@ -186,4 +187,15 @@ settings = Table(
     metadata,
     Column("name", String(64), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+# The judge's console sessions (``POST /api/v1/session``): a cookie's token is kept only as
+# its SHA-256, with the digest of the password hash it was opened with, so a new password
+# ends every session at once.
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_sha256", String(64), primary_key=True),
+    Column("password_sha256", String(64), nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
 )

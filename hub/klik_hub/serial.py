@@ -15,7 +15,9 @@ the same store. The channel and its rules are ``klik.link.serial``'s; what is th
   ``ack`` with ``of: "commands"`` (seq 0), signed with the table's key. The table carries
   each out once and acknowledges it in its next heartbeat, which marks it done in the store
   (``Store.heartbeat``); until then it is pushed again, less often each time (up to
-  ``MAX_PUSH_S``), so a table that went quiet does not cost the channel much.
+  ``MAX_PUSH_S``), so a table that went quiet does not cost the channel much. A stale
+  heartbeat (a replay: its seq not above the last the hub holds) is answered, as over HTTP,
+  but is no sign that the table is there.
 
 One worker thread answers and pushes, so the hub never talks over itself; the channel's
 reader thread only hands frames over. Neither ever ends on an error: a database that is away
@@ -159,7 +161,8 @@ class SerialHub:
             )
             return
         device = answer.device
-        self._heard[device.device] = self.clock()
+        if answer.body["status"] != "stale":  # a replay must not make a gone table heard
+            self._heard[device.device] = self.clock()
         ack = answer.body["ack"]
         commands = ack["body"].get("commands")
         if isinstance(commands, list):  # a heartbeat's answer lists the waiting commands
@@ -169,6 +172,12 @@ class SerialHub:
             line = p.frame_signed(ack)
         if line is not None and self._send(line):
             self.sent["acks"] += 1
+
+    def heard(self, device: str) -> bool:
+        """Whether ``device`` was heard on this port in the last ``HEARD_FOR_S`` (its
+        waiting commands are pushed to it)."""
+        at = self._heard.get(device)
+        return at is not None and self.clock() - at <= HEARD_FOR_S
 
     def _push(self) -> None:
         """Push each recently heard table's waiting commands, if it is time for them."""

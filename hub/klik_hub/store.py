@@ -12,6 +12,12 @@ effort (``db.BEST_EFFORT``). SQLite has one writer at a time: the threads of one
 queue for it on a lock here, which hands over at once, instead of in SQLite's busy handler,
 which sleeps for milliseconds at a time (processes still meet in the busy handler). Readers
 (``db.READ``) take no write lock at all.
+
+A heartbeat is taken only if its seq is above the last one the hub holds for the device,
+compared in the very statement that writes it (``Upserts.status``): a heartbeat captured on
+the way and replayed later (a dead table looking alive, a judge's call nobody made) changes
+nothing, on any number of processes. A hub that loses its last heartbeats in a power cut (they
+are best effort) holds an older seq for a moment; the table's next heartbeat moves it on.
 """
 
 from __future__ import annotations
@@ -34,9 +40,20 @@ from sqlalchemy.sql.expression import Executable
 from klik.link import protocol as p
 from klik.link import results as r
 from klik_hub.db import BEST_EFFORT, READ
-from klik_hub.schema import claims, commands, corrections, devices, results, settings, status
+from klik_hub.schema import (
+    claims,
+    commands,
+    corrections,
+    devices,
+    results,
+    sessions,
+    settings,
+    status,
+)
 
 COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players", "game")
+CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
+MAX_COMMAND_ID = 32  # characters: ``commands.id``'s length (the hub makes them of 16)
 
 # The statements of the hot paths, built once: building a statement and its cache key costs
 # more Python than SQLite takes to run it.
@@ -59,6 +76,7 @@ PENDING = (
     .order_by(commands.c.rank, commands.c.id)
 )
 PENDING_OF_TABLE = PENDING.where(commands.c.table_no == bindparam("table_no"))
+LAST_BEAT = select(status.c.seq).where(status.c.device == bindparam("device"))
 ACKED = (
     update(commands)
     .where(
@@ -76,7 +94,7 @@ class Upserts:
 
     result: Executable  # a new result's id, or no row when (device, seq, digest) is there
     claim: Executable  # the claim, or no row when another result holds it
-    status: Executable  # a device's last heartbeat, inserted or overwritten
+    status: Executable  # a device's heartbeat; no row changed when its seq is not above the last
 
     @classmethod
     def of(cls, dialect: str) -> Upserts:
@@ -92,7 +110,8 @@ class Upserts:
             beat.on_conflict_do_update(
                 index_elements=["device"],
                 set_={c: beat.excluded[c] for c in ("table_no", "seq", "body", "seen_ms")},
-            ),
+                where=status.c.seq < beat.excluded.seq,
+            ).execution_options(preserve_rowcount=True),  # an INSERT's rowcount, on psycopg too
         )
 
 
@@ -115,8 +134,30 @@ class Device:
     key: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """What a heartbeat came to: taken, with the table's waiting commands, or stale."""
+
+    taken: bool  # False: its seq was not above ``last_seq`` (a replay, or a count lost)
+    last_seq: int  # the seq of the device's heartbeat the hub holds now
+    commands: list[dict[str, Any]]  # the table's waiting commands; none when stale
+
+
 class RefusedError(Exception):
     """An envelope the hub does not believe (401): unknown device, bad MAC, foreign table."""
+
+
+def claim_of(key: str) -> str:
+    """``key`` as a ``claims`` row holds it: itself, or when longer than the column, ``sha256:``
+    and its SHA-256 in hex. Any result the protocol allows has a claim that fits: a tournament
+    of 200 letters such as "ż", each written ``\\u017c``, makes a key of over 1,200.
+
+    Keys that fit are kept as they were, so the claims of results stored before are still
+    met; no key of its own starts with ``sha256:`` (each starts ``send:`` or ``game:``).
+    """
+    if len(key) <= CLAIM_LENGTH:
+        return key
+    return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def utc_iso(ms: int) -> str:
@@ -157,6 +198,35 @@ class Store:
         with self._write() as db:
             db.execute(delete(settings).where(settings.c.name == name))
             db.execute(insert(settings).values(name=name, value=value))
+
+    # --- the judge's sessions ---------------------------------------------------------------
+
+    def open_session(self, token_sha256: str, password_sha256: str, expires_ms: int) -> None:
+        """Keep a new session (and forget the expired ones, so the table stays small)."""
+        with self._write() as db:
+            db.execute(delete(sessions).where(sessions.c.expires_ms <= self.now_ms()))
+            db.execute(
+                insert(sessions).values(
+                    token_sha256=token_sha256,
+                    password_sha256=password_sha256,
+                    expires_ms=expires_ms,
+                )
+            )
+
+    def session(self, token_sha256: str) -> str | None:
+        """The password digest a live session was opened with; None if none or expired."""
+        with self._read() as db:
+            found = db.execute(
+                select(sessions.c.password_sha256).where(
+                    sessions.c.token_sha256 == token_sha256,
+                    sessions.c.expires_ms > self.now_ms(),
+                )
+            ).scalar()
+        return None if found is None else str(found)
+
+    def close_session(self, token_sha256: str) -> None:
+        with self._write() as db:
+            db.execute(delete(sessions).where(sessions.c.token_sha256 == token_sha256))
 
     # --- pairing -------------------------------------------------------------------------
 
@@ -220,7 +290,7 @@ class Store:
         digest = hashlib.sha256(text.encode("ascii")).hexdigest()
         receipt = p.receipt({"device": device.device, "seq": envelope.seq, "body": body})
         game = json.dumps([body.get("tournament"), body.get("round"), body["table"], body["game"]])
-        keys = (f"send:{device.device}:{envelope.seq}", f"game:{game}")
+        keys = (claim_of(f"send:{device.device}:{envelope.seq}"), claim_of(f"game:{game}"))
         row = {
             "device": device.device,
             "seq": envelope.seq,
@@ -311,14 +381,23 @@ class Store:
 
     # --- heartbeats and commands -----------------------------------------------------------
 
-    def heartbeat(
-        self, db: Connection, envelope: p.Envelope, device: Device
-    ) -> list[dict[str, Any]]:
-        """Keep a heartbeat's state and its acks in ``believed``'s transaction ``db``; returns
-        the table's pending commands."""
+    def heartbeat(self, db: Connection, envelope: p.Envelope, device: Device) -> Beat:
+        """Keep a heartbeat's state and its acks in ``believed``'s transaction ``db``, with
+        the table's pending commands; or nothing at all for a stale heartbeat, one whose seq is
+        not above the last the hub holds for the device (a replay, or the same one twice).
+
+        ProtocolError (422) for ``acks`` that are not a list of command ids.
+        """
         now = self.now_ms()
         body = envelope.body
-        acks = [a for a in body.get("acks", []) if isinstance(a, str)]
+        acks = body.get("acks", [])  # an older table's heartbeat may have none
+        if not isinstance(acks, list) or not all(
+            isinstance(a, str) and 1 <= len(a) <= MAX_COMMAND_ID for a in acks
+        ):
+            raise p.ProtocolError(
+                "body.acks",
+                f"must be a list of command ids (text of 1 to {MAX_COMMAND_ID} characters)",
+            )
         beat = {
             "device": device.device,
             "table_no": device.table_no,
@@ -326,11 +405,14 @@ class Store:
             "body": p.canonical(body).decode("ascii"),
             "seen_ms": now,
         }
-        db.execute(self.upserts.status, beat)
+        # rowcount, not RETURNING: fetching a row back cost about 5 % of the heartbeats a second.
+        if db.execute(self.upserts.status, beat).rowcount == 0:
+            last = db.execute(LAST_BEAT, {"device": device.device}).scalar_one()
+            return Beat(taken=False, last_seq=int(last), commands=[])
         if acks:
             db.execute(ACKED, {"acks": acks, "of_table": device.table_no, "now": now})
         rows = db.execute(PENDING_OF_TABLE, {"table_no": device.table_no}).all()
-        return [_command(row) for row in rows]
+        return Beat(taken=True, last_seq=envelope.seq, commands=[_command(row) for row in rows])
 
     def command(self, table_no: int, kind: str, args: dict[str, Any] | None = None) -> str:
         """Queue a hub → table command; returns its id."""

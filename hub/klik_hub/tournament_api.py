@@ -3,21 +3,28 @@
 Every error is one line of JSON, ``{"error": "..."}``, saying what is wrong and what is
 allowed; a draw refused for missing results also lists them (``"missing"``). The routes are
 documented in ``/openapi.json``; the README's table of them is the contract.
+
+What comes in is held to what the database can keep, as the tables' envelopes are
+(``klik.link.protocol``): no text holds NUL or a lone surrogate (``Text``), and a JSON body
+nested deeper than ``protocol.MAX_DEPTH`` is refused before it is parsed (``Checked``).
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Callable, Coroutine
 from importlib import resources
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from fastapi.routing import APIRoute
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
+from klik.link import protocol as p
 from klik_hub import exports, printing
 from klik_hub.store import Store
 from klik_hub.tournament import formats as f
@@ -25,12 +32,23 @@ from klik_hub.tournament import roster
 from klik_hub.tournaments import MissingResultsError, TournamentError, Tournaments
 
 MOVE_TIME = GAME["move_time_s"]
-MAX_CSV = 1 << 20  # bytes: two thousand players with long names fit many times over
+MAX_CSV = 1 << 20  # bytes: a thousand players with long names fit many times over
 Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
 
 
+def _storable(text: str) -> str:
+    if p.UNSTORABLE.search(text):
+        raise PydanticCustomError("text", p.NOT_STORABLE)
+    return text
+
+
+# Text a request may carry to the database: PostgreSQL refuses NUL in text (a 500 where
+# SQLite took it), and a lone surrogate has no UTF-8 for either database.
+Text = Annotated[str, AfterValidator(_storable)]
+
+
 class TournamentIn(BaseModel):
-    name: str = Field(min_length=1, max_length=200, description="shown on every page")
+    name: Text = Field(min_length=1, max_length=200, description="shown on every page")
 
     @field_validator("name")
     @classmethod
@@ -48,7 +66,7 @@ class TournamentIn(BaseModel):
         description="the rule set that scores, ranks and seeds it: the format's own (liga: "
         "league, szczecin: tournament, open: either; by default the format's first)",
     )
-    format: str = Field(description=f"a preset: {', '.join(f.preset_names())}")
+    format: Text = Field(description=f"a preset: {', '.join(f.preset_names())}")
     move_time_s: int = Field(
         ge=int(MOVE_TIME.lo), le=int(MOVE_TIME.hi), description="seconds for every move"
     )
@@ -78,20 +96,20 @@ class CorrectionIn(BaseModel):
     players: dict[Literal["A", "B", "C", "D"], int] | None = Field(
         None, description="assign: each seat's player id"
     )
-    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: str = Field("judge", min_length=1, max_length=100, description="who corrects")
+    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who corrects")
 
 
 class PlayerChangeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")  # a misspelt field must not pass as no change
 
-    name: str | None = Field(None, min_length=1, max_length=100, description="the new name")
-    club: str | None = Field(None, max_length=100, description="the new club or school")
+    name: Text | None = Field(None, min_length=1, max_length=100, description="the new name")
+    club: Text | None = Field(None, max_length=100, description="the new club or school")
     active: bool | None = Field(
         None, description="false: withdraw the player (not drawn again); true: reinstate"
     )
-    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: str = Field("judge", min_length=1, max_length=100, description="who changes it")
+    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who changes it")
 
 
 class SanctionIn(BaseModel):
@@ -103,15 +121,15 @@ class SanctionIn(BaseModel):
         "tournament (not drawn again, marked on the standings)"
     )
     big: int | None = Field(None, ge=1, le=100, description="deduction only: big points off")
-    reason: str = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: str = Field("judge", min_length=1, max_length=100, description="who gives it")
+    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who gives it")
 
 
 class UndrawIn(BaseModel):
-    reason: str = Field(
+    reason: Text = Field(
         "losowanie cofnięte", min_length=1, max_length=500, description="why: kept in the log"
     )
-    by: str = Field("judge", min_length=1, max_length=100, description="who undoes it")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who undoes it")
 
 
 class RoundIn(BaseModel):
@@ -126,6 +144,13 @@ class RoundIn(BaseModel):
         default_factory=list,
         max_length=2000,
         description="player ids: among players who share a place, these first, in this order",
+    )
+    round: int | None = Field(
+        None,
+        ge=1,
+        le=10_000,
+        description="the round meant (default: the next); 409 if it is not the next one, so "
+        "a draw sent twice draws once",
     )
 
 
@@ -151,6 +176,25 @@ PLAYERS_BODY = {
 
 def error(status: int, message: str, **more: Any) -> JSONResponse:
     return JSONResponse({"error": message, **more}, status_code=status)
+
+
+class Checked(APIRoute):
+    """A route that refuses a JSON body nested deeper than ``protocol.MAX_DEPTH`` (422)
+    before FastAPI parses it: Python's JSON parser recurses, and a player list nested 5,000
+    deep was a RecursionError (500). Any other body (a CSV file) is the route's to check."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def checked(request: Request) -> Response:
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            # The body is read once: FastAPI takes it from the request, where it stays.
+            if kind != "text/csv" and p.deeper_than(await request.body(), p.MAX_DEPTH):
+                why = f"arrays and objects nest deeper than {p.MAX_DEPTH} levels"
+                return error(422, f"body: {why}")
+            return await handler(request)
+
+        return checked
 
 
 class BadListError(ValueError):
@@ -187,7 +231,7 @@ def refused(problem: TournamentError) -> JSONResponse:
 
 def router(store: Store, judge_only: Any) -> APIRouter:
     """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
-    api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"])
+    api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"], route_class=Checked)
     guarded = [judge_only]
     kept = Tournaments(store)
 
@@ -242,10 +286,10 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
     def draw(tid: Id, ask: RoundIn) -> JSONResponse:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
-        while results of the last round are missing (unless ``override``)."""
-        drawn = kept.draw(
-            tid, ask.seed, override=ask.override, field=ask.field, tie_break=ask.tie_break
-        )
+        while results of the last round are missing (unless ``override``), or if ``round``
+        is given and is not the next. One draw at a time: a draw waits for the one before."""
+        drawn = kept.draw(tid, ask.seed, override=ask.override, field=ask.field,
+                          tie_break=ask.tie_break, round_no=ask.round)  # fmt: skip
         return JSONResponse(drawn.json(), status_code=201)
 
     @api.delete("/{tid}/rounds/{round_no}", dependencies=guarded)
@@ -317,6 +361,12 @@ def pages(store: Store) -> APIRouter:
     def projector() -> HTMLResponse:
         page = resources.files("klik_hub").joinpath("web/projector.html")
         return HTMLResponse(page.read_text(encoding="utf-8"))
+
+    @web.get("/projector.js")
+    def projector_script() -> Response:
+        # A file of its own: the pages' Content-Security-Policy runs scripts from files only.
+        script = resources.files("klik_hub").joinpath("web/projector.js")
+        return Response(script.read_text(encoding="utf-8"), media_type="text/javascript")
 
     @web.get("/print/sheets", response_class=HTMLResponse)
     def sheets(

@@ -7,8 +7,8 @@ tournament (1, 2, …). A table's result names them as text (``"tournament": "3"
 ``"player": "17"``), as the protocol's fields are text.
 
 A round is drawn only when every table of the round before has reported all its games
-(``MissingResultsError``, 409), unless the judge overrides. Two draws of one round at once
-meet at the ``rounds`` primary key: one is kept and the other is told the round exists.
+(``MissingResultsError``, 409), unless the judge overrides. A tournament draws one round at
+a time (``draw`` locks its row), and takes at most ``roster.MAX_PLAYERS`` players.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
 
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.link import protocol as p
@@ -41,6 +40,7 @@ from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import slots as sl
 from klik_hub.tournament.roster import (
+    MAX_PLAYERS,
     EnrolledAlreadyError,
     Entrant,
     RosterError,
@@ -197,6 +197,11 @@ class Tournaments:
                 check_new(entrants, enrolled, allow_same_name=allow_same_name)
             except EnrolledAlreadyError as error:
                 raise ConflictError(str(error)) from None
+            if len(enrolled) + len(entrants) > MAX_PLAYERS:
+                raise TournamentError(
+                    f"players: tournament {tid} has {len(enrolled)} and the list "
+                    f"{len(entrants)}; a tournament takes at most {MAX_PLAYERS}"
+                )
             first = max(enrolled, default=0) + 1
             rows = [
                 {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
@@ -381,19 +386,34 @@ class Tournaments:
         override: bool = False,
         field: int | None = None,
         tie_break: Sequence[int] = (),
+        round_no: int | None = None,
     ) -> Drawn:
         """Draw the next round and keep it; see the module's docstring for when it may.
 
         A seeded stage: ``field`` is the judge's pick of its size (liga: 8 or 6), and
         ``tie_break`` settles ties in the standings that choose (player ids, first first).
+        ``round_no``, when given, is the round the judge means to draw: a ConflictError if
+        it is not the next one (a draw sent twice draws once).
+
+        One draw at a time per tournament: it reads, decides and keeps in one transaction
+        with the tournament's row locked (PostgreSQL; SQLite's writer lock does the same),
+        so it decides on every round, player and sanction as they are when it is kept. Read
+        in one transaction and kept in another, a draw raced the others (twelve at once
+        made two or three rounds and refused the rest, as the timing fell) and could keep
+        a round decided on one undrawn meanwhile.
         """
         seed = secrets.randbelow(1_000_000) if seed is None else seed
-        with self.store._read() as db:
-            row = self._tournament(db, tid)
+        with self.store._write() as db:
+            row = self._tournament(db, tid, lock=True)
             fmt = f.load_format(row.format)
             names = self._names(db, tid)
             active = self._active(db, tid)
             earlier = self._rounds(db, tid)
+            following = len(earlier) + 1
+            if round_no is not None and round_no != following:
+                raise ConflictError(
+                    f"round: round {round_no} is not the next to draw; round {following} is"
+                )
             if not earlier:
                 _check_field(fmt, len(active), override=override)
             if earlier and not override:
@@ -425,45 +445,42 @@ class Tournaments:
                     active=set(active),
                 )  # fmt: skip
             paired = set(db.execute(select(devices.c.table_no)).scalars())
-        before = [x.tables for x in earlier]
-        repeated = d.repeats([*before, tables]) - d.repeats(before)
-        unpaired = tuple(k for k in range(1, len(tables) + 1) if k not in paired)
-        drawn = Drawn(
-            len(earlier) + 1, stage.name, stage.games_per_round, seed, tables, repeated, unpaired
-        )
-        self._keep(tid, drawn, override)
+            before = [x.tables for x in earlier]
+            repeated = d.repeats([*before, tables]) - d.repeats(before)
+            unpaired = tuple(k for k in range(1, len(tables) + 1) if k not in paired)
+            drawn = Drawn(
+                following, stage.name, stage.games_per_round, seed, tables, repeated, unpaired
+            )
+            self._keep(db, tid, drawn, override)
         return drawn
 
-    def _keep(self, tid: int, drawn: Drawn, override: bool) -> None:
-        try:
-            with self.store._write() as db:
-                db.execute(
-                    insert(rounds).values(
-                        tournament_id=tid,
-                        round_no=drawn.round_no,
-                        stage=drawn.stage,
-                        games=drawn.games,
-                        seed=drawn.seed,
-                        override=override,
-                        drawn_at=utc_iso(self.store.now_ms()),
-                    )
-                )
-                db.execute(
-                    insert(seatings),
-                    [
-                        {
-                            "tournament_id": tid,
-                            "round_no": drawn.round_no,
-                            "table_no": k,
-                            "seat": seat,
-                            "player_no": int(player),
-                        }
-                        for k, table in enumerate(drawn.tables, 1)
-                        for seat, player in zip(SEATS, table, strict=False)
-                    ],
-                )
-        except IntegrityError:
-            raise ConflictError(f"round {drawn.round_no} was drawn meanwhile") from None
+    def _keep(self, db: Connection, tid: int, drawn: Drawn, override: bool) -> None:
+        """The drawn round and its seats, in the draw's transaction ``db``."""
+        db.execute(
+            insert(rounds).values(
+                tournament_id=tid,
+                round_no=drawn.round_no,
+                stage=drawn.stage,
+                games=drawn.games,
+                seed=drawn.seed,
+                override=override,
+                drawn_at=utc_iso(self.store.now_ms()),
+            )
+        )
+        db.execute(
+            insert(seatings),
+            [
+                {
+                    "tournament_id": tid,
+                    "round_no": drawn.round_no,
+                    "table_no": k,
+                    "seat": seat,
+                    "player_no": int(player),
+                }
+                for k, table in enumerate(drawn.tables, 1)
+                for seat, player in zip(SEATS, table, strict=False)
+            ],
+        )
 
     def undraw(self, tid: int, round_no: int, reason: str, by: str) -> dict[str, Any]:
         """Undo the last drawn round while none of its results has come (a slip at the draw),

@@ -150,6 +150,17 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(printed.locator("tr")).to_have_count(8)
         expect(printed.locator(".mark")).to_have_count(4)
         assert pdf_pages(printed.pdf(format="A4")) == 1
+
+        # logged in once, by a cookie no script can read; "Wyloguj" ends the session
+        assert "klik_session" not in page.evaluate("document.cookie")
+        expect(page.get_by_test_id("login")).to_be_hidden()
+        page.get_by_test_id("logout").click()
+        expect(page.get_by_test_id("message")).to_have_text("Wylogowano.")
+        expect(page.get_by_test_id("login")).to_be_visible()
+        page.get_by_test_id("tab-setup").click()
+        page.get_by_test_id("t-name").fill("Drugi turniej")
+        page.get_by_test_id("t-create").click()
+        expect(page.locator("#login")).to_be_visible()  # the hub asks again: 401
     finally:
         for table in tables:
             table.stop()

@@ -1,35 +1,57 @@
 """schemathesis against the hub's own OpenAPI description: no request makes a 5xx.
 
 Driven through hypothesis directly (every operation's strategy), not schemathesis's pytest
-plugin: the hub runs for real on loopback for the whole run, over a real SQLite file.
+plugin: the hub runs for real on loopback for the whole run, over a real SQLite file and a
+real PostgreSQL database (``store``): PostgreSQL refuses what SQLite takes (NUL in text, a
+key longer than its column), so a fuzz of SQLite alone passed over 500s.
+
+Random ids seldom name anything, and a request about nothing is refused before it reaches
+the database; so the hub holds a tournament with players, a drawn round and a result, and
+half the requests are sent to them (``KNOWN``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import httpx
 import schemathesis
-from hubkit import Clock, live_hub
+from hubkit import live_hub
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from tourney import Hall, create, enrol
 
-from klik_hub.db import open_engine
 from klik_hub.store import Store
 
+# The path parameters of what the hub holds: tournament 1, its player 1, its round 1, result 1.
+KNOWN = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1, "table": 1}
 
-def test_no_request_the_api_describes_makes_a_server_error(tmp_path: Path) -> None:
-    store = Store(open_engine(str(tmp_path / "hub.sqlite")), Clock())
-    store.pair(3)  # a paired table, so that commands to table 3 are taken
+
+def at_known(case: schemathesis.Case) -> schemathesis.Case:
+    for name, value in KNOWN.items():
+        if case.path_parameters and name in case.path_parameters:
+            case.path_parameters[name] = value
+    return case
+
+
+def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None:
     with live_hub(store) as url:
+        tables = Hall(url, store, 3)  # paired, so that commands to them are taken
+        tid = create(url)
+        enrol(url, tid, 8)
+        seated = {"A": 1, "B": 2, "C": 3}
+        reported = tables.report(tid, None, 1, seated, {"A": 0, "B": 5, "C": 9},
+                                 rules="tournament")  # fmt: skip
+        assert (tid, reported.status_code) == (KNOWN["tid"], 201)
         schema = schemathesis.openapi.from_url(url + "/openapi.json")
         operations = [result.ok() for result in schema.get_all_operations()]
-        assert len(operations) == 25  # every route, the judge's new ones too
+        described = httpx.get(url + "/openapi.json").json()["paths"]
+        assert len(operations) == sum(map(len, described.values()))  # every route, fuzzed
         for operation in operations:
+            cases = operation.as_strategy()
 
-            @given(case=operation.as_strategy())
+            @given(case=st.one_of(cases, cases.map(at_known)))
             @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
             def call(case: schemathesis.Case) -> None:
                 case.call_and_validate(checks=[not_a_server_error])
 
             call()
-    store.engine.dispose()

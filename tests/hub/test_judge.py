@@ -16,6 +16,7 @@ from hubkit import Clock, live_hub
 from klik.errors import InputError
 from klik_hub import judge
 from klik_hub.db import open_engine
+from klik_hub.guard import NEED_JUDGE
 from klik_hub.main import judge_password
 from klik_hub.store import Store
 
@@ -89,7 +90,7 @@ def test_the_judges_routes_ask_for_the_password(guarded: tuple[str, Store]) -> N
     ):
         answer = httpx.post(f"{url}/api/v1/tournaments", json=new, headers=headers)
         assert answer.status_code == 401, (headers, answer.text)
-        assert answer.json() == {"error": "the judge's password is needed (HTTP Basic, user judge)"}
+        assert answer.json() == {"error": NEED_JUDGE}
         assert answer.headers["WWW-Authenticate"] == 'Basic realm="Klik hub", charset="UTF-8"'
     # The console asks for the password in its own form: no browser prompt (not "Basic").
     console = httpx.post(f"{url}/api/v1/tournaments", json=new, headers={"X-Klik-Console": "1"})

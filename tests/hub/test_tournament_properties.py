@@ -6,9 +6,11 @@ what the logged events make of the results (a fresh hub fed the same events agre
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from klik_hub.db import open_engine
 from klik_hub.store import Store
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournaments import SANCTIONS
+from pgserver import fresh_database
 
 # Players each format is played with here: liga takes 16 to 36 (001 ZASADY 1); szczecin's
 # seatings take 9 to 16 (3 or 4 tables in round I); open any number from 3 but 5 (tables
@@ -43,22 +46,24 @@ FIELDS = {
 }
 
 
-@pytest.fixture
-def fresh(tmp_path: Path) -> Iterator[Any]:
-    """A factory of fresh hubs on SQLite files: (url, store), all stopped after the test."""
-    opened: list[Any] = []
+@pytest.fixture(params=["sqlite", "postgresql"])
+def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """A factory of fresh hubs, each on its own SQLite file or its own fresh PostgreSQL
+    database: (url, store), all stopped (and the databases dropped) after the test."""
+    cluster = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    with ExitStack() as opened:
 
-    def make() -> tuple[str, Store]:
-        store = Store(open_engine(str(tmp_path / f"hub{len(opened)}.sqlite")), Clock())
-        served = live_hub(store)
-        url = served.__enter__()
-        opened.append((served, store))
-        return url, store
+        def make() -> tuple[str, Store]:
+            if cluster is None:
+                db = str(tmp_path / f"hub{next(numbers)}.sqlite")
+            else:
+                db = opened.enter_context(fresh_database(cluster, "properties"))
+            store = Store(open_engine(db), Clock())
+            opened.callback(store.engine.dispose)
+            return opened.enter_context(live_hub(store)), store
 
-    yield make
-    for served, store in opened:
-        served.__exit__(None, None, None)
-        store.engine.dispose()
+        numbers = itertools.count()
+        yield make
 
 
 def slips(url: str, hall: Hall, tid: int, rules: str, rng: random.Random) -> Any:

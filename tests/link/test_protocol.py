@@ -33,6 +33,75 @@ def test_signed_objects_hold_no_floats(obj: object, where: str) -> None:
         p.canonical(obj)
 
 
+def nested(depth: int, inner: object = 1) -> object:
+    """``inner`` inside ``depth`` arrays: ``nested(2)`` is ``[[1]]``."""
+    for _ in range(depth):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("obj", "where", "why"),
+    [
+        ({"name": "Ala\x00"}, "name", "NUL"),  # PostgreSQL keeps no NUL in text
+        ({"seats": {"A": {"name": "\ud800"}}}, "seats.A.name", "surrogate"),  # no UTF-8 for it
+        ({"acks": ["a", "b\x00"]}, "acks[1]", "NUL"),  # in a list
+        ({"seats": {"A\x00": 1}}, "seats", "a key"),  # a key: named by its object
+        ({"args": nested(p.MAX_DEPTH)}, "args", "nest deeper than 16"),  # 17 with the object
+        ({"a": {"b": nested(p.MAX_DEPTH - 1)}}, "a", "nest deeper than 16"),  # the outermost
+    ],
+)
+def test_signed_objects_hold_only_storable_text_and_nest_at_most_16_deep(
+    obj: object, where: str, why: str
+) -> None:
+    with pytest.raises(p.ProtocolError, match=re.escape(why)) as refused:
+        p.canonical(obj)
+    assert refused.value.field == where
+
+
+def test_an_object_nested_16_deep_is_signed() -> None:
+    assert p.canonical(nested(p.MAX_DEPTH)) == b"[" * 16 + b"1" + b"]" * 16
+    assert p.canonical({"a": nested(p.MAX_DEPTH - 1)}).startswith(b'{"a":' + b"[" * 15)
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "why"),
+    [
+        ({"tournament": "1\x00"}, "body.tournament", "NUL"),  # PostgreSQL: a 500 once
+        ({"seats": {"A": {"name": "Ala\udc00"}}}, "body.seats.A.name", "surrogate"),
+        ({"acks": ["\x00"]}, "body.acks[0]", "NUL"),  # a heartbeat's acks meet SQL too
+        ({"x": nested(p.MAX_DEPTH)}, "body.x", "nest deeper than 16"),
+    ],
+)
+def test_an_envelope_whose_body_the_hub_cannot_keep_names_the_field(
+    body: dict[str, object], field: str, why: str
+) -> None:
+    raw = json.dumps({**RESULT.unsigned(), "body": body, "mac": "0" * 64}).encode()
+    with pytest.raises(p.ProtocolError, match=re.escape(why)) as refused:
+        p.open_envelope(raw)
+    assert refused.value.field == field
+
+
+def test_nesting_is_read_from_the_bytes_before_the_parser_recurses() -> None:
+    deep = b'{"v": 1, "body": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    with pytest.raises(p.ProtocolError, match="nest deeper than 20 levels") as refused:
+        p.open_envelope(deep)
+    assert refused.value.field == "(envelope)"
+    assert not p.deeper_than(b'{"name": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\"["}', 1)
+    assert p.deeper_than(b"[[[]]]", 2)
+    assert not p.deeper_than(b"[[],[],[[]]]", 3)
+
+
+def test_an_ack_carries_command_args_nested_as_deep_as_the_hub_takes_them() -> None:
+    args = {"a": nested(p.MAX_DEPTH - 1)}  # 16 levels: the deepest the hub queues
+    p.canonical(args)
+    command = {"id": "c1", "kind": "players", "args": args}
+    ack = p.Envelope("ack", "t-1", 3, {"of": "heartbeat", "status": "ok", "commands": [command]})
+    envelope, mac = p.open_envelope(p.seal(ack, KEY))
+    assert p.verify(envelope, mac, KEY)
+    assert p.frame(ack, KEY).endswith(b"\n")
+
+
 def test_a_sealed_envelope_opens_and_verifies() -> None:
     envelope, mac = p.open_envelope(p.seal(RESULT, KEY))
     assert envelope == RESULT

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 import pytest
@@ -105,6 +106,23 @@ def test_points_that_are_not_the_rule_sets_are_a_mismatch(change: Any) -> None:
         (lambda b: b.update(winners=["A", "C"]), "body.winners"),  # two winners of a Rummikub
         (lambda b: b.update(moves=-1), "body.moves"),
         (lambda b: b.update(finished_at="yesterday"), "body.finished_at"),
+        (
+            lambda b: b.update(finished_at="2026-99-99T99:99:99Z"),
+            "body.finished_at",
+        ),  # the shape only
+        (
+            lambda b: b.update(finished_at="2026-02-29T12:00:00Z"),
+            "body.finished_at",
+        ),  # not a leap year
+        (lambda b: b.update(finished_at="2026-11-23T24:00:00Z"), "body.finished_at"),
+        (
+            lambda b: b.update(finished_at="2016-12-31T23:59:60Z"),
+            "body.finished_at",
+        ),  # a leap second: no POSIX clock shows it
+        (
+            lambda b: b.update(finished_at="２０２６-11-23T14:05:09Z"),
+            "body.finished_at",
+        ),  # fullwidth digits
         (lambda b: b.update(round_game=0), "body.round_game"),
         (lambda b: b.update(round_game=10), "body.round_game"),  # a round has at most 9 games
         (lambda b: b.update(ended_by="pile"), "body.ended_by"),  # a Rummikub has no such why
@@ -117,6 +135,26 @@ def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) 
     with pytest.raises(ProtocolError) as raised:
         check_result(body)
     assert raised.value.field == field
+
+
+@pytest.mark.parametrize(
+    "finished_at",
+    [
+        "2024-02-29T23:59:59Z",  # a leap day
+        "2026-11-23T14:05:09.123456Z",  # with a fraction of a second
+        None,  # a table whose clock is not synchronised
+    ],
+)
+def test_a_real_utc_time_is_a_finished_at(finished_at: str | None) -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    check_result({**body, "finished_at": finished_at})
+
+
+def test_what_a_tables_clock_writes_is_a_finished_at() -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    for second in (0, 951_782_400, 1_795_000_000, 4_102_444_799):  # 2000-02-29 .. 2099-12-31
+        written = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))  # as daemon.wall_clock
+        check_result({**body, "finished_at": written})
 
 
 def test_the_largest_rack_is_every_tile_of_the_set() -> None:

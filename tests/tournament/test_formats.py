@@ -277,8 +277,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         # a list of rule sets: each once
         (spoil('rules = "league"', 'rules = ["league", "league"]'), 'liga.toml: rules = ["league", "league"]: allowed is one of league, tournament, or a list of them, each once'),
         # the players a format takes: fewest, then most
-        (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = [36, 16]'), "liga.toml: players = [36, 16]: allowed are [fewest, most], from 2 to 2000"),
-        (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = 16'), "liga.toml: players = 16: allowed are [fewest, most], from 2 to 2000"),
+        (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = [36, 16]'), "liga.toml: players = [36, 16]: allowed are [fewest, most], from 2 to 1000"),
+        (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = 16'), "liga.toml: players = 16: allowed are [fewest, most], from 2 to 1000"),
         # who starts a round's first game: seat A or the highest tile's
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nfirst_starter = "B"'), 'liga.toml: first_starter = "B": allowed are A, draw'),
         # the classification is one of two kinds

@@ -7,7 +7,10 @@ exponential back-off with jitter, capped at 15 s; results go one at a time, olde
 the hub sees them in the order they were played. Between results it sends a heartbeat every
 ``heartbeat_s``: best effort, never queued. The hub's answer to a heartbeat carries the
 commands waiting for this table; each is carried out once (the outbox remembers the ids it
-did) and acknowledged in the next heartbeat.
+did) and acknowledged in the next heartbeat. A heartbeat's seq grows across restarts (the
+outbox reserves them in blocks); the hub refuses one that is not above the last it holds
+(a replay) with a signed 409 that says its last seq, and then this table's count was lost:
+the courier numbers on after the hub's last and sends the heartbeat again at once.
 
 What the courier learns is handed to the table's engine thread through two callbacks, never
 by touching the engine itself: ``on_delivery`` (where the results are) and ``on_command``.
@@ -221,16 +224,37 @@ class Courier:
         return ack
 
     def _heartbeat(self) -> None:
+        # Once more at once after a jump past the hub's last seq, and no more: a hub that
+        # says stale again costs one heartbeat a round, not a busy loop.
+        if self._beat():
+            self._beat()
+
+    def _beat(self) -> bool:
+        """Send one heartbeat; True if the hub said it was stale and the count jumped."""
         seq = self.outbox.next_heartbeat_seq()
         acks, self.acks = self.acks, []
         body = {**self.status(), "outbox": self.outbox.waiting(),
                 "last_seq": self.outbox.last_seq(), "acks": acks}  # fmt: skip
         answer = self._post(HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body))
-        ack = None if answer is None or answer[0] != 200 else self._ack(answer[1], seq)
-        if ack is None or ack.body.get("of") != "heartbeat":
-            self.acks = acks + self.acks  # acknowledged next time
-            return
-        self._carry_out(ack.body.get("commands"))
+        ack = None if answer is None or answer[0] not in (200, 409) else self._ack(answer[1], seq)
+        said = None if ack is None or ack.body.get("of") != "heartbeat" else ack.body
+        if said is not None and said.get("status") == "ok":
+            self._carry_out(said.get("commands"))
+            return False
+        self.acks = acks + self.acks  # acknowledged next time (a stale heartbeat took none)
+        return said is not None and said.get("status") == "stale" and self._after(seq, said)
+
+    def _after(self, seq: int, said: dict[str, Any]) -> bool:
+        """Number heartbeats on after the last the hub holds (its signed ``last_seq``)."""
+        last = said.get("last_seq")
+        if type(last) is not int or not seq <= last < 2**53 - 1:
+            return False  # not a seq this heartbeat was stale against: nothing to jump to
+        jumped = self.outbox.heartbeats_after(last)
+        if jumped:
+            log.warning(
+                "hub: heartbeat %d is behind the hub's %d; numbering on from there", seq, last
+            )
+        return jumped
 
     def _carry_out(self, commands: Any) -> None:
         """Each command once (the outbox remembers), each acknowledged in the next heartbeat."""

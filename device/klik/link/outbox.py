@@ -14,8 +14,10 @@ the hub tells a resent result (same seq, same body: "duplicate") from a differen
 The file also keeps the link's two other small memories: the heartbeat counter (reserved
 in blocks of ``HEARTBEAT_BLOCK`` so that a heartbeat every 2 s is not a commit every 2 s;
 after a restart counting goes on from the end of the last block, so heartbeat numbers only
-grow) and the ids of the hub's commands already carried out (so each is carried out at
-most once, even across restarts).
+grow, as the hub demands: it refuses one not above the last it holds, a replay; a table
+whose count was lost jumps past the hub's last, ``heartbeats_after``) and the ids of the
+hub's commands already carried out (so each is carried out at most once, even across
+restarts).
 
 Errors: any SQLite failure is one ``OutboxError`` line naming the file and what could not
 be done (``outbox /var/lib/klik/outbox.sqlite: cannot keep a result (the disk is full)``);
@@ -258,19 +260,40 @@ class Outbox:
         """
         with self._lock:
             if self._heartbeat_next >= self._heartbeat_end:
-                with self._transaction("reserve heartbeat numbers") as db:
-                    row = db.execute(
-                        "SELECT value FROM counters WHERE name = 'heartbeat'"
-                    ).fetchone()
-                    start = max(0 if row is None else int(row[0]), self._heartbeat_next)
-                    db.execute(
-                        "INSERT OR REPLACE INTO counters (name, value) VALUES ('heartbeat', ?)",
-                        (start + HEARTBEAT_BLOCK,),
-                    )
-                self._heartbeat_next, self._heartbeat_end = start, start + HEARTBEAT_BLOCK
+                self._reserve_heartbeats(self._heartbeat_next)
             seq = self._heartbeat_next
             self._heartbeat_next += 1
             return seq
+
+    def heartbeats_after(self, seq: int) -> bool:
+        """Number the next heartbeats after ``seq``, the last one the hub holds; False (and
+        nothing changed) if the count is past it already.
+
+        The courier calls it when the hub refuses a heartbeat as stale: this table's count
+        was lost (a new card) or fell behind. Durable on return: past the reserved block it is
+        one commit of a new block, inside it nothing needs writing (a restart starts after the
+        block anyway).
+        """
+        with self._lock:
+            if seq < self._heartbeat_next:
+                return False
+            if seq + 1 < self._heartbeat_end:
+                self._heartbeat_next = seq + 1
+            else:
+                self._reserve_heartbeats(seq + 1)
+            return True
+
+    def _reserve_heartbeats(self, least: int) -> None:
+        """Reserve ``HEARTBEAT_BLOCK`` numbers from ``least``, or from the end of the block the
+        file last reserved if that is higher (one commit); the caller holds the lock."""
+        with self._transaction("reserve heartbeat numbers") as db:
+            row = db.execute("SELECT value FROM counters WHERE name = 'heartbeat'").fetchone()
+            start = max(0 if row is None else int(row[0]), least)
+            db.execute(
+                "INSERT OR REPLACE INTO counters (name, value) VALUES ('heartbeat', ?)",
+                (start + HEARTBEAT_BLOCK,),
+            )
+        self._heartbeat_next, self._heartbeat_end = start, start + HEARTBEAT_BLOCK
 
     def command_done(self, command_id: str) -> bool:
         """Record the hub's command ``command_id`` as carried out; False if it already was.

@@ -5,7 +5,8 @@ no clock (callers pass bytes and numbers in).
 
 - **Canonical JSON** is ``json.dumps(obj, sort_keys=True, separators=(",", ":"),
   ensure_ascii=True)``. Signed objects hold no floats (times are whole milliseconds), so
-  every implementation writes the same bytes for the same object.
+  every implementation writes the same bytes for the same object; no text holds NUL or a
+  lone surrogate, and arrays and objects nest at most ``MAX_DEPTH`` deep (see ``canonical``).
 - **Envelope**: ``{"v": 1, "type": T, "device": D, "seq": N, "body": {...}, "mac": HEX}``,
   where ``mac`` is HMAC-SHA256 over the canonical JSON of the envelope without ``mac``,
   keyed with the bytes the pairing key's 64 hex digits stand for (32 bytes).
@@ -37,6 +38,26 @@ KEY_HEX = re.compile(r"^[0-9a-f]{64}$")
 DEVICE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RECEIPT_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 signs: no 0/O, no 1/I
 RECEIPT_LENGTH = 5
+# Arrays and objects nested in a body or a command's args, the outermost counted: a lineup
+# needs 3. Far below any parser's recursion limit, so nesting is refused before a parser (or
+# a walk over the parsed object) could blow its stack.
+MAX_DEPTH = 16
+# An envelope holds its body one level down; an ack's body holds command args three more
+# (``commands``, a command, ``args``).
+ENVELOPE_DEPTH = MAX_DEPTH + 4
+# Text no database of the hub can keep: PostgreSQL refuses NUL in text, and a lone surrogate
+# (JSON's "\ud800") has no UTF-8 at all. Both are refused wherever text comes in.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+NOT_STORABLE = "must not hold NUL (U+0000) or a lone surrogate (U+D800 to U+DFFF)"
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# In JSON written or read as ASCII, NUL and surrogates (a lone one, or half of a pair) can
+# only be the escapes \u0000 and \ud800 to \udfff. A match only means "walk it to be sure"
+# (an escaped backslash before "u0000" matches too), so the pattern stays simple and fast.
+_SUSPECT = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+# Read from bytes, a surrogate may also come raw: json.loads decodes with "surrogatepass".
+_SUSPECT_BYTES = re.compile(_SUSPECT.pattern.encode() + rb"|\xed[\xa0-\xbf]")
+_NESTED = (dict, list, tuple)
+_BRACKET = re.compile(rb"[][{}]")
 
 Json = dict[str, Any]
 
@@ -49,23 +70,105 @@ class ProtocolError(KlikError, ValueError):
         self.field = field_name
 
 
-def canonical(obj: Any) -> bytes:
-    """The one byte string every implementation writes for ``obj``; refuses floats."""
-    _no_floats(obj, "")
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+def canonical(obj: Any, *, max_depth: int = MAX_DEPTH) -> bytes:
+    """The one byte string every implementation writes for ``obj``.
+
+    ProtocolError (naming the field) for a float, a key that is not text, text with NUL or a
+    lone surrogate (``UNSTORABLE``), or arrays and objects nested deeper than ``max_depth``
+    (``obj`` itself counted): the hub checks a command's args with it (``MAX_DEPTH``), and
+    signing an envelope allows the envelope's own levels (``ENVELOPE_DEPTH``).
+    """
+    try:
+        text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = None
+    # The fast way for every envelope: the text checked in the written bytes, the rest in a
+    # walk that builds no field names; only a suspect object is walked again, slowly, for
+    # the name of the field at fault (or to find a surrogate escape is a pair: fine).
+    if text is None or _SUSPECT.search(text) or not _plain(obj, 1, max_depth, floats=False):
+        _check_signable(obj, "", 1, max_depth, floats=False)
+        if text is None:
+            raise ProtocolError("(top)", "cannot be written as JSON")
+    return text.encode("ascii")
 
 
-def _no_floats(obj: Any, where: str) -> None:
-    if isinstance(obj, float):
+def _plain(obj: Any, depth: int, max_depth: int, *, floats: bool) -> bool:
+    """Whether ``obj`` has only text keys, no float (unless ``floats``) and nests at most
+    ``max_depth`` deep: ``_check_signable`` without text or field names, for speed."""
+    if isinstance(obj, dict):
+        if depth > max_depth:
+            return False
+        for key in obj:
+            if type(key) is not str:
+                return False
+        values: Any = obj.values()
+    elif isinstance(obj, list | tuple):
+        if depth > max_depth:
+            return False
+        values = obj
+    else:
+        return floats or type(obj) is not float
+    for value in values:
+        kind = type(value)
+        if kind is float and not floats:
+            return False
+        if kind in _NESTED and not _plain(value, depth + 1, max_depth, floats=floats):
+            return False
+    return True
+
+
+def _check_signable(
+    obj: Any, where: str, depth: int, max_depth: int, *, floats: bool, field: str = ""
+) -> None:
+    """Walk ``obj`` (at ``depth``, 1 for the outermost) for what ``canonical`` refuses;
+    ``floats`` lets floats through (``verify`` refuses them, as a MAC that cannot match).
+    Nesting too deep is named by ``field``, the outermost field that holds it: the whole
+    path would be as long as the nesting."""
+    if isinstance(obj, str):
+        if UNSTORABLE.search(obj):
+            raise ProtocolError(where or "(top)", NOT_STORABLE)
+        return
+    if isinstance(obj, float) and not floats:
         raise ProtocolError(where or "(top)", "floats are not allowed in signed objects")
+    if not isinstance(obj, dict | list | tuple):
+        return
+    if depth > max_depth:
+        why = f"arrays and objects nest deeper than {max_depth} levels"
+        raise ProtocolError(field or where or "(top)", why)
     if isinstance(obj, dict):
         for key, value in obj.items():
             if not isinstance(key, str):
                 raise ProtocolError(where or "(top)", "object keys must be text")
-            _no_floats(value, f"{where}.{key}" if where else key)
-    elif isinstance(obj, list | tuple):
+            if UNSTORABLE.search(key):  # named by its object: the key cannot be shown
+                raise ProtocolError(where or "(top)", f"a key {NOT_STORABLE}")
+            inner = f"{where}.{key}" if where else key
+            _check_signable(value, inner, depth + 1, max_depth, floats=floats,
+                            field=field or inner)  # fmt: skip
+    else:
         for i, value in enumerate(obj):
-            _no_floats(value, f"{where}[{i}]")
+            inner = f"{where}[{i}]"
+            _check_signable(value, inner, depth + 1, max_depth, floats=floats,
+                            field=field or inner)  # fmt: skip
+
+
+def deeper_than(data: bytes, limit: int) -> bool:
+    """Whether JSON text ``data`` nests arrays and objects more than ``limit`` deep, read from
+    its bytes before any parser recurses into them (brackets inside strings do not count).
+
+    Cheap for what a table sends: text with no more brackets than ``limit`` cannot nest
+    deeper, and is let through after two counts at C speed.
+    """
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", data)):
+        if bracket in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
 
 
 def key_bytes(key_hex: str) -> bytes:
@@ -76,7 +179,8 @@ def key_bytes(key_hex: str) -> bytes:
 
 
 def mac(unsigned: Json, key: bytes) -> str:
-    return hmac.new(key, canonical(unsigned), hashlib.sha256).hexdigest()
+    signed = canonical(unsigned, max_depth=ENVELOPE_DEPTH)
+    return hmac.new(key, signed, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,18 +202,24 @@ class Envelope:
 
 def seal(envelope: Envelope, key: bytes) -> bytes:
     """The envelope signed, as the canonical bytes of one HTTP body."""
-    return canonical(envelope.signed(key))
+    return canonical(envelope.signed(key), max_depth=ENVELOPE_DEPTH)
 
 
 def open_envelope(data: Json | bytes) -> tuple[Envelope, str]:
     """Parse an envelope (not yet verified); returns it and its ``mac``.
 
-    Raises ProtocolError naming the first field that breaks the contract. The caller looks
-    up the device's key and calls ``verify`` before believing anything in it.
+    Raises ProtocolError naming the first field that breaks the contract: text in the body
+    with NUL or a lone surrogate, and a body nested deeper than ``MAX_DEPTH`` (an ack's:
+    three more, for its commands' args) too. The caller looks up the device's key and calls
+    ``verify`` before believing anything in it.
     """
+    raw = data
     if isinstance(data, bytes):
         if len(data) > MAX_BODY:
             raise ProtocolError("(envelope)", f"over {MAX_BODY} bytes")
+        if deeper_than(data, ENVELOPE_DEPTH):
+            why = f"arrays and objects nest deeper than {ENVELOPE_DEPTH} levels"
+            raise ProtocolError("(envelope)", why)
         try:
             data = json.loads(data, parse_constant=_refuse_constant)
         except (ValueError, UnicodeDecodeError, RecursionError):
@@ -136,6 +246,12 @@ def open_envelope(data: Json | bytes) -> tuple[Envelope, str]:
     extra = set(data) - {"v", "type", "device", "seq", "body", "mac"}
     if extra:
         raise ProtocolError(sorted(extra)[0], "unknown envelope field")
+    deepest = MAX_DEPTH + 3 if data["type"] == "ack" else MAX_DEPTH
+    # Read from bytes, text can hold NUL or a surrogate only as an escape or a surrogate's
+    # raw bytes: without either, only the nesting is left to check, quickly.
+    clean = isinstance(raw, bytes) and not _SUSPECT_BYTES.search(raw)
+    if not (clean and _plain(body, 1, deepest, floats=True)):
+        _check_signable(body, "body", 1, deepest, floats=True)
     return Envelope(data["type"], device, seq, body), signature
 
 
@@ -167,7 +283,7 @@ def frame_signed(signed: Json) -> bytes:
     comes out of ``klik_hub.inbox`` already signed: framing them needs no key, and the MAC is
     not checked here. Raises ProtocolError when the frame would be over ``MAX_FRAME`` bytes.
     """
-    body = canonical(signed)
+    body = canonical(signed, max_depth=ENVELOPE_DEPTH)
     line = body + b" " + f"{zlib.crc32(body):08x}".encode("ascii") + b"\n"
     if len(line) > MAX_FRAME:
         raise ProtocolError("(frame)", f"over {MAX_FRAME} bytes; send a smaller body")
@@ -239,7 +355,8 @@ def check_frame(line: bytes) -> bytes | None:
 
 def receipt(record: Json) -> str:
     """The short code of a stored record (five signs; the screens show ``R-`` before it)."""
-    digest = int.from_bytes(hashlib.sha256(canonical(record)).digest()[:8], "big")
+    stored = canonical(record, max_depth=ENVELOPE_DEPTH)
+    digest = int.from_bytes(hashlib.sha256(stored).digest()[:8], "big")
     signs = []
     for _ in range(RECEIPT_LENGTH):
         digest, sign = divmod(digest, len(RECEIPT_ALPHABET))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from klik.core.game import EndedBy, Exhaustion, Move
@@ -23,7 +24,9 @@ SEATS = ("A", "B", "C", "D")
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
 MAX_ROUND_GAMES = 9  # games of one round at one table (the lineup's ``games``)
-ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+# A table writes whole seconds (``klik.table.daemon.wall_clock``); ASCII digits only, as
+# ``\d`` would take any script's.
+ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$", re.ASCII)
 SEAT_FIELDS = {"name", "player", "rack", "opened", "small", "big"}
 ENDED_BY = tuple(e.value for e in Exhaustion)  # why an exhausted game ended
 
@@ -63,10 +66,24 @@ def check_result(body: Json) -> None:
     for name in ("moves", "timeouts", "duration_ms"):
         _whole(body, name, low=0)
     finished = body.get("finished_at")
-    if finished is not None and not (isinstance(finished, str) and ISO_UTC.fullmatch(finished)):
+    if finished is not None and not is_utc_time(finished):
         raise ProtocolError(
-            "body.finished_at", "must be null or ISO 8601 UTC like 2026-11-23T14:05:09Z"
+            "body.finished_at",
+            "must be null or a real time in ISO 8601 UTC like 2026-11-23T14:05:09Z",
         )
+
+
+def is_utc_time(text: Any) -> bool:
+    """Whether ``text`` is a time that was, or can be, on a UTC clock, written as ISO 8601
+    (``ISO_UTC``): 2026-99-99T99:99:99Z has the shape and no such time. A leap second (:60)
+    is not one: a table's clock (POSIX time) never shows it."""
+    if not isinstance(text, str) or not ISO_UTC.fullmatch(text):
+        return False
+    try:
+        datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
 
 
 def _check_seat(seat: str, entry: Any, top: int) -> None:

@@ -79,7 +79,7 @@ MAX_DOUBLINGS = 4  # ... doubled for each request in a row that got no answer, u
 #: The courier's paths and the envelope type each carries.
 PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
 #: The ack's status as the HTTP status the courier reads (``docs/protocol.md``).
-STATUSES = {"stored": 201, "duplicate": 200, "conflict": 409, "ok": 200}
+STATUSES = {"stored": 201, "duplicate": 200, "conflict": 409, "ok": 200, "stale": 409}
 
 
 def airtime_s(size: int, baud: int) -> float:

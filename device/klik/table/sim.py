@@ -31,6 +31,7 @@ import json
 import logging
 import re
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -422,6 +423,9 @@ def _serve(configs: list[Config], port: int | None, folder: str) -> int:
         for table in tables:
             table.stop()
         raise
+    # systemd's stop (SIGTERM) ends the virtual table as Ctrl-C does: journals closed, a
+    # temporary folder removed.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         for table in tables:
             table.start()
@@ -435,6 +439,10 @@ def _serve(configs: list[Config], port: int | None, folder: str) -> int:
         for table in tables:
             table.stop()
     return 0
+
+
+def _interrupt(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def hall(count: int) -> bytes:

@@ -38,10 +38,10 @@ from typing import Any
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
 from klik_hub.tournament.draw import DrawError, table_sizes
+from klik_hub.tournament.roster import MAX_PLAYERS  # a tournament's players
 from klik_hub.tournament.standings import Row, TieBreak
 
 MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
-MAX_PLAYERS = 2000  # a tournament's players: far above any hall
 FIRST_STARTERS = ("A", "draw")  # seat A starts a round's first game (000 f, 004 6), or drawn
 MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
 

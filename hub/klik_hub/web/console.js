@@ -1,7 +1,7 @@
 "use strict";
 // The head judge's console. It asks the hub every second (short polling: it works through any
 // proxy and a laptop's sleep, and the hub keeps nothing per page). Reading needs nothing;
-// every change sends the judge's password as HTTP Basic (kept for this browser tab only).
+// every change needs the judge's session (logged in once; see logIn below).
 const TEXT = {
   pl: {
     title: "Klik — hub sędziego", tables: "Stoły", results: "Wyniki", other: "English",
@@ -14,9 +14,13 @@ const TEXT = {
     rummikub: "Rummikub", exhausted: "koniec bez Rummikuba", conflict: "KONFLIKT",
     endedBy: {pile: "pula wyczerpana", round_time: "koniec czasu rundy", judge: "zakończona przez sędziego"},
     mismatch: "niezgodne", okPts: "zgodne", updated: "odświeżono", offline: "hub nie odpowiada",
+    troubles: {disk_full: "Dysk huba jest pełny: zwolnij miejsce. Przyjęte wyniki są bezpieczne; stoły wyślą pozostałe.",
+               database_down: "Baza danych huba nie odpowiada. Stoły wyślą wyniki ponownie."},
     states: {ready: "przed startem", move: "ruch", timed_out: "czas minął", paused: "pauza",
              scoring: "liczenie", done: "koniec gry"},
     tournament: "Turniej", none: "— brak —", login: "Zaloguj", logged: "sędzia zalogowany",
+    logout: "Wyloguj", loggedOut: "Wylogowano.",
+    wait: s => `Zbyt wiele błędnych haseł; spróbuj ponownie za ${s} s.`,
     loginWhy: "Hasło sędziego głównego:", badPassword: "Hasło się nie zgadza.",
     tabLive: "Stoły", tabSetup: "Turniej i gracze", tabRound: "Runda", tabScores: "Wyniki turnieju",
     tabStandings: "Klasyfikacja",
@@ -69,9 +73,13 @@ const TEXT = {
     rummikub: "Rummikub", exhausted: "ended without a Rummikub", conflict: "CONFLICT",
     endedBy: {pile: "pile exhausted", round_time: "round time over", judge: "ended by the judge"},
     mismatch: "mismatch", okPts: "ok", updated: "updated", offline: "the hub does not answer",
+    troubles: {disk_full: "The hub's disk is full: free some space. Results already taken are safe; the tables will send the rest.",
+               database_down: "The hub's database does not answer. The tables will send their results again."},
     states: {ready: "ready", move: "move", timed_out: "timed out", paused: "paused",
              scoring: "counting", done: "game over"},
     tournament: "Tournament", none: "— none —", login: "Log in", logged: "judge logged in",
+    logout: "Log out", loggedOut: "Logged out.",
+    wait: s => `Too many wrong passwords; try again in ${s} s.`,
     loginWhy: "The head judge's password:", badPassword: "Wrong password.",
     tabLive: "Tables", tabSetup: "Tournament and players", tabRound: "Round", tabScores: "Tournament results",
     tabStandings: "Standings",
@@ -136,19 +144,18 @@ let heard = new Set(); // tables whose judge call has already chimed
 
 // --- talking to the hub --------------------------------------------------------------------
 
-function authorization() {
-  // The hub then answers 401 without "Basic", so the browser does not ask in a prompt of its own.
-  const password = sessionStorage.getItem("klik-judge");
-  if (password === null) return {"X-Klik-Console": "1"};
-  const bytes = new TextEncoder().encode(`judge:${password}`);
-  return {"X-Klik-Console": "1", Authorization: "Basic " + btoa(String.fromCharCode(...bytes))};
-}
+// The console logs in once (POST /api/v1/session): the hub sets an HttpOnly session cookie,
+// which the browser sends with every request of this page and no script can read. The hub
+// counts the cookie only with this header, which another site's page cannot send.
+const CONSOLE = {"X-Klik-Console": "1"};
+let judgeIn = false;  // as the hub last said (GET /api/v1/judge)
 
 async function change(method, url, body, type = "application/json") {
-  const send = () => fetch(url, {method, headers: {"Content-Type": type, ...authorization()},
+  const send = () => fetch(url, {method, headers: {"Content-Type": type, ...CONSOLE},
     body: type === "application/json" ? JSON.stringify(body) : body});
   let answer = await send();
   if (answer.status === 401) {
+    judgeIn = false;
     if (!(await logIn())) return {ok: false, data: {error: t().badPassword}};
     answer = await send();
   }
@@ -165,14 +172,30 @@ function logIn() {
     dialog.addEventListener("close", async () => {
       const password = dialog.querySelector("input").value;
       if (!password) return done(false);
-      sessionStorage.setItem("klik-judge", password);
-      // Ask once, to say at once whether it was right.
-      const probe = await fetch("/api/v1/judge", {headers: authorization()});
-      if (probe.status === 401) { sessionStorage.removeItem("klik-judge"); say(t().badPassword, true); }
+      const answer = await fetch("/api/v1/session", {method: "POST",
+        headers: {"Content-Type": "application/json", ...CONSOLE},
+        body: JSON.stringify({password})});
+      judgeIn = answer.ok;
+      if (answer.status === 429) say(t().wait(answer.headers.get("Retry-After") || "?"), true);
+      else if (!answer.ok) say(t().badPassword, true);
       labels();
-      done(probe.status !== 401);
+      done(answer.ok);
     }, {once: true});
   });
+}
+
+async function logOut() {
+  await fetch("/api/v1/session", {method: "DELETE", headers: CONSOLE});
+  judgeIn = false;
+  say(t().loggedOut);
+  labels();
+}
+
+async function whoIsHere() {
+  // With no password set on the hub (a hub on loopback) everyone is the judge: no log-in.
+  const probe = await fetch("/api/v1/judge", {headers: CONSOLE}).catch(() => null);
+  judgeIn = probe !== null && probe.ok;
+  labels();
 }
 
 function say(text, error = false) {
@@ -346,6 +369,9 @@ const SHOW = {live, setup, round, scores, standings};
 
 async function refresh() {
   try {
+    const health = await get("/api/v1/health");
+    $("trouble").hidden = health.ok;
+    $("trouble").textContent = health.ok ? "" : (t().troubles[health.trouble] || health.error);
     await tournaments();
     await SHOW[tab]();
     $("updated").textContent = `${t().updated} ${new Date().toLocaleTimeString(lang)}`;
@@ -366,7 +392,9 @@ function labels() {
   for (const o of document.querySelectorAll("select[name=rules] option")) o.textContent = t().ruleNames[o.value];
   for (const o of document.querySelectorAll("select[name=format] option")) o.textContent = t().formatNames[o.value];
   for (const o of document.querySelectorAll("select[name=kind] option")) o.textContent = t().kinds[o.value];
-  $("who").textContent = sessionStorage.getItem("klik-judge") !== null ? t().logged : "";
+  $("who").textContent = judgeIn ? t().logged : "";
+  $("login-open").hidden = judgeIn;
+  $("logout").hidden = !judgeIn;
   const other = $("lang");
   other.textContent = t().other;
   const next = new URLSearchParams(location.search);
@@ -403,6 +431,7 @@ $("play").addEventListener("click", async () => {
 $("tournament").addEventListener("change", e => { tid = Number(e.target.value) || null; refresh(); });
 $("stage").addEventListener("change", () => refresh());
 $("login-open").addEventListener("click", () => logIn());
+$("logout").addEventListener("click", () => logOut());
 
 $("create").addEventListener("submit", async e => {
   e.preventDefault();
@@ -432,6 +461,9 @@ $("draw").addEventListener("submit", async e => {
   e.preventDefault();
   const f = new FormData(e.target);
   const sent = {override: f.get("override") === "on"};
+  // The round this page means to draw: a second click (or another judge's console) drawing
+  // it meanwhile is 409, not a round more.
+  if (tournament) sent.round = tournament.rounds.length + 1;
   if (f.get("seed") !== "") sent.seed = Number(f.get("seed"));
   if (f.get("field") !== "") sent.field = Number(f.get("field"));
   const ties = String(f.get("tie_break")).split(/[\s,;]+/).filter(Boolean).map(Number);
@@ -495,5 +527,6 @@ document.addEventListener("submit", async e => {
 });
 
 labels();
+whoIsHere();
 refresh();
 setInterval(refresh, 1000);
