@@ -141,6 +141,8 @@ VIEWS: dict[str, SeatView] = {
     "result-sent": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234"),
     "result-sent-wide": replace(RESULT, delivery=Delivery.SENT, receipt="R-WWMWM"),  # widest
     "result-unreachable": replace(RESULT, delivery=Delivery.UNREACHABLE),
+    "result-refused": replace(RESULT, delivery=Delivery.REFUSED, game_no=12),
+    "result-unpaired": replace(RESULT, delivery=Delivery.UNPAIRED),
     # more results than this one wait for the hub: the screen says how many
     "result-kept-waiting": replace(RESULT, waiting=3),
     "result-unreachable-waiting": replace(RESULT, delivery=Delivery.UNREACHABLE, waiting=12),

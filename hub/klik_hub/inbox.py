@@ -6,7 +6,8 @@ envelope signed with the table's key. The order of the checks is the contract's
 (``docs/protocol.md``): the envelope's shape (422), who signed it (401), the result's schema
 or the heartbeat's ``acks`` (422), then whether the device may speak for that table (401).
 A heartbeat whose seq is not above the device's last is believed but not taken: a signed 409
-that says the last seq, so a table whose count was lost goes on above it.
+that says the last seq, so a table whose count was lost goes on above it. A believed result
+that breaks the schema is refused for good: a signed 422 ``refused`` (see ``_refusal``).
 
 The HTTP server's event loop hands envelopes to a ``Clerk``: a thread that takes them one
 after another, as many as are waiting, and hands their answers back to the loop together.
@@ -55,10 +56,14 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
             raise p.ProtocolError("type", "the hub sends acks; it does not take them")
         with store.believed(envelope, mac) as (db, device):
             if envelope.type == "result":
-                r.check_result(envelope.body)
-                stored = store.keep_result(db, envelope, device)
-                answer: dict[str, Any] = {"status": stored.outcome.value, "receipt": stored.receipt}
-                status = STATUS_CODES[stored.outcome]
+                refusal = _refusal(envelope.body)
+                if refusal is not None:
+                    answer: dict[str, Any] = {"status": "refused", "error": refusal}
+                    status = 422
+                else:
+                    stored = store.keep_result(db, envelope, device)
+                    answer = {"status": stored.outcome.value, "receipt": stored.receipt}
+                    status = STATUS_CODES[stored.outcome]
             else:
                 beat = store.heartbeat(db, envelope, device)
                 if beat.taken:
@@ -75,6 +80,21 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
         return Answer(422, {"status": "invalid", "error": str(error)})
     ack = p.Envelope("ack", device.device, envelope.seq, {"of": envelope.type, **answer})
     return Answer(status, {**answer, "ack": ack.signed(device.key)}, device)
+
+
+def _refusal(body: dict[str, Any]) -> str | None:
+    """Why a believed result breaks the schema (a refusal for good), or None.
+
+    The table signed this body itself, so sending it again can never change it: the hub says
+    so in a signed ack (``"status": "refused"``), and only such a refusal lets the table set
+    the result aside and send its later ones. Every other 4xx stays unsigned, and a table
+    takes it for a passing trouble, so nobody else on the Wi-Fi can make it drop a result.
+    """
+    try:
+        r.check_result(body)
+    except p.ProtocolError as error:
+        return str(error)
+    return None
 
 
 Job = tuple[bytes, str | None, "asyncio.Future[Answer]"]

@@ -50,7 +50,8 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
     mismatch["seats"]["C"]["small"] = -20  # the table scored C wrong
     post(url, "/api/v1/results", sealed(two, key_two, 1, mismatch))
     beat(store, url, one, key_one, 1)
-    beat(store, url, two, key_two, 1, state="paused", mover="D", judge=True, paused_by="D")
+    beat(store, url, two, key_two, 1, state="paused", mover="D", judge=True, paused_by="D",
+         refused=[{"seq": 3, "game": 5, "error": "body.finished_at: not a time"}])  # fmt: skip
     receipts = [r["receipt"] for r in store.results()]
 
     page.goto(url)
@@ -58,6 +59,7 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
     expect(rows).to_have_count(3)
     expect(rows.nth(1)).to_have_class("judge")  # table 2's player calls the judge
     expect(rows.nth(1)).to_contain_text("WZYWA SĘDZIEGO")
+    expect(rows.nth(1).get_by_test_id("refused")).to_have_text("wynik gry 5 odrzucony")
     expect(rows.nth(2)).to_contain_text("jeszcze nie było")
     results = page.locator("#results tbody tr")
     expect(results).to_have_count(2)

@@ -553,14 +553,14 @@ def test_another_programs_database_is_not_taken_for_an_outbox(path: Path) -> Non
 def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> None:
     Outbox(path).close()
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 2")
+    db.execute("PRAGMA user_version = 3")
     db.close()
     before = path.read_bytes()
     with pytest.raises(OutboxError) as caught:
         Outbox(path)
     assert not isinstance(caught.value, OutboxCorruptError)  # not damaged: not to be moved
     assert str(caught.value) == (
-        f"outbox {path} was made by a newer Klik (schema 2; this one reads up to 1)"
+        f"outbox {path} was made by a newer Klik (schema 3; this one reads up to 2)"
     )
     assert path.read_bytes() == before
 
@@ -568,4 +568,29 @@ def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> No
 def test_the_outbox_is_in_wal_mode_with_a_schema_version(path: Path) -> None:
     Outbox(path).close()
     assert raw(path, "PRAGMA journal_mode") == [("wal",)]
-    assert raw(path, "PRAGMA user_version") == [(1,)]
+    assert raw(path, "PRAGMA user_version") == [(2,)]
+
+
+def test_an_outbox_of_the_first_schema_is_migrated_with_its_results(path: Path) -> None:
+    """A card written before results could be set aside opens with every result waiting."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            """CREATE TABLE results (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL,
+                   kept_at_ms INTEGER NOT NULL, tries INTEGER NOT NULL DEFAULT 0,
+                   receipt TEXT, acked_at_ms INTEGER);
+               CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+               CREATE TABLE done_commands (id TEXT PRIMARY KEY, done_at_ms INTEGER NOT NULL)
+                   WITHOUT ROWID;
+               INSERT INTO results (body, kept_at_ms) VALUES ('{"game":1}', 0);
+               PRAGMA user_version = 1;"""
+        )
+    db.close()
+    with Outbox(path) as outbox:
+        assert outbox.waiting() == 1
+        assert outbox.set_aside() == []
+        outbox.refused(1, "body.finished_at: not a time")
+        assert outbox.waiting() == 0
+        assert [(x.seq, x.game) for x in outbox.set_aside()] == [(1, 1)]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (2,)
+    db.close()

@@ -12,6 +12,13 @@ outbox reserves them in blocks); the hub refuses one that is not above the last 
 (a replay) with a signed 409 that says its last seq, and then this table's count was lost:
 the courier numbers on after the hub's last and sends the heartbeat again at once.
 
+A result the hub refuses for good (a signed ack saying ``refused``: the table's own body
+breaks the contract, and sending it again cannot help) is set aside in the outbox with the
+hub's reason, shown on the screens and listed in every heartbeat for the judge's console,
+and the later results go on. Any other refusal is tried again: an unsigned one may come from
+anyone on the Wi-Fi, and a 401 means the judge paired this table again (the screens say to
+pair it); the result stays kept.
+
 What the courier learns is handed to the table's engine thread through two callbacks, never
 by touching the engine itself: ``on_delivery`` (where the results are) and ``on_command``.
 """
@@ -39,6 +46,7 @@ RESULTS = "/api/v1/results"
 HEARTBEATS = "/api/v1/heartbeats"
 TAKEN = (200, 201, 409)  # duplicate, stored, conflict (kept by the hub and flagged)
 UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
+REFUSED_SHOWN = 10  # set-aside results a heartbeat reports (the newest), for the console
 
 
 class Link(Protocol):
@@ -56,6 +64,8 @@ class State(Enum):
     SENDING = "sending"
     SENT = "sent"
     UNREACHABLE = "unreachable"
+    REFUSED = "refused"  # the hub refused it for good (signed): set aside, the judge sees it
+    UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +113,7 @@ class Courier:
         self.clock = clock
         self.rng = rng or random.Random()
         self.failures = 0  # tries of the oldest result that the hub did not take
+        self.unpaired = False  # the hub's last word on a result was 401: not our key
         self.next_try = 0.0
         self.next_heartbeat = 0.0
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
@@ -173,6 +184,16 @@ class Courier:
             self._report(State.SENDING)
         envelope = p.Envelope("result", self.device, pending.seq, pending.body)
         answer = self._post(RESULTS, envelope)
+        if answer is not None:
+            self.unpaired = answer[0] == 401
+        refusal = self._refusal(answer, pending.seq)
+        if refusal is not None:
+            log.error("hub: result %d refused for good (%s); set aside", pending.seq, refusal)
+            self.outbox.refused(pending.seq, refusal)
+            self.failures = 0
+            self.next_try = now  # the next waiting result goes at once
+            self._report()
+            return
         receipt = self._receipt(answer, pending.seq)
         if receipt is None:
             self.failures += 1
@@ -210,6 +231,17 @@ class Courier:
             log.warning("hub: result %d conflicts with one the hub has; the judge decides", seq)
         return receipt
 
+    def _refusal(self, answer: tuple[int, dict[str, Any]] | None, seq: int) -> str | None:
+        """The hub's reason, if it refused result ``seq`` for good in an ack it signed; an
+        unsigned 4xx is only a reason to try again (anyone on the Wi-Fi can send one)."""
+        if answer is None or answer[0] != 422:
+            return None
+        ack = self._ack(answer[1], seq)
+        if ack is None or ack.body.get("of") != "result" or ack.body.get("status") != "refused":
+            return None
+        reason = ack.body.get("error")
+        return reason if isinstance(reason, str) and reason else "refused"
+
     def _ack(self, body: dict[str, Any], seq: int) -> p.Envelope | None:
         """The hub's signed ack in an answer, if it is for this table and this envelope."""
         try:
@@ -233,8 +265,10 @@ class Courier:
         """Send one heartbeat; True if the hub said it was stale and the count jumped."""
         seq = self.outbox.next_heartbeat_seq()
         acks, self.acks = self.acks, []
+        refused = [{"seq": x.seq, "game": x.game, "error": x.reason[:200]}
+                   for x in self.outbox.set_aside()[-REFUSED_SHOWN:]]  # fmt: skip
         body = {**self.status(), "outbox": self.outbox.waiting(),
-                "last_seq": self.outbox.last_seq(), "acks": acks}  # fmt: skip
+                "last_seq": self.outbox.last_seq(), "acks": acks, "refused": refused}  # fmt: skip
         answer = self._post(HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body))
         ack = None if answer is None or answer[0] not in (200, 409) else self._ack(answer[1], seq)
         said = None if ack is None or ack.body.get("of") != "heartbeat" else ack.body
@@ -275,6 +309,10 @@ class Courier:
         if state is None:
             if receipt is not None:
                 state = State.SENT
+            elif last and any(x.seq == last for x in self.outbox.set_aside()):
+                state = State.REFUSED
+            elif self.unpaired:
+                state = State.UNPAIRED
             elif self.failures >= UNREACHABLE_AFTER:
                 state = State.UNREACHABLE
             elif self.failures:

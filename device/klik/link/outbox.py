@@ -47,7 +47,7 @@ from klik.link.protocol import MAX_BODY, ProtocolError, canonical
 
 log = logging.getLogger("klik.link.outbox")
 
-SCHEMA_VERSION = 1  # PRAGMA user_version; a later Klik migrates from it
+SCHEMA_VERSION = 2  # PRAGMA user_version; 2 added ``refused`` (1 is migrated on opening)
 HEARTBEAT_BLOCK = 1000  # heartbeat numbers reserved per commit
 
 #: The largest result body that still fits one HTTP envelope (``MAX_BODY``) with the
@@ -63,7 +63,8 @@ _SCHEMA = (
         kept_at_ms INTEGER NOT NULL,            -- wall clock, for people; order is by seq
         tries INTEGER NOT NULL DEFAULT 0,       -- send attempts so far
         receipt TEXT,                           -- the hub's receipt; NULL: still waiting
-        acked_at_ms INTEGER
+        acked_at_ms INTEGER,
+        refused TEXT                            -- the hub's signed reason; set aside
     )""",
     "CREATE INDEX results_waiting ON results (seq) WHERE receipt IS NULL",
     "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -90,6 +91,15 @@ class OutboxError(KlikError, OSError):
 
 class OutboxCorruptError(OutboxError):
     """The outbox file is damaged or no outbox at all: ``Outbox.start_anew`` moves it aside."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """A result the hub refused for good (its signed reason): kept, shown, not sent again."""
+
+    seq: int
+    game: int | None
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +173,8 @@ class Outbox:
         """The oldest result the hub has not acknowledged, or None if none waits."""
         with self._reading("read the outbox") as db:
             row = db.execute(
-                "SELECT seq, body, kept_at_ms, tries FROM results WHERE receipt IS NULL "
-                "ORDER BY seq LIMIT 1"
+                "SELECT seq, body, kept_at_ms, tries FROM results "
+                "WHERE receipt IS NULL AND refused IS NULL ORDER BY seq LIMIT 1"
             ).fetchone()
         if row is None:
             return None
@@ -222,6 +232,24 @@ class Outbox:
                     row[0],
                 )
 
+    def refused(self, seq: int, reason: str) -> None:
+        """The hub refused result ``seq`` for good (its signed reason): set it aside, kept
+        in the file with the reason, so the results after it go on. Durable on return."""
+        with self._transaction("set a refused result aside") as db:
+            db.execute(
+                "UPDATE results SET refused = ? WHERE seq = ? AND receipt IS NULL",
+                (reason[:500], seq),
+            )
+
+    def set_aside(self) -> list[SetAside]:
+        """The results the hub refused, oldest first."""
+        with self._reading("read the refused results") as db:
+            rows = db.execute(
+                "SELECT seq, json_extract(body, '$.game'), refused FROM results "
+                "WHERE refused IS NOT NULL ORDER BY seq"
+            ).fetchall()
+        return [SetAside(int(s), g if isinstance(g, int) else None, str(r)) for s, g, r in rows]
+
     def receipt(self, seq: int) -> str | None:
         """The hub's receipt for result ``seq``; None while it waits (or if there is none)."""
         with self._reading("read a receipt") as db:
@@ -241,7 +269,9 @@ class Outbox:
     def waiting(self) -> int:
         """How many results wait for the hub."""
         with self._reading("count the waiting results") as db:
-            (count,) = db.execute("SELECT count(*) FROM results WHERE receipt IS NULL").fetchone()
+            (count,) = db.execute(
+                "SELECT count(*) FROM results WHERE receipt IS NULL AND refused IS NULL"
+            ).fetchone()
         return int(count)
 
     def last_seq(self) -> int:
@@ -381,6 +411,9 @@ class Outbox:
             if version == 0 and not tables:
                 for statement in _SCHEMA:
                     db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            elif version == 1 and tables <= _TABLES:  # before results could be set aside
+                db.execute("ALTER TABLE results ADD COLUMN refused TEXT")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version > SCHEMA_VERSION:
                 raise OutboxError(

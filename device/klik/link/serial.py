@@ -79,7 +79,14 @@ MAX_DOUBLINGS = 4  # ... doubled for each request in a row that got no answer, u
 #: The courier's paths and the envelope type each carries.
 PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
 #: The ack's status as the HTTP status the courier reads (``docs/protocol.md``).
-STATUSES = {"stored": 201, "duplicate": 200, "conflict": 409, "ok": 200, "stale": 409}
+STATUSES = {
+    "stored": 201,
+    "duplicate": 200,
+    "conflict": 409,
+    "ok": 200,
+    "stale": 409,
+    "refused": 422,  # signed by the hub: refused for good, set aside
+}
 
 
 def airtime_s(size: int, baud: int) -> float:

@@ -100,6 +100,8 @@ PL: dict[str, str] = {
     "unreachable": "Brak huba — zapisany",  # "Hub nieosiągalny — …" is wider than the screen
     "kept_n": "Zapisany, czeka: {n}",  # more than one result waits for the hub
     "unreachable_n": "Brak huba — czeka {n}",
+    "refused": "Wynik odrzucony: gra {game}",
+    "unpaired": "Sparuj stół ponownie",
     "stuck": "Przycisk {seat} zablokowany",
     "panel": "Ekran {seat} nie działa",
     "hub": "Brak łączności z hubem",
@@ -172,6 +174,8 @@ EN: dict[str, str] = {
     "unreachable": "Hub down — stored",
     "kept_n": "Stored, {n} waiting",
     "unreachable_n": "Hub down — {n} waiting",
+    "refused": "Result refused: game {game}",
+    "unpaired": "Pair the table again",
     "stuck": "Button {seat} stuck",
     "panel": "Screen {seat} out",
     "hub": "Hub unreachable",
@@ -532,7 +536,7 @@ def _delivery(v: SeatView, t: Mapping[str, str]) -> str:
     key = v.delivery.value
     if v.waiting > 1 and f"{key}_n" in t:
         key = f"{key}_n"
-    return t[key].format(receipt=v.receipt or "", n=v.waiting).rstrip()
+    return t[key].format(receipt=v.receipt or "", n=v.waiting, game=v.game_no).rstrip()
 
 
 def _free(v: SeatView, t: Mapping[str, str]) -> list[Block]:

@@ -34,6 +34,8 @@ class Delivery(Enum):
     SENDING = "sending"
     SENT = "sent"  # the hub's receipt is in ``receipt``
     UNREACHABLE = "unreachable"
+    REFUSED = "refused"  # the hub refused it for good; set aside for the judge
+    UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
 
 
 class Language(Enum):

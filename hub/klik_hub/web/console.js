@@ -20,6 +20,7 @@ const TEXT = {
              scoring: "liczenie", done: "koniec gry"},
     tournament: "Turniej", none: "— brak —", login: "Zaloguj", logged: "sędzia zalogowany",
     logout: "Wyloguj", loggedOut: "Wylogowano.",
+    refused: g => `wynik gry ${g} odrzucony`,
     wait: s => `Zbyt wiele błędnych haseł; spróbuj ponownie za ${s} s.`,
     loginWhy: "Hasło sędziego głównego:", badPassword: "Hasło się nie zgadza.",
     tabLive: "Stoły", tabSetup: "Turniej i gracze", tabRound: "Runda", tabScores: "Wyniki turnieju",
@@ -79,6 +80,7 @@ const TEXT = {
              scoring: "counting", done: "game over"},
     tournament: "Tournament", none: "— none —", login: "Log in", logged: "judge logged in",
     logout: "Log out", loggedOut: "Logged out.",
+    refused: g => `game ${g}'s result refused`,
     wait: s => `Too many wrong passwords; try again in ${s} s.`,
     loginWhy: "The head judge's password:", badPassword: "Wrong password.",
     tabLive: "Tables", tabSetup: "Tournament and players", tabRound: "Round", tabScores: "Tournament results",
@@ -230,11 +232,14 @@ function tableRow(row) {
   const who = s.called_by ?? s.paused_by ?? "";  // waiting for the move's end, or stopped
   const caller = s.judge ? ` <b data-testid="caller">${esc(t().calls(who, (s.names || {})[who] ?? ""))}</b>` : "";
   const button = kind ? `<button data-kind="${kind}" data-table="${row.table}">${esc(t()[kind])}</button>` : "";
+  // Results the hub refused for good: kept on the table's card, for the judge to enter.
+  const refused = (Array.isArray(s.refused) ? s.refused : []).map(x =>
+    ` <b class="bad" data-testid="refused" title="${esc(x.error)}">${esc(t().refused(x.game))}</b>`).join("");
   return `<tr class="${cls}" data-table="${row.table}">
     <td>${row.table}</td><td>${esc(contact(row.seen_s_ago))}</td>
     <td>${esc(t().states[s.state] ?? s.state ?? "")}${caller}</td>
     <td>${esc(named(s.mover, s.names))}</td><td>${esc(left)}</td><td>${esc(s.draw_tiles ?? "")}</td>
-    <td>${esc(s.outbox ?? "")}</td>
+    <td>${esc(s.outbox ?? "")}${refused}</td>
     <td>${button}${waiting}</td>
   </tr>`;
 }
