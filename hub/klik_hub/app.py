@@ -16,6 +16,7 @@ alike (``answer``) when the lane is not in front.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -91,12 +92,26 @@ class JudgeBasic(HTTPBasic):
 BASIC = JudgeBasic(auto_error=False, description="user judge, the judge's password")
 CONSOLE_HEADER = "x-klik-console"  # sent by the judge's console (web/console.js)
 POSTGRESQL_CLERKS = 4  # PostgreSQL takes several writers at once; SQLite one
+# The hub sends no OpenTelemetry; FastAPI's own (in its newer versions) asks the providers
+# and the environment at every request, a twentieth of a heartbeat's time (bench_hub).
+NO_TELEMETRY: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters
+    else {}
+)
 
 
-def make_app(store: Store, *, public_names: tuple[str, ...] = (), tls: bool = False) -> FastAPI:
+def make_app(
+    store: Store,
+    *,
+    public_names: tuple[str, ...] = (),
+    tls: bool = False,
+    troubles: Troubles | None = None,
+) -> FastAPI:
     """The hub's app on ``store``. ``public_names``: the host names it is served under
     besides IP addresses and loopback (``--public-name``); ``tls``: served over HTTPS, so
-    the session cookie is ``Secure``."""
+    the session cookie is ``Secure``; ``troubles``: where the storage's troubles are kept
+    (a new record by default)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
 
     @asynccontextmanager
@@ -109,10 +124,11 @@ def make_app(store: Store, *, public_names: tuple[str, ...] = (), tls: bool = Fa
         version="1",
         description="Results, heartbeats and commands of a Rummikub tournament's tables.",
         lifespan=lifespan,
+        **NO_TELEMETRY,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
     gate = judge.Gate(store)
-    troubles = Troubles()
+    troubles = troubles or Troubles()
     app.add_middleware(Guard, gate=gate, public_names=public_names, troubles=troubles)
 
     def judge_only(request: Request, _sent: Annotated[None, Depends(BASIC)]) -> None:

@@ -48,6 +48,7 @@ JUDGE_PROBE = "/api/v1/judge"  # a GET, but it answers whether the caller is the
 MAX_PLAYER_LIST = 1 << 20  # a CSV of a whole region's players fits many times over
 MAX_JSON = 256 << 10
 SAFE_METHODS = ("GET", "HEAD")
+KEPT_HOSTS = 64  # Host values whose verdict is remembered
 CONSOLE_HEADER = b"x-klik-console"  # sent by the judge's console (web/console.js)
 LOOPBACK_NAMES = ("localhost",)
 SECURITY_HEADERS = [
@@ -156,6 +157,7 @@ class Guard:
         self.gate = gate
         self.public_names = tuple(public_names)
         self.troubles = troubles or Troubles()
+        self._hosts: dict[str | None, bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -165,7 +167,7 @@ class Guard:
         reply = _Reply(send)
         send = reply.send
         method, path = scope["method"], scope["path"]
-        if not host_allowed(headers.get("host"), self.public_names):
+        if not self._named_here(headers.get("host")):
             host = headers.get("host", "")[:100]
             await _answer(send, 421, f"Host {host!r}: this hub is not served under that name")
             return
@@ -198,6 +200,15 @@ class Guard:
             else:
                 self.troubles.met(trouble)
                 await _answer(send, 503, trouble, envelope=path)
+
+    def _named_here(self, host: str | None) -> bool:
+        """``host_allowed``, remembered: every heartbeat asks it, with one of a few names."""
+        known = self._hosts.get(host)
+        if known is None:
+            known = host_allowed(host, self.public_names)
+            if len(self._hosts) < KEPT_HOSTS:  # a flood of names is answered, not kept
+                self._hosts[host] = known
+        return known
 
     async def _judge(self, scope: Scope, headers: dict[str, str], send: Send) -> bool:
         """Whether the request is the judge's; if not, it has been answered."""

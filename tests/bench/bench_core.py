@@ -15,11 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import size
+
 from klik.core import game as g
 from klik.core.table import Edge, Event, new_table, next_due, step
 
-RUNS = 7
-MOVES = 300
+RUNS = size(7, 1)
+MOVES = size(300, 20)
 TICK_S = 0.05  # the daemon's loop ticks 20 times a second
 
 

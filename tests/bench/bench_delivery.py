@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bench_hub import running_hub
 from PIL import Image
+from quick import size
 
 from klik.core import game as g
 from klik.table import config as c
@@ -33,7 +34,7 @@ from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
 
-GAMES = 30
+GAMES = size(30, 2)
 TABLE = 3
 GOAL_P99_MS = 300.0
 PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'

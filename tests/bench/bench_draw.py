@@ -10,11 +10,13 @@ from __future__ import annotations
 import statistics
 import time
 
+from quick import size
+
 from klik_hub.tournament.draw import draw_round, repeats
 
-PLAYERS = 400
+PLAYERS = size(400, 40)
 EARLIER = 10
-RUNS = 7
+RUNS = size(7, 1)
 GOAL_MS = 500.0
 
 

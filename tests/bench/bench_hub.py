@@ -45,6 +45,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from quick import size
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hub"))
 
 from hubkit import Clock, result_body, sealed
@@ -54,19 +56,19 @@ from klik_hub import tls
 from klik_hub.db import open_engine
 from klik_hub.store import Store
 
-TABLES = 999  # every table number the contract allows
+TABLES = size(999, 11)  # every table number the contract allows
 CONNECTIONS = 8
 THREADS = 2
-RUN_S = 5
-RUNS = 3
-RESULTS_PER_RUN = 20_000  # more than a run can send: each result is sent once
+RUN_S = size(5, 1)
+RUNS = size(3, 1)
+RESULTS_PER_RUN = size(20_000, 300)  # more than a run can send: each result is sent once
 HEARTBEAT_TABLES = TABLES - 1  # a multiple of THREADS: see the module's docstring
-HEARTBEATS_PER_RUN = 40_000  # more than a run can send: each heartbeat is sent once
+HEARTBEATS_PER_RUN = size(40_000, 300)  # more than a run can send: each heartbeat is sent once
 GOAL_RESULTS_S = 500.0
 GOAL_HEARTBEATS_S = 2000.0  # 4,000 tables, one heartbeat every 2 s
-SLOW_CLIENTS = 300
-GUESSERS = 16
-ATTACKED_RESULTS = 200
+SLOW_CLIENTS = size(300, 10)
+GUESSERS = size(16, 2)
+ATTACKED_RESULTS = size(200, 10)
 GOAL_ATTACKED_P99_S = 2.0
 PASSWORD = "sędzia-główny-2026"
 
@@ -291,12 +293,14 @@ def under_attack(db: str, paired: dict[int, tuple[str, str]], folder: Path) -> l
             wrong = ssl.create_default_context()
             wrong.check_hostname, wrong.verify_mode = False, ssl.CERT_NONE
             while not stop.is_set():
+                guesser = http.client.HTTPSConnection(host, port, context=wrong, timeout=10)
                 try:
-                    with http.client.HTTPSConnection(host, port, context=wrong, timeout=10) as c:
-                        c.request("GET", "/api/v1/judge", headers={"Authorization": BAD_BASIC})
-                        c.getresponse().read()
+                    guesser.request("GET", "/api/v1/judge", headers={"Authorization": BAD_BASIC})
+                    guesser.getresponse().read()
                 except OSError:
                     pass
+                finally:
+                    guesser.close()
 
         guessers = [threading.Thread(target=guess, daemon=True) for _ in range(GUESSERS)]
         for guesser in guessers:
@@ -306,7 +310,8 @@ def under_attack(db: str, paired: dict[int, tuple[str, str]], folder: Path) -> l
         took = []
         try:
             for game in range(1, ATTACKED_RESULTS + 1):
-                envelope = sealed(device, key, 100_000 + game, result_body(TABLES, game))
+                number = 1_000_000 + game  # above every seq and game the loads sent
+                envelope = sealed(device, key, number, result_body(TABLES, number))
                 started = time.perf_counter()
                 reply = link.post("/api/v1/results", envelope)
                 took.append(time.perf_counter() - started)

@@ -27,6 +27,8 @@ import threading
 import time
 from pathlib import Path
 
+from quick import size
+
 # The simulated channel and the result bodies live with the tests.
 TESTS = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(TESTS), str(TESTS / "hub")]
@@ -43,10 +45,10 @@ from klik_hub.serial import SerialHub  # noqa: E402
 from klik_hub.store import Store  # noqa: E402
 from radio import Faults, Radio  # noqa: E402
 
-TABLES = 9
+TABLES = size(9, 2)
 BAUD = 9600
 LOSS = 0.2
-RUNS = 3
+RUNS = size(3, 1)
 GOAL_S = 30.0
 WAIT_S = 180.0  # a run that has not finished by then has failed
 #: On a shared 9600-baud channel a heartbeat every 2 s from nine tables would fill it; the

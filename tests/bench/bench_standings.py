@@ -14,15 +14,17 @@ import statistics
 import time
 from typing import Any
 
+from quick import size
+
 from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
 from klik_hub.tournament import slots as sl
 from klik_hub.tournament.standings import Score, TieBreak, classification, standings
 
-RUNS = 7
-PLAYERS = 1000
+RUNS = size(7, 1)
+PLAYERS = size(1000, 40)
 ROUNDS = 20  # one game a round, at tables of four
 STAGES = ("eliminacje", "półfinał")  # the first 15 rounds, then 5 more: a per-stage filter
-SECOND = 200  # players who reach the second stage (the classification's first group)
+SECOND = size(200, 8)  # players who reach the second stage (the classification's first group)
 GOAL_MS = 100.0
 
 

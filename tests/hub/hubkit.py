@@ -80,12 +80,14 @@ def sealed(
 
 
 @contextmanager
-def live_hub(store: Store) -> Iterator[str]:
-    """The hub's app served by uvicorn on a free loopback port; yields its base URL."""
+def live_hub(store: Store, **app_options: Any) -> Iterator[str]:
+    """The hub's app (``make_app(store, **app_options)``) served by uvicorn on a free loopback
+    port; yields its base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(make_app(store), log_level="warning", access_log=False)
+    app = make_app(store, **app_options)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hubkit import post, result_body, sealed
+from hubkit import live_hub, post, result_body, sealed
 from playwright.sync_api import Page, expect, sync_playwright
 
+from klik_hub import guard
 from klik_hub.store import Store
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -75,3 +76,16 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
 
     page.get_by_text("English").click()
     expect(page.locator("h1")).to_have_text("Klik — judge's hub")
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_full_disk_is_a_red_banner_on_the_console(page: Page, store: Store) -> None:
+    troubles = guard.Troubles()
+    with live_hub(store, troubles=troubles) as url:
+        page.goto(url)
+        banner = page.get_by_test_id("trouble")
+        expect(banner).to_be_hidden()
+        troubles.met(guard.DISK_FULL)  # as a write meeting a full disk tells it
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("Dysk huba jest pełny")
+        assert banner.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(187, 0, 0)"
