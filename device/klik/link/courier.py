@@ -66,6 +66,13 @@ class State(Enum):
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # the hub refused it for good (signed): set aside, the judge sees it
     UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
+    SERVER_ERROR = "server_error"  # the hub answers, but with an error or nonsense
+    BAD_CERTIFICATE = "bad_certificate"  # the hub's certificate is not the pinned one
+
+
+# What keeps results from the hub, as the screens say it; the first two are certain at the
+# first try, a server error after as many tries as "unreachable" (one may be a passing fault).
+CERTAIN = (State.UNPAIRED, State.BAD_CERTIFICATE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +120,12 @@ class Courier:
         self.clock = clock
         self.rng = rng or random.Random()
         self.failures = 0  # tries of the oldest result that the hub did not take
-        self.unpaired = False  # the hub's last word on a result was 401: not our key
+        self.trouble: State | None = None  # why the last try of a result failed
+        self._said: tuple[State, str] | None = None  # the trouble last logged, and its kind
         self.next_try = 0.0
         self.next_heartbeat = 0.0
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
+        self._down: LinkDown | None = None  # why the last post had no answer
         self.last: Delivery | None = None
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
@@ -184,8 +193,6 @@ class Courier:
             self._report(State.SENDING)
         envelope = p.Envelope("result", self.device, pending.seq, pending.body)
         answer = self._post(RESULTS, envelope)
-        if answer is not None:
-            self.unpaired = answer[0] == 401
         refusal = self._refusal(answer, pending.seq)
         if refusal is not None:
             log.error("hub: result %d refused for good (%s); set aside", pending.seq, refusal)
@@ -196,33 +203,59 @@ class Courier:
             return
         receipt = self._receipt(answer, pending.seq)
         if receipt is None:
+            self._troubled(pending.seq, answer)
             self.failures += 1
             self.next_try = now + backoff.delay(self.failures - 1, self.rng)
             self._report()
             return
+        if self._said is not None:
+            log.info("hub: results go through again")
+        self.trouble, self._said, self._down = None, None, None
         self.outbox.acknowledged(pending.seq, receipt)
         self.failures = 0
         self.next_try = now  # the next waiting result goes at once
         self._report()
 
-    def _post(self, path: str, envelope: p.Envelope) -> tuple[int, dict[str, Any]] | None:
+    def _post(self, path: str, envelope: p.Envelope) -> Reply | None:
+        """The hub's reply, or None (``_down`` says why) if none came."""
         try:
             reply = self.link.post(path, p.seal(envelope, self.key))
         except LinkDown as error:
-            if self.failures == 0:
-                log.warning("hub: %s", error)
+            self._down = error
             return None
-        return reply.status, reply.body
+        return reply
 
-    def _receipt(self, answer: tuple[int, dict[str, Any]] | None, seq: int) -> str | None:
+    def _troubled(self, seq: int, answer: Reply | None) -> None:
+        """Name what kept result ``seq`` from the hub (``trouble``), and log it once per
+        change, with the hub's status and the first line of its answer."""
+        if answer is None:
+            down = self._down
+            certificate = down is not None and down.certificate
+            trouble = State.BAD_CERTIFICATE if certificate else State.UNREACHABLE
+            kind, detail = trouble.value, str(down) if down is not None else "no answer"
+        elif answer.status == 401:
+            trouble, kind = State.UNPAIRED, "401"
+            detail = f"401 {answer.first_line}: this table's key is not the hub's; pair it again"
+        else:
+            trouble, kind = State.SERVER_ERROR, str(answer.status)
+            why = (
+                "an answer without this table's signed receipt"
+                if answer.status in TAKEN
+                else "not taken"
+            )
+            detail = f"{answer.status} {answer.first_line}: {why}"
+        self.trouble = trouble
+        if self._said != (trouble, kind):
+            self._said = (trouble, kind)
+            log.warning("hub: result %d: %s", seq, detail)
+
+    def _receipt(self, answer: Reply | None, seq: int) -> str | None:
         """The receipt in the hub's signed ack for result ``seq``, or None."""
         if answer is None:
             return None
-        status, body = answer
+        status, body = answer.status, answer.body
         ack = self._ack(body, seq)
         if status not in TAKEN or ack is None or ack.body.get("of") != "result":
-            if status not in TAKEN:
-                log.warning("hub: result %d not taken: %d %s", seq, status, body.get("error"))
             return None
         receipt = ack.body.get("receipt")
         if not isinstance(receipt, str) or not 1 <= len(receipt) <= 8:
@@ -231,12 +264,12 @@ class Courier:
             log.warning("hub: result %d conflicts with one the hub has; the judge decides", seq)
         return receipt
 
-    def _refusal(self, answer: tuple[int, dict[str, Any]] | None, seq: int) -> str | None:
+    def _refusal(self, answer: Reply | None, seq: int) -> str | None:
         """The hub's reason, if it refused result ``seq`` for good in an ack it signed; an
         unsigned 4xx is only a reason to try again (anyone on the Wi-Fi can send one)."""
-        if answer is None or answer[0] != 422:
+        if answer is None or answer.status != 422:
             return None
-        ack = self._ack(answer[1], seq)
+        ack = self._ack(answer.body, seq)
         if ack is None or ack.body.get("of") != "result" or ack.body.get("status") != "refused":
             return None
         reason = ack.body.get("error")
@@ -270,7 +303,11 @@ class Courier:
         body = {**self.status(), "outbox": self.outbox.waiting(),
                 "last_seq": self.outbox.last_seq(), "acks": acks, "refused": refused}  # fmt: skip
         answer = self._post(HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body))
-        ack = None if answer is None or answer[0] not in (200, 409) else self._ack(answer[1], seq)
+        ack = (
+            None
+            if answer is None or answer.status not in (200, 409)
+            else self._ack(answer.body, seq)
+        )
         said = None if ack is None or ack.body.get("of") != "heartbeat" else ack.body
         if said is not None and said.get("status") == "ok":
             self._carry_out(said.get("commands"))
@@ -311,8 +348,10 @@ class Courier:
                 state = State.SENT
             elif last and any(x.seq == last for x in self.outbox.set_aside()):
                 state = State.REFUSED
-            elif self.unpaired:
-                state = State.UNPAIRED
+            elif self.trouble in CERTAIN:
+                state = self.trouble
+            elif self.failures >= UNREACHABLE_AFTER and self.trouble is State.SERVER_ERROR:
+                state = State.SERVER_ERROR
             elif self.failures >= UNREACHABLE_AFTER:
                 state = State.UNREACHABLE
             elif self.failures:

@@ -30,7 +30,7 @@ import json
 import re
 import socket
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,7 +57,12 @@ _CLOSED_BY_THE_HUB = (
 
 
 class LinkDown(KlikError, ConnectionError):  # noqa: N818 (it names a state, as the courier reads it)
-    """The hub could not be reached; ``str()`` says why in one line."""
+    """The hub could not be reached; ``str()`` says why in one line. ``certificate``: the
+    hub showed a certificate this table does not trust (not its pin): no retry mends that."""
+
+    def __init__(self, message: str, *, certificate: bool = False) -> None:
+        super().__init__(message)
+        self.certificate = certificate
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,9 @@ class Reply:
 
     status: int
     body: dict[str, Any]
+    # The answer's first line as text, for the log (HTML from a proxy); not part of what
+    # the answer says, so two replies with the same status and body are equal.
+    first_line: str = field(default="", compare=False)
 
 
 class _PinMismatchError(ssl.SSLError):
@@ -149,7 +157,7 @@ class HttpLink:
                 raise self._down(error) from None
             if not response.isclosed():  # over MAX_REPLY: the rest is not worth reading
                 self.close()
-            return Reply(response.status, _json_object(data))
+            return Reply(response.status, _json_object(data), _first_line(data))
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     def close(self) -> None:
@@ -179,11 +187,12 @@ class HttpLink:
         """The one line a person reads for why the hub could not be reached."""
         where = f"the hub at {self.url}"
         if isinstance(error, _PinMismatchError):
-            return LinkDown(f"{PIN_MISMATCH} ({self.url})")
+            return LinkDown(f"{PIN_MISMATCH} ({self.url})", certificate=True)
         if isinstance(error, ssl.SSLCertVerificationError):
             return LinkDown(
                 f"{where} has a certificate this table does not trust "
-                f"({error.verify_message}); a self-signed hub needs tls_pin_sha256"
+                f"({error.verify_message}); a self-signed hub needs tls_pin_sha256",
+                certificate=True,
             )
         if isinstance(error, TimeoutError):
             return LinkDown(f"{where} did not answer within {self.timeout_s:g} s")
@@ -199,6 +208,13 @@ class HttpLink:
             return LinkDown(f"{where} did not answer in HTTP ({type(error).__name__})")
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         return LinkDown(f"cannot reach {where} ({reason})")
+
+
+def _first_line(data: bytes) -> str:
+    """The answer's first line, printable and short, for one log line."""
+    text = data[:200].decode("utf-8", "replace").strip()
+    line = text.splitlines()[0] if text else ""
+    return "".join(c if c.isprintable() else "?" for c in line)[:100]
 
 
 def _json_object(data: bytes) -> dict[str, Any]:
