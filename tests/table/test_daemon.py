@@ -6,6 +6,7 @@ events with timeouts; the engine's logic is tested without either in test_engine
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -14,9 +15,12 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from klik.core import game as g
 from klik.table import config as c
 from klik.table import sim
+from klik.table.daemon import Daemon
 
 
 def test_a_pin_edge_reaches_the_engine_and_the_screens(tmp_path: Path) -> None:
@@ -73,3 +77,68 @@ def test_klik_table_tells_systemd_it_is_ready_pings_the_watchdog_and_stops_on_si
         daemon.kill()
         listener.close()
     assert (tmp_path / "journal.jsonl").exists()
+
+
+class Monotonic:
+    """The monotonic clock, moved by the test: a restart without a reboot goes on from it."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _table(tmp_path: Path, clock: Monotonic) -> Daemon:
+    config = sim.sim_config(c.load(None), str(tmp_path))
+    return Daemon(config, screens=sim.open_panels(config), clock=clock)
+
+
+def _tap(table: Daemon, clock: Monotonic, seat: str) -> None:
+    pin = table.gpio.button_pin(seat)
+    pin.drive_low()
+    clock.now += 0.2  # held longer than the debounce, on the table's clock
+    pin.drive_high()
+    clock.now += 0.2
+
+
+@pytest.mark.parametrize("reboot", [True, False], ids=["after-a-reboot", "systemd-restart"])
+def test_a_press_while_the_table_starts_never_costs_the_game(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, reboot: bool
+) -> None:
+    """The pins are live before the journal has set the clock, so an edge then is stamped on
+    the raw monotonic clock: after a reboot it lay far before the game's time (the next start
+    judged the journal damaged and began a new game); without one, far after it (the
+    mover's resume tap was ignored for as long as the table had been down). It is dropped."""
+    clock = Monotonic(5000.0)
+    first = _table(tmp_path, clock)
+    first.start()
+    _tap(first, clock, "D")  # D's tap starts the clock: A moves
+    first.wait_idle()
+    assert first.engine.game.phase is g.Phase.MOVE
+    game_no = first.engine.info.game_no
+    first.stop()
+
+    clock.now = 12.0 if reboot else clock.now + 100.0
+    second = _table(tmp_path, clock)
+    with caplog.at_level(logging.WARNING, "klik.table.daemon"):
+        _tap(second, clock, "A")  # pressed while the daemon starts
+        second.start()
+        second.wait_idle()
+    assert second.engine.game.paused_by == g.RECOVERY  # the game goes on, paused for safety
+    assert second.early_edges == 2
+    assert [r.getMessage() for r in caplog.records if "sprzed" in r.getMessage()] == [
+        "stół 1: naciśnięcie sprzed uruchomienia zegara pominięte (i kolejne takie)"
+    ]
+    _tap(second, clock, "A")  # the mover's tap resumes the clock
+    second.wait_idle()
+    assert (second.engine.game.phase, second.engine.game.paused_by) == (g.Phase.MOVE, None)
+    second.stop()
+
+    clock.now += 50.0
+    third = _table(tmp_path, clock)
+    third.start()
+    third.wait_idle()
+    assert (third.engine.info.game_no, third.engine.game.phase) == (game_no, g.Phase.PAUSED)
+    assert third.engine.game.paused_by == g.RECOVERY
+    third.stop()

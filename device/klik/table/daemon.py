@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from klik.core.table import Edge
 from klik.link import protocol as p
 from klik.link.courier import Courier, Link
 from klik.link.http import HttpLink
@@ -25,7 +26,7 @@ from klik.link.serial import SerialLink
 from klik.table import notify
 from klik.table.config import Config
 from klik.table.engine import Engine, Item, Screens
-from klik.table.gpio import TableGPIO, make_factory
+from klik.table.gpio import JudgeEdge, TableGPIO, make_factory
 from klik.table.journal import Journal
 
 log = logging.getLogger("klik.table.daemon")
@@ -62,6 +63,11 @@ class Daemon:
         self.engine.wall_clock = wall_clock
         self.courier = self._link(state) if journal else None
         self.beat = 0.0  # the engine loop's last round, on the table clock
+        # The table clock's moment at ``start``: the pins are live from construction, but an
+        # edge before the clock was set was stamped on the raw monotonic clock (``offset``
+        # 0), which after a restart is another time altogether: such edges are dropped.
+        self.started_at: float | None = None
+        self.early_edges = 0
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self.failure: BaseException | None = None
@@ -108,7 +114,7 @@ class Daemon:
 
     def start(self) -> None:
         self.offset = self.engine.start(self._monotonic())
-        self.beat = self.clock()
+        self.started_at = self.beat = self.clock()
         self._thread = threading.Thread(target=self._loop, name="klik-engine", daemon=True)
         self._thread.start()
         if self.courier is not None:
@@ -137,7 +143,7 @@ class Daemon:
                         return
                     if callable(item):
                         item(self.engine, self.clock())
-                    else:
+                    elif self._in_time(item):
                         self.engine.handle(item, self.clock())
                     try:
                         item = self.events.get_nowait()
@@ -150,6 +156,22 @@ class Daemon:
             self.failure = error
             log.exception("engine thread failed")
             raise
+
+    def _in_time(self, item: Any) -> bool:
+        """Whether ``item`` may reach the engine: an edge stamped before the clock was set
+        (or, on the raw clock, seemingly after now) is dropped, with one line per start."""
+        if not isinstance(item, Edge | JudgeEdge):
+            return True
+        started = self.started_at
+        if started is not None and started <= item.at <= self.clock():
+            return True
+        self.early_edges += 1
+        if self.early_edges == 1:
+            log.warning(
+                "stół %s: naciśnięcie sprzed uruchomienia zegara pominięte (i kolejne takie)",
+                self.config.table.name,
+            )
+        return False
 
     def alive(self, stale_s: float) -> bool:
         """The engine thread runs and has come round its loop within ``stale_s``."""
