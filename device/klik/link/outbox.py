@@ -9,7 +9,11 @@ receipt (``acknowledged``); results go out one at a time, oldest first.
 Sequence numbers (the envelope's ``seq``) come from ``INTEGER PRIMARY KEY AUTOINCREMENT``:
 1, 2, 3 … and never reused, not after a restart and not after rows are removed, because
 the hub tells a resent result (same seq, same body: "duplicate") from a different one
-(same seq, other body: "conflict") by them.
+(same seq, other body: "conflict") by them. SQLite keeps the last one given out in the
+database, whose newest commits live in ``outbox.sqlite-wal`` until a checkpoint: a card that
+loses that file would hand out 1, 2, … again. So every seq is also written, before its
+result is committed, to ``outbox.seq`` beside it (a small file written whole and fsynced,
+as the game counter is), and an outbox that opens with a lower count goes on above it.
 
 The file also keeps the link's two other small memories: the heartbeat counter (reserved
 in blocks of ``HEARTBEAT_BLOCK`` so that a heartbeat every 2 s is not a commit every 2 s;
@@ -30,6 +34,7 @@ one whose numbers carry on above the old ones.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -80,6 +85,13 @@ _SQLITE_REASONS = {
     10: "a disk I/O error",  # SQLITE_IOERR
     13: "the disk is full",  # SQLITE_FULL
     14: "cannot open the file",  # SQLITE_CANTOPEN
+}
+# The same troubles met by ``outbox.seq``, in the same words.
+_OS_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EROFS: "the file or its folder is read-only",
+    errno.EACCES: "no permission",
+    errno.EIO: "a disk I/O error",
 }
 _SQLITE_DAMAGE = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _SQLITE_IOERR_SHMSIZE = 4874  # no room to grow the -shm file: a full disk, seen as an I/O error
@@ -166,7 +178,9 @@ class Outbox:
                 (data.decode("ascii"), self._clock_ms()),
             )
             seq = cursor.lastrowid
-        assert seq is not None
+            assert seq is not None
+            # Durable before the commit: a seq is never handed out twice, whatever the WAL.
+            self._write_high_water(seq)
         return seq
 
     def oldest_waiting(self) -> Pending | None:
@@ -381,7 +395,9 @@ class Outbox:
         )
         outbox = cls(path, clock_ms=clock_ms)
         try:
+            floor = max(floor, outbox.high_water())
             with outbox._transaction("start the new outbox's numbers") as db:
+                db.execute("DELETE FROM sqlite_sequence WHERE name = 'results'")
                 db.execute(
                     "INSERT INTO sqlite_sequence (name, seq) VALUES ('results', ?)", (floor,)
                 )
@@ -393,6 +409,57 @@ class Outbox:
             outbox.close()
             raise
         return outbox
+
+    @property
+    def high_water_path(self) -> Path:
+        return self.path.with_name(self.path.stem + ".seq")
+
+    def high_water(self) -> int:
+        """The highest seq ``outbox.seq`` says was handed out (0 if none, or unreadable)."""
+        try:
+            text = self.high_water_path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return 0
+        except (OSError, UnicodeDecodeError) as error:
+            log.error("outbox %s: cannot read (%s)", self.high_water_path, error)
+            return 0
+        return int(text) if text.isdigit() and len(text) <= 16 else 0
+
+    def _write_high_water(self, seq: int) -> None:
+        """``outbox.seq`` := ``seq``, whole and fsynced (OutboxError if the card refuses)."""
+        path = self.high_water_path
+        partial = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        try:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            try:
+                os.write(fd, f"{seq}\n".encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(partial, path)
+            _sync_folder(path.parent)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                partial.unlink()
+            why = _OS_REASONS.get(error.errno or 0, error.strerror or str(error))
+            raise OutboxError(f"outbox {self.path}: cannot keep a result ({why})") from None
+
+    def _above_high_water(self) -> None:
+        """Go on above ``outbox.seq`` if the database's own count is lower (its WAL lost)."""
+        mark = self.high_water()
+        if mark <= self.last_seq():
+            return
+        log.error(
+            "outbox %s: its last seq is %d but %d was handed out (outbox.sqlite-wal lost?); "
+            "new results are numbered from %d",
+            self.path,
+            self.last_seq(),
+            mark,
+            mark + 1,
+        )
+        with self._transaction("go on above the seqs handed out") as db:
+            db.execute("DELETE FROM sqlite_sequence WHERE name = 'results'")
+            db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('results', ?)", (mark,))
 
     def _set_up(self, new: bool) -> None:
         with self._reading("open the outbox") as db:
@@ -429,6 +496,7 @@ class Outbox:
                 raise OutboxError(
                     f"outbox {self.path}: cannot create the outbox ({error.strerror or error})"
                 ) from None
+        self._above_high_water()
 
     # --- SQLite, with its errors made one line ----------------------------------------------
 
