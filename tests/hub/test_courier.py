@@ -165,3 +165,45 @@ def test_a_command_the_hub_sends_again_is_still_carried_out_once(
     kept.courier.acks.clear()  # the heartbeat with the ack is lost: the hub sends it again
     kept.step(kept.clock.now + 2)
     assert kept.commands == [Command(command_id, "resume", {})]
+
+
+def test_a_command_cut_off_while_it_is_carried_out_is_carried_out_after_the_restart(
+    hub: tuple[str, Store], tmp_path: Path
+) -> None:
+    """A power cut while the engine takes the hub's ``game`` command: it was recorded as done
+    first, so after the restart the table acknowledged it unseen and played the round
+    without its names. Now it is recorded only once carried out, and asked for again."""
+    url, store = hub
+    device, key = store.pair(3)
+    first = Table(tmp_path, url, device, key)
+    lineup = {"players": {"A": "Ania", "B": "Bożena", "C": "Łukasz"}}
+    command_id = store.command(3, "game", lineup)
+
+    def power_cut(_: Command) -> None:
+        raise RuntimeError("the power went while the engine took the command")
+
+    first.courier.on_command = power_cut
+    with pytest.raises(RuntimeError):
+        first.step()
+    first.close()
+    again = Table(tmp_path, url, device, key)  # the table started again, the same card
+    again.step(200.0)
+    assert again.commands == [Command(command_id, "game", lineup)]
+    again.step(202.0)
+    assert store.tables()[0]["commands"] == []  # acknowledged only now
+    again.close()
+
+
+def test_a_command_the_engine_could_not_take_is_neither_recorded_nor_acknowledged(
+    table: tuple[Table, Store],
+) -> None:
+    kept, store = table
+    command_id = store.command(3, "pause")
+    kept.courier.on_command = lambda _: False  # the engine did not answer in time
+    kept.step()
+    kept.step(kept.clock.now + 2)
+    assert not kept.outbox.command_seen(command_id)
+    assert [c["id"] for c in store.tables()[0]["commands"]] == [command_id]
+    kept.courier.on_command = kept.commands.append
+    kept.step(kept.clock.now + 2)
+    assert kept.commands == [Command(command_id, "pause", {})]

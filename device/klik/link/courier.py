@@ -105,7 +105,7 @@ class Courier:
         heartbeat_s: float,
         status: Callable[[], dict[str, Any]],
         on_delivery: Callable[[Delivery], None],
-        on_command: Callable[[Command], None],
+        on_command: Callable[[Command], object],
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
     ) -> None:
@@ -328,13 +328,17 @@ class Courier:
         return jumped
 
     def _carry_out(self, commands: Any) -> None:
-        """Each command once (the outbox remembers), each acknowledged in the next heartbeat."""
+        """Each command carried out, then recorded (the outbox remembers), then acknowledged
+        in the next heartbeat: never acknowledged before it is done. ``on_command`` returns
+        False if the engine could not carry it out now: it is asked for again."""
         for raw in commands if isinstance(commands, list) else []:
             command = _command(raw)
             if command is None:
                 continue
-            if self.outbox.command_done(command.id):
-                self.on_command(command)
+            if not self.outbox.command_seen(command.id):
+                if self.on_command(command) is False:
+                    continue
+                self.outbox.command_done(command.id)
             if command.id not in self.acks:
                 self.acks.append(command.id)
 

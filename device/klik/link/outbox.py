@@ -339,12 +339,20 @@ class Outbox:
             )
         self._heartbeat_next, self._heartbeat_end = start, start + HEARTBEAT_BLOCK
 
+    def command_seen(self, command_id: str) -> bool:
+        """Whether the hub's command ``command_id`` is recorded as carried out."""
+        with self._reading("read the commands done") as db:
+            row = db.execute("SELECT 1 FROM done_commands WHERE id = ?", (command_id,)).fetchone()
+        return row is not None
+
     def command_done(self, command_id: str) -> bool:
         """Record the hub's command ``command_id`` as carried out; False if it already was.
 
-        The caller carries the command out only on True. Recorded (durably) before it is
-        carried out, so a power cut in between loses the command rather than doing it
-        twice: at most once, as a hub's "pause table 7" must be.
+        The courier records a command once the engine has carried it out (and journalled
+        it), and acknowledges it only then: a power cut in between carries it out again
+        after the restart, when the hub sends it again. Once, or in that case twice, never
+        lost: a lineup again is the same lineup, a pause of a paused clock nothing (a lost
+        ``game`` played a round without its names, its results counting nowhere).
         """
         if not isinstance(command_id, str) or not command_id:
             raise ValueError("a command id is text, not empty")

@@ -19,7 +19,7 @@ from typing import Any
 
 from klik.core.table import Edge
 from klik.link import protocol as p
-from klik.link.courier import Courier, Link
+from klik.link.courier import Command, Courier, Link
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.serial import SerialLink
@@ -34,6 +34,7 @@ log = logging.getLogger("klik.table.daemon")
 IDLE_WAKE_S = 1.0  # the engine comes round at least this often, for the watchdog
 SERIAL_HEARTBEAT_S = 30.0  # the least heartbeat interval on a shared serial channel
 _STOP = object()
+COMMAND_WAIT_S = 5.0  # a hub command's longest wait for the engine thread
 
 
 class Daemon:
@@ -101,12 +102,25 @@ class Daemon:
             heartbeat_s=heartbeat_s,
             status=lambda: self.engine.status(self.clock()),
             on_delivery=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
-            on_command=lambda order: self.call(lambda engine, now: engine.command(order, now)),
+            on_command=self._command,
         )
         if isinstance(link, SerialLink):
             link.on_push = courier.push
         self.engine.on_kept = courier.wake
         return courier
+
+    def _command(self, order: Command) -> bool:
+        """Carry out a hub command on the engine thread and wait until it has (the courier
+        records and acknowledges it only then); False if the engine did not within
+        ``COMMAND_WAIT_S``."""
+        done = threading.Event()
+
+        def carry_out(engine: Engine, now: float) -> None:
+            engine.command(order, now)
+            done.set()
+
+        self.call(carry_out)
+        return done.wait(COMMAND_WAIT_S)
 
     def clock(self) -> float:
         """The table clock: monotonic seconds, continued from the journal after a restart."""
