@@ -143,6 +143,7 @@ VIEWS: dict[str, SeatView] = {
     "result-unreachable": replace(RESULT, delivery=Delivery.UNREACHABLE),
     "result-refused": replace(RESULT, delivery=Delivery.REFUSED, game_no=12),
     "result-unpaired": replace(RESULT, delivery=Delivery.UNPAIRED),
+    "result-unsaved": replace(RESULT, delivery=Delivery.UNSAVED),
     "result-server-error": replace(RESULT, delivery=Delivery.SERVER_ERROR),
     "result-bad-certificate": replace(RESULT, delivery=Delivery.BAD_CERTIFICATE),
     # more results than this one wait for the hub: the screen says how many

@@ -7,8 +7,11 @@ outbox and keeps it then; when it is there, it is not kept twice.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from test_engine import CONFIG, Table
 from test_recovery import BOOT, finish, playing
@@ -75,3 +78,62 @@ def test_the_hubs_receipt_reaches_every_seats_screen(tmp_path: Path) -> None:
     table.engine.delivered(c.Delivery(c.State.UNREACHABLE, 0, None, 2), 131.0)
     assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
     assert {v.waiting for v in table.engine.views.values()} == {2}
+
+
+def test_a_result_the_outbox_cannot_commit_is_never_shown_as_kept(tmp_path: Path) -> None:
+    """Another program holds the outbox's write lock at the last confirmation: the screens
+    say the result is not saved, and it is committed once the lock is let go."""
+    outbox = Outbox(tmp_path / "outbox.sqlite", busy_s=0.05)
+    woken: list[int] = []
+    table = linked(playing(tmp_path), outbox)
+    table.engine.on_kept = lambda: woken.append(outbox.waiting())
+    other = sqlite3.connect(tmp_path / "outbox.sqlite", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the lock another program holds
+    finish(table, 120.0)
+    assert {v.delivery for v in table.engine.views.values()} == {Delivery.UNSAVED}
+    assert (outbox.waiting(), woken, table.engine.result_seq) == (0, [], None)
+    table.to(125.0)  # still locked: tried again, still not saved
+    assert {v.delivery for v in table.engine.views.values()} == {Delivery.UNSAVED}
+    other.execute("ROLLBACK")
+    other.close()
+    table.to(128.0)
+    assert {v.delivery for v in table.engine.views.values()} == {Delivery.KEPT}
+    assert (outbox.waiting(), woken, table.engine.result_seq) == (1, [1], 1)
+    kept = outbox.oldest_waiting()
+    assert kept is not None
+    file_body = json.loads((tmp_path / "result-1.json").read_bytes())["body"]
+    assert kept.body == file_body  # the very body fixed at the game's end
+
+
+def test_every_finished_game_the_outbox_lacks_goes_back_with_its_own_body(
+    tmp_path: Path,
+) -> None:
+    """A damaged outbox was moved aside and a new one started: games 1 and 2 (not only the
+    last) go back into it at the restart, with the bytes written when each game ended, so
+    the hub sees duplicates of what it has, never conflicts."""
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    first = finish(linked(playing(tmp_path), outbox), 120.0)
+    assert first.engine.new_game(130.0)
+    first.press("D", 131.0).press("A", 140.0)
+    finish(first, 150.0)
+    first.journal.close()
+    sent = {p.seq: p.body for p in _all_waiting(outbox)}
+    assert [body["game"] for body in sent.values()] == [1, 2]
+    outbox.close()
+    for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
+        (tmp_path / name).unlink(missing_ok=True)  # the card lost the outbox
+    fresh = Outbox(tmp_path / "outbox.sqlite")
+    second = linked(Table(tmp_path), fresh)
+    second.engine.start(BOOT + 500.0)
+    again = _all_waiting(fresh)
+    assert [p.body for p in again] == list(sent.values())  # the same bodies, in order
+    assert min(p.seq for p in again) > max(sent)  # and new seqs: outbox.seq remembered
+    assert second.engine.result_seq == again[-1].seq
+
+
+def _all_waiting(outbox: Outbox) -> list[Any]:
+    found = []
+    while (pending := outbox.oldest_waiting()) is not None:
+        found.append(pending)
+        outbox.acknowledged(pending.seq, f"R{pending.seq}")
+    return found

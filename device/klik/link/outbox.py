@@ -137,7 +137,9 @@ class Outbox:
     fails, except ``tried``, which only logs.
     """
 
-    def __init__(self, path: Path, *, clock_ms: Callable[[], int] = wall_ms) -> None:
+    def __init__(
+        self, path: Path, *, clock_ms: Callable[[], int] = wall_ms, busy_s: float = 5.0
+    ) -> None:
         self.path = Path(path)
         self._clock_ms = clock_ms
         self._lock = threading.RLock()
@@ -148,7 +150,7 @@ class Outbox:
         try:
             # isolation_level=None: no hidden BEGIN; every write is an explicit transaction.
             self._db = sqlite3.connect(
-                self.path, timeout=5.0, isolation_level=None, check_same_thread=False
+                self.path, timeout=busy_s, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as error:
             raise self._error("open the outbox", error) from None
@@ -329,14 +331,22 @@ class Outbox:
 
     def _reserve_heartbeats(self, least: int) -> None:
         """Reserve ``HEARTBEAT_BLOCK`` numbers from ``least``, or from the end of the block the
-        file last reserved if that is higher (one commit); the caller holds the lock."""
-        with self._transaction("reserve heartbeat numbers") as db:
-            row = db.execute("SELECT value FROM counters WHERE name = 'heartbeat'").fetchone()
-            start = max(0 if row is None else int(row[0]), least)
-            db.execute(
-                "INSERT OR REPLACE INTO counters (name, value) VALUES ('heartbeat', ?)",
-                (start + HEARTBEAT_BLOCK,),
-            )
+        file last reserved if that is higher (one commit); the caller holds the lock.
+
+        A card that refuses the commit (read-only, full) must not silence the table: the
+        block is then counted in memory only, with one log line, and should a restart reuse
+        numbers, the hub's stale answer says where to go on (``heartbeats_after``)."""
+        try:
+            with self._transaction("reserve heartbeat numbers") as db:
+                row = db.execute("SELECT value FROM counters WHERE name = 'heartbeat'").fetchone()
+                start = max(0 if row is None else int(row[0]), least)
+                db.execute(
+                    "INSERT OR REPLACE INTO counters (name, value) VALUES ('heartbeat', ?)",
+                    (start + HEARTBEAT_BLOCK,),
+                )
+        except OutboxError as error:
+            log.error("%s; heartbeats are numbered in memory meanwhile", error)
+            start = least
         self._heartbeat_next, self._heartbeat_end = start, start + HEARTBEAT_BLOCK
 
     def command_seen(self, command_id: str) -> bool:

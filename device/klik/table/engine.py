@@ -33,6 +33,7 @@ from klik.table.gpio import JudgeEdge
 from klik.table.lineup import Lineup, LineupError
 from klik.table.lineup import parse as parse_lineup
 from klik.table.screens import render as render_screen
+from klik.table.store import RESULT as RESULT_NAME
 from klik.table.store import GameCounter, write_atomic
 from klik.table.view import Delivery, Language, SeatView, TableInfo, next_view_change, seat_views
 
@@ -40,6 +41,7 @@ log = logging.getLogger("klik.table.engine")
 
 Item = t.Edge | JudgeEdge | g.Order
 LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state folder
+UNSAVED_RETRY_S = 2.0  # a result the outbox could not commit is tried again this often
 
 
 class Outbox(Protocol):
@@ -117,6 +119,10 @@ class Engine:
         self.on_kept: Callable[[], None] | None = None  # wakes the courier
         self.wall_clock: Callable[[], str | None] = lambda: None  # UTC, when synchronised
         self.result_seq: int | None = None  # the outbox's seq of this game's result
+        # Result bodies the outbox could not commit (a lock, a full or read-only card), oldest
+        # first: tried again every UNSAVED_RETRY_S, never shown as kept until they are.
+        self.unsaved: list[dict[str, Any]] = []
+        self.unsaved_retry_at = 0.0
         # A tournament round's lineup from the hub, and the one this game is played under.
         self.names = config.players  # the names of a game without a lineup
         self.lineup = self._load_lineup()
@@ -137,6 +143,7 @@ class Engine:
         clock (``klik.core.table.recover``); it is journalled too, so that a second power cut
         replays it exactly.
         """
+        self._restore_results()
         recovered = None if self.journal is None else j.read(self.journal.path)
         if recovered is None or not self._replay_journal(recovered):
             self._new_game(now, self._next_game_no())
@@ -173,8 +180,47 @@ class Engine:
         if self.result_seq is None:
             log.warning("stół %s: wynik gry %d trafia do skrzynki po awarii",
                         self.info.table, self.info.game_no)  # fmt: skip
-            self._send_result(g.ResultReady(now, game.result))
+            body = self._kept_body(self.info.game_no)  # the bytes fixed at the game's end
+            self._commit(body or self._result_body(g.ResultReady(now, game.result)), now)
+            return
         self.info = replace(self.info, waiting=self.outbox.waiting())
+
+    def _kept_body(self, game_no: int) -> dict[str, Any] | None:
+        """The result body written with game ``game_no``'s result file, if there is one."""
+        if self.results_dir is None:
+            return None
+        try:
+            record = json.loads((self.results_dir / f"result-{game_no}.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        body = record.get("body") if isinstance(record, dict) else None
+        return body if isinstance(body, dict) and body.get("game") == game_no else None
+
+    def _restore_results(self) -> None:
+        """At start: every finished game whose result file is on the card but whose result
+        the outbox lacks (a lost WAL, a damaged outbox started anew) goes back into it, with
+        the very body written at the game's end, oldest first; a result the hub already has
+        comes back to it as a duplicate of itself."""
+        if self.outbox is None or self.results_dir is None:
+            return
+        try:
+            names = [p.name for p in self.results_dir.iterdir()]
+        except OSError:
+            return
+        games = sorted({int(m.group(1)) for name in names if (m := RESULT_NAME.match(name))})
+        for game_no in games:
+            body = self._kept_body(game_no)
+            try:
+                if body is None or self.outbox.seq_of_game(game_no) is not None:
+                    continue
+                self.outbox.keep(body)
+            except KlikError as error:
+                log.error("wynik gry %d: the outbox cannot take it back (%s)", game_no, error)
+                if body is not None:
+                    self.unsaved.append(body)
+                continue
+            log.warning("stół %s: wynik gry %d wraca do skrzynki (z pliku wyniku)",
+                        self.info.table, game_no)  # fmt: skip
 
     def _replay_journal(self, recovered: j.Recovered) -> bool:
         """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
@@ -311,6 +357,8 @@ class Engine:
             self.next_checkpoint = now + interval if running else None
         elif not running:
             self.next_checkpoint = None
+        if self.unsaved:
+            self._commit_unsaved(now)
         if self.screens is not None:
             self.screens.retry(now)
         self.refresh(now)
@@ -360,15 +408,17 @@ class Engine:
 
         Written whole or not at all and fsynced, and never over another game's result.
         """
+        body = self._result_body(ready)  # fixed now: the same bytes whatever is rebuilt later
         record = {
             "table": self.info.table,
             "game_no": self.info.game_no,
             "result": r.result_json(ready.result),
         }
         log.info("stół %s: wynik gry %d: %s", self.info.table, self.info.game_no, record)
-        self._send_result(ready)
+        self._commit(body, ready.at)
         if self.results_dir is None:
             return
+        record["body"] = body
         path = self.results_dir / f"result-{self.info.game_no}.json"
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
         try:
@@ -379,14 +429,12 @@ class Engine:
         if written != path:
             log.error("wynik: %s was already there; this result is kept as %s", path, written)
 
-    def _send_result(self, ready: g.ResultReady) -> None:
-        """Commit the result to the outbox (before any screen says it is kept); wake the courier."""
-        if self.outbox is None:
-            return
+    def _result_body(self, ready: g.ResultReady) -> dict[str, Any]:
+        """The body of this game's result as the hub takes it (``klik.link.results``)."""
         game = self.game
         first = game.moves[0].start if game.moves else ready.at
         lineup = self.game_lineup
-        body = make_result(
+        return make_result(
             table=self.config.hub.table,
             game=self.info.game_no,
             rules=game.settings.rules.name,
@@ -403,14 +451,43 @@ class Engine:
             round_game=None if lineup is None else lineup.begun + 1,
             ended_by=game.exhausted_by,
         )
+
+    def _commit(self, body: dict[str, Any], now: float) -> bool:
+        """Commit ``body`` to the outbox (before any screen says it is kept) and wake the
+        courier. If the outbox cannot, the screens say the result is not saved yet and it is
+        tried again (``tick``) until it is; False then."""
+        if self.outbox is None:
+            return True
+        this_game = body.get("game") == self.info.game_no
         try:
-            self.result_seq = self.outbox.keep(body)
+            seq = self.outbox.keep(body)
         except KlikError as error:
-            log.error("wynik: the outbox cannot keep it (%s); it stays in the journal", error)
-            return
+            if not self.unsaved:
+                log.error("wynik gry %s: the outbox cannot keep it (%s); trying again every "
+                          "%.0f s", body.get("game"), error, UNSAVED_RETRY_S)  # fmt: skip
+            if body not in self.unsaved:
+                self.unsaved.append(body)
+            self.unsaved_retry_at = now + UNSAVED_RETRY_S
+            if this_game:
+                self.info = replace(self.info, delivery=Delivery.UNSAVED)
+            return False
+        if this_game:
+            self.result_seq = seq
+            self.info = replace(self.info, delivery=Delivery.KEPT)
         self.info = replace(self.info, waiting=self.outbox.waiting())
         if self.on_kept is not None:
             self.on_kept()
+        return True
+
+    def _commit_unsaved(self, now: float) -> None:
+        """Try the results not yet committed again, oldest first, while the outbox takes them."""
+        while self.unsaved and now >= self.unsaved_retry_at:
+            body = self.unsaved.pop(0)
+            if not self._commit(body, now):
+                self.unsaved.remove(body)
+                self.unsaved.insert(0, body)
+                return
+            log.warning("wynik gry %s: kept in the outbox after all", body.get("game"))
 
     def delivered(self, news: c.Delivery, now: float) -> None:
         """The courier's news (on the engine thread): this game's result sent, or how many wait."""

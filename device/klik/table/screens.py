@@ -101,6 +101,7 @@ PL: dict[str, str] = {
     "kept_n": "Zapisany, czeka: {n}",  # more than one result waits for the hub
     "unreachable_n": "Brak huba — czeka {n}",
     "refused": "Wynik odrzucony: gra {game}",
+    "unsaved": "Wynik niezapisany!",
     "unpaired": "Sparuj stół ponownie",
     "server_error": "Hub: błąd serwera",
     "bad_certificate": "Zły certyfikat huba",
@@ -177,6 +178,7 @@ EN: dict[str, str] = {
     "kept_n": "Stored, {n} waiting",
     "unreachable_n": "Hub down — {n} waiting",
     "refused": "Result refused: game {game}",
+    "unsaved": "Result NOT stored!",
     "unpaired": "Pair the table again",
     "server_error": "Hub: server error",
     "bad_certificate": "Wrong hub certificate",

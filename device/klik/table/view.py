@@ -31,6 +31,7 @@ class Delivery(Enum):
     """Where the finished result is on its way to the hub (step 3 sends it)."""
 
     KEPT = "kept"  # stored on the table, not sent yet
+    UNSAVED = "unsaved"  # the outbox could not commit it yet: tried again, never shown as kept
     SENDING = "sending"
     SENT = "sent"  # the hub's receipt is in ``receipt``
     UNREACHABLE = "unreachable"
