@@ -297,3 +297,44 @@ def test_a_drawn_first_starter_holds_its_button_and_the_next_games_go_on_from_it
     received(table, lineup(first_starter="draw"), 131.0)  # sent again: the draw stays
     assert table.engine.lineup is not None
     assert (table.engine.lineup.drawn, table.engine.lineup.begun) == ("B", 2)
+
+
+class Cut(Exception):  # noqa: N818 (the power, cut)
+    """The power went."""
+
+
+def test_a_cut_during_the_next_game_tap_never_plays_a_rounds_game_as_an_ordinary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The step to the round's next game writes two things: the new game's journal and the
+    round's count (lineup.json). The power goes right after the first of them: after the
+    restart the table is either still on the finished game or on the round's next game, and
+    either way plays the round's games in turn (a cut here once made game 2 the round's third,
+    and the round's last game an ordinary one)."""
+    first, _ = first_game_played(tmp_path)
+    real_keep, real_start = first.engine._keep_lineup, first.journal.start
+
+    def keep_then_cut(kept: Any) -> None:
+        real_keep(kept)
+        raise Cut
+
+    def start_then_cut(header: dict[str, Any]) -> None:
+        real_start(header)
+        raise Cut
+
+    monkeypatch.setattr(first.engine, "_keep_lineup", keep_then_cut)
+    monkeypatch.setattr(first.journal, "start", start_then_cut)
+    with pytest.raises(Cut):
+        first.engine.new_game(130.0)
+    first.journal.close()
+
+    second = linked(Table(tmp_path), Outbox(tmp_path / "outbox.sqlite"))
+    second.engine.start(BOOT)
+    if second.engine.info.game_no == 1:  # still on the finished game: the judge taps again
+        assert second.engine.new_game(BOOT + 10.0)
+    engine = second.engine
+    assert engine.info.game_no == 2
+    assert engine.game_lineup is not None
+    assert engine.game_lineup.begun == 1  # the round's second game
+    assert engine.game.settings.starter == "B"
+    assert json.loads((tmp_path / "lineup.json").read_text(encoding="utf-8"))["begun"] == 2

@@ -247,9 +247,24 @@ class Engine:
             settings = lineup.settings(self.settings)
             self.info = replace(self.info, names=lineup.names)
         self.game_lineup = lineup
+        if lineup is not None:
+            self._catch_up_lineup(lineup)
         table, last = j.replay_entries(t.new_table(settings), recovered.entries)
         self.replay = r.Replay(table, max(last, recovered.at))
         return True
+
+    def _catch_up_lineup(self, began: Lineup) -> None:
+        """The journal's game began as the round's game ``began.begun + 1``: if lineup.json
+        does not count it yet (a cut came between the new journal and the lineup's write),
+        count it now."""
+        kept = self.lineup
+        if kept is None:
+            return
+        same_round = replace(kept, begun=began.begun, drawn=began.drawn) == began
+        if same_round and kept.begun <= began.begun:
+            log.warning("stół %s: skład rundy liczy grę %d (po awarii)",
+                        self.info.table, began.begun + 1)  # fmt: skip
+            self._keep_lineup(replace(kept, begun=began.begun + 1, drawn=began.drawn))
 
     def _next_game_no(self) -> int:
         """Game numbers never go back: one more than any game this table has begun."""
@@ -263,7 +278,6 @@ class Engine:
             settings = lineup.settings(self.settings)
             self.game_lineup = lineup
             self.info = replace(self.info, names=lineup.names)
-            self._keep_lineup(replace(lineup, begun=lineup.begun + 1))
         else:
             # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
             settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
@@ -288,6 +302,12 @@ class Engine:
             if self.game_lineup is not None:
                 header["lineup"] = self.game_lineup.json()
             self.journal.start(header)
+        # The new journal, with the lineup as this game began, is the step from one game to
+        # the next; the round's count in lineup.json follows it. A cut in between is mended at
+        # the restart from the journal (``_catch_up_lineup``): never a round's game played as
+        # an ordinary one.
+        if self.game_lineup is not None:
+            self._keep_lineup(replace(self.game_lineup, begun=self.game_lineup.begun + 1))
         log.info("stół %s: gra %d gotowa", self.info.table, game_no)
         self.refresh(now)
 
