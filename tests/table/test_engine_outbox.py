@@ -13,11 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_engine import CONFIG, Table
 from test_recovery import BOOT, finish, playing
 
 from klik.link import courier as c
-from klik.link.outbox import Outbox
+from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.results import check_result, points_check
 from klik.table.view import Delivery
 
@@ -105,12 +106,14 @@ def test_a_result_the_outbox_cannot_commit_is_never_shown_as_kept(tmp_path: Path
     assert kept.body == file_body  # the very body fixed at the game's end
 
 
+@pytest.mark.parametrize("damage", ["lost", "truncated", "zeroed page"])
 def test_every_finished_game_the_outbox_lacks_goes_back_with_its_own_body(
-    tmp_path: Path,
+    tmp_path: Path, damage: str
 ) -> None:
-    """A damaged outbox was moved aside and a new one started: games 1 and 2 (not only the
-    last) go back into it at the restart, with the bytes written when each game ended, so
-    the hub sees duplicates of what it has, never conflicts."""
+    """The card lost the outbox, or damaged it (the daemon moves it aside and starts a new
+    one): games 1 and 2 (not only the last) go back into it at the restart, with the bytes
+    written when each game ended, so the hub sees duplicates of what it has, never
+    conflicts."""
     outbox = Outbox(tmp_path / "outbox.sqlite")
     first = finish(linked(playing(tmp_path), outbox), 120.0)
     assert first.engine.new_game(130.0)
@@ -120,9 +123,21 @@ def test_every_finished_game_the_outbox_lacks_goes_back_with_its_own_body(
     sent = {p.seq: p.body for p in _all_waiting(outbox)}
     assert [body["game"] for body in sent.values()] == [1, 2]
     outbox.close()
-    for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
-        (tmp_path / name).unlink(missing_ok=True)  # the card lost the outbox
-    fresh = Outbox(tmp_path / "outbox.sqlite")
+    path = tmp_path / "outbox.sqlite"
+    if damage == "lost":
+        for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
+            (tmp_path / name).unlink(missing_ok=True)
+    elif damage == "truncated":
+        with path.open("r+b") as file:
+            file.truncate(path.stat().st_size // 2)
+    else:
+        with path.open("r+b") as file:  # the page that holds the results, zeroed
+            file.seek(4096)
+            file.write(b"\0" * 4096)
+    try:  # as the daemon opens it
+        fresh = Outbox(path)
+    except OutboxCorruptError:
+        fresh = Outbox.start_anew(path)
     second = linked(Table(tmp_path), fresh)
     second.engine.start(BOOT + 500.0)
     again = _all_waiting(fresh)
