@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import signal
 import socket
 import subprocess
@@ -184,3 +185,50 @@ def test_every_game_is_stored_once_through_table_and_hub_kills(
     assert not any(r["conflict"] for r in stored)
     receipts = {r["game"]: r["receipt"] for r in stored}
     assert table.state()["delivery"] == {"state": "sent", "receipt": receipts[4], "waiting": 0}
+
+
+DAMAGE = ("wal deleted", "truncated", "zeroed page", "outbox deleted")
+
+
+def damage(folder: Path, kind: str) -> None:
+    """What a bad card does to the outbox while the table is down."""
+    outbox = folder / "outbox.sqlite"
+    wal = folder / "outbox.sqlite-wal"
+    if kind == "wal deleted":
+        wal.unlink(missing_ok=True)
+        (folder / "outbox.sqlite-shm").unlink(missing_ok=True)
+    elif kind == "truncated":
+        with outbox.open("r+b") as file:
+            file.truncate(max(0, outbox.stat().st_size - 4096))
+        wal.unlink(missing_ok=True)
+    elif kind == "zeroed page":
+        with outbox.open("r+b") as file:
+            file.seek(4096)
+            file.write(b"\0" * 4096)
+        wal.unlink(missing_ok=True)
+    else:
+        for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
+            (folder / name).unlink(missing_ok=True)
+
+
+def test_every_game_counts_once_whatever_the_card_does_to_the_outbox(
+    hall: tuple[VirtualTable, Hub, LosingProxy],
+) -> None:
+    """Each kind of damage (issue 18), in a seeded random order, to an outbox whose newest
+    result has not reached the hub: every game played reaches it once, none a conflict."""
+    table, hub, _ = hall
+    table.start()
+    kinds = list(DAMAGE)
+    random.Random(18).shuffle(kinds)
+    for kind in kinds:
+        hub.kill()  # the result waits on the table
+        play(table)
+        table.kill()
+        damage(table.folder, kind)
+        table.start()
+        hub.start()
+        until(lambda: table.state()["delivery"]["waiting"] == 0, 60.0)
+    stored = hub.results()
+    assert sorted(r["game"] for r in stored) == list(range(1, len(DAMAGE) + 1))
+    assert not any(r["conflict"] for r in stored)
+    assert table.state()["delivery"]["state"] == "sent"
