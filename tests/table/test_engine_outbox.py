@@ -8,7 +8,8 @@ outbox and keeps it then; when it is there, it is not kept twice.
 from __future__ import annotations
 
 import json
-import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,16 @@ def test_the_hubs_receipt_reaches_every_seats_screen(tmp_path: Path) -> None:
     assert {v.waiting for v in table.engine.views.values()} == {2}
 
 
+HOLD_THE_LOCK = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+db.execute("ROLLBACK")
+"""
+
+
 def test_a_result_the_outbox_cannot_commit_is_never_shown_as_kept(tmp_path: Path) -> None:
     """Another program holds the outbox's write lock at the last confirmation: the screens
     say the result is not saved, and it is committed once the lock is let go."""
@@ -88,15 +99,20 @@ def test_a_result_the_outbox_cannot_commit_is_never_shown_as_kept(tmp_path: Path
     woken: list[int] = []
     table = linked(playing(tmp_path), outbox)
     table.engine.on_kept = lambda: woken.append(outbox.waiting())
-    other = sqlite3.connect(tmp_path / "outbox.sqlite", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # the lock another program holds
+    other = subprocess.Popen(  # another program holds the outbox's write lock
+        [sys.executable, "-c", HOLD_THE_LOCK, str(tmp_path / "outbox.sqlite")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert other.stdout is not None
+    assert other.stdin is not None
+    assert other.stdout.readline() == "held\n"
     finish(table, 120.0)
     assert {v.delivery for v in table.engine.views.values()} == {Delivery.UNSAVED}
     assert (outbox.waiting(), woken, table.engine.result_seq) == (0, [], None)
     table.to(125.0)  # still locked: tried again, still not saved
     assert {v.delivery for v in table.engine.views.values()} == {Delivery.UNSAVED}
-    other.execute("ROLLBACK")
-    other.close()
+    other.stdin.close()  # the other program ends, its lock with it
+    assert other.wait(timeout=10) == 0
     table.to(128.0)
     assert {v.delivery for v in table.engine.views.values()} == {Delivery.KEPT}
     assert (outbox.waiting(), woken, table.engine.result_seq) == (1, [1], 1)
