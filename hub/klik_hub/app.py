@@ -234,8 +234,9 @@ def make_app(
 
     @app.get("/api/v1/judge", dependencies=[Depends(judge_only)])
     def is_judge() -> dict[str, bool]:
-        """200 ``{"judge": true}`` with the judge's password (or none set); else 401."""
-        return {"judge": True}
+        """200 ``{"judge": true, "open": …}`` with the judge's password or session, or when
+        no password is set (``open``: true, a hub on loopback; nobody logs in); else 401."""
+        return {"judge": True, "open": store.setting(judge.SETTING) is None}
 
     return app
 

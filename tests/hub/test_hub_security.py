@@ -161,7 +161,7 @@ def test_the_console_logs_in_once_and_out(tmp_path: Path) -> None:
         for flag in ("HttpOnly", "Secure", "SameSite=strict", "Max-Age=43200", "Path=/"):
             assert flag.lower() in cookie.lower(), cookie
         assert console.post("/api/v1/tournaments", json=new).status_code == 201
-        assert console.get("/api/v1/judge").json() == {"judge": True}
+        assert console.get("/api/v1/judge").json() == {"judge": True, "open": False}
         # the cookie alone, as a forged form on another page would send it, counts for nothing
         token = console.cookies[judge.SESSION_COOKIE]
         with client(hub) as forged:

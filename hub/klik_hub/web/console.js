@@ -151,6 +151,7 @@ let heard = new Set(); // tables whose judge call has already chimed
 // counts the cookie only with this header, which another site's page cannot send.
 const CONSOLE = {"X-Klik-Console": "1"};
 let judgeIn = false;  // as the hub last said (GET /api/v1/judge)
+let openHub = false;  // no password set (a hub on loopback): nobody logs in or out
 
 async function change(method, url, body, type = "application/json") {
   const send = () => fetch(url, {method, headers: {"Content-Type": type, ...CONSOLE},
@@ -197,6 +198,7 @@ async function whoIsHere() {
   // With no password set on the hub (a hub on loopback) everyone is the judge: no log-in.
   const probe = await fetch("/api/v1/judge", {headers: CONSOLE}).catch(() => null);
   judgeIn = probe !== null && probe.ok;
+  openHub = judgeIn && (await probe.json().catch(() => ({}))).open === true;
   labels();
 }
 
@@ -397,9 +399,9 @@ function labels() {
   for (const o of document.querySelectorAll("select[name=rules] option")) o.textContent = t().ruleNames[o.value];
   for (const o of document.querySelectorAll("select[name=format] option")) o.textContent = t().formatNames[o.value];
   for (const o of document.querySelectorAll("select[name=kind] option")) o.textContent = t().kinds[o.value];
-  $("who").textContent = judgeIn ? t().logged : "";
+  $("who").textContent = judgeIn && !openHub ? t().logged : "";
   $("login-open").hidden = judgeIn;
-  $("logout").hidden = !judgeIn;
+  $("logout").hidden = !judgeIn || openHub;
   const other = $("lang");
   other.textContent = t().other;
   const next = new URLSearchParams(location.search);
