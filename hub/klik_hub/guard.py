@@ -182,9 +182,11 @@ class Guard:
         if method not in SAFE_METHODS and _cross_site(headers):
             await _answer(send, 403, "a request from another site's page is refused")
             return
-        if needs_judge(method, path) and not await self._judge(scope, headers, send):
-            return
         try:
+            # The judge's check reads the database too: a full disk or a database that is
+            # down is the same 503 there as in the route.
+            if needs_judge(method, path) and not await self._judge(scope, headers, send):
+                return
             await self.app(scope, reply.limited(receive, limit, path), reply.from_app)
         except Exception as error:
             if reply.answered:

@@ -94,6 +94,20 @@ def test_a_fault_of_the_hubs_own_is_500_in_one_line_with_one_traceback(
     assert len(tracebacks) == 1
 
 
+def test_a_database_down_while_the_judge_is_checked_is_503_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(open_engine(str(tmp_path / "hub.sqlite")), Clock())
+
+    def down(_name: str) -> None:
+        raise OperationalError("SELECT", {}, psycopg.OperationalError("connection refused"))
+
+    monkeypatch.setattr(store, "setting", down)
+    with live_hub(store) as url:
+        answer = httpx.post(url + "/api/v1/tournaments", json={"name": "Liga"})
+    assert (answer.status_code, answer.json()) == (503, {"error": guard.DATABASE_DOWN})
+
+
 def test_a_database_that_stops_answering_is_503() -> None:
     down = OperationalError("SELECT 1", {}, psycopg.OperationalError("connection refused"))
     assert guard.trouble_of(down) == guard.DATABASE_DOWN
