@@ -68,6 +68,11 @@ class Answer(BaseModel):
     error: str | None = Field(None, description="what was wrong, naming the field")
     commands: list[dict[str, Any]] | None = None
     last_seq: int | None = Field(None, description="stale: the last heartbeat seq the hub holds")
+    last_result_seq: int | None = Field(
+        None,
+        description="a heartbeat with seq_in_doubt: the last result seq the hub holds from "
+        "the device (0 if none)",
+    )
     ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 
 

@@ -72,6 +72,8 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                 else:
                     answer = {"status": "stale", "last_seq": beat.last_seq}
                     status = 409
+                if beat.last_result_seq is not None:
+                    answer["last_result_seq"] = beat.last_result_seq
     except RefusedError as error:
         return Answer(401, {"status": "refused", "error": str(error)})
     except TooLargeError as error:

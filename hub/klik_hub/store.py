@@ -77,6 +77,7 @@ PENDING = (
 )
 PENDING_OF_TABLE = PENDING.where(commands.c.table_no == bindparam("table_no"))
 LAST_BEAT = select(status.c.seq).where(status.c.device == bindparam("device"))
+LAST_RESULT = select(func.max(results.c.seq)).where(results.c.device == bindparam("device"))
 ACKED = (
     update(commands)
     .where(
@@ -141,6 +142,9 @@ class Beat:
     taken: bool  # False: its seq was not above ``last_seq`` (a replay, or a count lost)
     last_seq: int  # the seq of the device's heartbeat the hub holds now
     commands: list[dict[str, Any]]  # the table's waiting commands; none when stale
+    # The last result seq the hub holds from the device, when the heartbeat asked for it
+    # (``seq_in_doubt``: a table whose count was lost numbers its results on above it).
+    last_result_seq: int | None = None
 
 
 class RefusedError(Exception):
@@ -406,13 +410,18 @@ class Store:
             "seen_ms": now,
         }
         # rowcount, not RETURNING: fetching a row back cost about 5 % of the heartbeats a second.
+        last_result = None
+        if body.get("seq_in_doubt") is True:  # asked for only by a table that lost its count
+            found = db.execute(LAST_RESULT, {"device": device.device}).scalar()
+            last_result = 0 if found is None else int(found)
         if db.execute(self.upserts.status, beat).rowcount == 0:
             last = db.execute(LAST_BEAT, {"device": device.device}).scalar_one()
-            return Beat(taken=False, last_seq=int(last), commands=[])
+            return Beat(taken=False, last_seq=int(last), commands=[], last_result_seq=last_result)
         if acks:
             db.execute(ACKED, {"acks": acks, "of_table": device.table_no, "now": now})
         rows = db.execute(PENDING_OF_TABLE, {"table_no": device.table_no}).all()
-        return Beat(taken=True, last_seq=envelope.seq, commands=[_command(row) for row in rows])
+        commands = [_command(row) for row in rows]
+        return Beat(True, envelope.seq, commands, last_result)
 
     def command(self, table_no: int, kind: str, args: dict[str, Any] | None = None) -> str:
         """Queue a hub → table command; returns its id."""

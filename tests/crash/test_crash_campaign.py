@@ -56,6 +56,7 @@ class VirtualTable:
         self.config = config
         self.folder = state_dir  # as this test reads it (through a namespace's root, maybe)
         self.prefix = prefix or []
+        self.env: dict[str, str] = {}  # added to the daemon's environment at its next start
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.log = state_dir.parent / f"{state_dir.name}.log"
@@ -75,7 +76,9 @@ class VirtualTable:
             *([] if self.config is None else ["--config", str(self.config)]),
         ]
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
+            )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             assert self.process.poll() is None, self.log.read_text()
@@ -91,6 +94,13 @@ class VirtualTable:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
         self.process = None
+
+    def died(self, timeout_s: float = 30.0) -> int:
+        """Wait for the daemon to end by itself (at a kill point); its exit status."""
+        assert self.process is not None
+        status = self.process.wait(timeout_s)
+        self.process = None
+        return status
 
     def restart(self) -> Json:
         """Kill, start again on the same folder, and return the recovered state."""
@@ -264,19 +274,20 @@ def test_kills_during_the_count(table: VirtualTable) -> None:
     assert (done["state"], done["result"]["rack"]["A"]) == ("done", 20)
 
 
-# Holds a user and mount namespace open (with a 64 KiB tmpfs) while daemons come and go in it.
-HOLDER = 'mount -t tmpfs -o size=64k tmpfs "$1" && echo mounted && exec sleep 600'
+# Holds a user and mount namespace open (with a small tmpfs) while daemons come and go in it.
+HOLDER = 'mount -t tmpfs -o size="$2" tmpfs "$1" && echo mounted && exec sleep 600'
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
-    """A state folder on a real 64 KiB tmpfs: its path from outside, and the nsenter prefix."""
-    folder = tmp_path / "small"
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str) -> Iterator[tuple[Path, list[str]]]:
+    """``folder`` on a real tmpfs of ``size`` in a namespace of its own: its path as this
+    test reads it (through the namespace's root), and the nsenter prefix for a daemon in it."""
     folder.mkdir()
     holder = subprocess.Popen(
-        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", HOLDER, "sh", folder],
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", HOLDER, "sh", folder,
+         size],
         stdout=subprocess.PIPE,
-    )
+    )  # fmt: skip
     assert holder.stdout is not None
     assert holder.stdout.readline() == b"mounted\n"
     inside = Path(f"/proc/{holder.pid}/root") / folder.relative_to("/")
@@ -286,6 +297,13 @@ def small_disk(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
     finally:
         holder.kill()
         holder.wait(10)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
+    """A state folder on a real 64 KiB tmpfs: its path from outside, and the nsenter prefix."""
+    with small_tmpfs(tmp_path / "small", "64k") as disk:
+        yield disk
 
 
 def fill(folder: Path) -> Path:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_crash_campaign import VirtualTable, free_port
+from test_crash_campaign import VirtualTable, fill, free_port, small_tmpfs
 
 Json = dict[str, Any]
 
@@ -108,34 +108,49 @@ def until(what: Callable[[], bool], timeout_s: float = 30.0) -> None:
         time.sleep(0.1)  # sleep-ok: polling real processes on the real clock
 
 
-def play(table: VirtualTable) -> None:
+def play(table: VirtualTable, *, end: bool = True) -> str:
     """One quick game: the seat before the starter starts it, the starter goes out at once,
-    every seat confirms. Each game has the next starter (000 f)."""
+    every seat confirms. Each game has the next starter (000 f). Without ``end`` it stops at
+    the count, where the winner's confirmation (nobody else opened) ends the game; returns
+    the starter."""
     state = table.state()
     if state["state"] == "done":
-        table._request("/api/judge", {"pressed": True})
-        time.sleep(0.1)  # sleep-ok: a real press of the judge key
-        table._request("/api/judge", {"pressed": False})
+        judge_tap(table)
         time.sleep(0.3)  # sleep-ok: the judge's tap is recognised: the next game
     starter = table.state()["starter"]
     table.tap("ABCD"["ABCD".index(starter) - 1])
     table.double(starter)
-    for seat in "ABCD":
-        table.double(seat)
-    until(lambda: table.state()["state"] == "done")
+    if end:
+        for seat in "ABCD":
+            table.double(seat)
+        until(lambda: table.state()["state"] == "done")
+    return str(starter)
+
+
+def judge_tap(table: VirtualTable) -> None:
+    """A tap on the judge key: after a finished game, the next game."""
+    table._request("/api/judge", {"pressed": True})
+    time.sleep(0.1)  # sleep-ok: a real press of the judge key
+    table._request("/api/judge", {"pressed": False})
+
+
+def paired(hub: Hub, url: str, folder: Path, table: int = 5) -> Path:
+    """A table's config paired with ``hub`` as table ``table``, sending to ``url``."""
+    pairing = subprocess.run(
+        [sys.executable, "-m", "klik.cli", "pair", "--db", str(hub.db), "--table", str(table),
+         "--url", url],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    config = folder / "table.toml"
+    config.write_text(pairing.stdout + "heartbeat_s = 0.5\n", encoding="utf-8")
+    return config
 
 
 @pytest.fixture
 def hall(tmp_path: Path) -> Iterator[tuple[VirtualTable, Hub, LosingProxy]]:
     hub = Hub(tmp_path / "hub.sqlite", free_port())
     proxy = LosingProxy(hub.port)
-    pairing = subprocess.run(
-        [sys.executable, "-m", "klik.cli", "pair", "--db", str(hub.db), "--table", "5",
-         "--url", f"http://127.0.0.1:{proxy.port}"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    config = tmp_path / "table.toml"
-    config.write_text(pairing.stdout + "heartbeat_s = 0.5\n", encoding="utf-8")
+    config = paired(hub, f"http://127.0.0.1:{proxy.port}", tmp_path)
     folder = tmp_path / "state"
     folder.mkdir()
     table = VirtualTable(folder, config=config)
@@ -232,3 +247,59 @@ def test_every_game_counts_once_whatever_the_card_does_to_the_outbox(
     assert sorted(r["game"] for r in stored) == list(range(1, len(DAMAGE) + 1))
     assert not any(r["conflict"] for r in stored)
     assert table.state()["delivery"]["state"] == "sent"
+
+
+def test_a_card_full_at_the_last_confirmation_keeps_the_result_unsaved_until_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """Issue 18.1 on a real full disk: the table's state folder is a real 512 KiB tmpfs. The
+    card fills up just before the last confirmation of game 2: the result is never said to be kept,
+    heartbeats go on, and once there is room it is committed and reaches the hub once."""
+    hub = Hub(tmp_path / "hub.sqlite", free_port()).start()
+    config = paired(hub, hub.url, tmp_path)
+    with small_tmpfs(tmp_path / "small", "512k") as (inside, prefix):
+        table = VirtualTable(tmp_path / "small", prefix=prefix, config=config)
+        table.folder = inside  # the test reads the files through the namespace's root
+        table.start()
+        try:
+            play(table)
+            until(lambda: table.state()["delivery"]["state"] == "sent")
+            winner = play(table, end=False)
+            assert table.state()["state"] == "scoring"
+            filler = fill(inside)
+            table.double(winner)  # the last confirmation: game 2 ends
+            until(lambda: table.state()["state"] == "done")
+            assert table.state()["delivery"] == {"state": "unsaved", "receipt": None,
+                                                 "waiting": 0}  # fmt: skip
+            time.sleep(3)  # sleep-ok: the table tries again (every 2 s) and sends heartbeats
+            assert table.state()["delivery"]["state"] == "unsaved"  # never shown as kept
+            assert "the outbox cannot keep it" in table.log.read_text()
+            (seen,) = [t["seen_s_ago"] for t in hub_tables(hub)]
+            assert seen is not None
+            assert seen < 2.0  # heartbeats go on meanwhile
+            assert [r["game"] for r in hub.results()] == [1]
+            filler.unlink()  # the organiser frees some space
+            until(lambda: table.state()["delivery"]["state"] == "sent")
+            play(table)
+            until(lambda: table.state()["delivery"] == {**table.state()["delivery"],
+                                                        "state": "sent", "waiting": 0})  # fmt: skip
+        finally:
+            table.stop()
+            hub.kill()
+    stored = hub_results_after_restart(hub)
+    assert sorted(r["game"] for r in stored) == [1, 2, 3]
+    assert not any(r["conflict"] for r in stored)
+
+
+def hub_tables(hub: Hub) -> list[Json]:
+    with urllib.request.urlopen(hub.url + "/api/v1/tables", timeout=10) as answer:
+        tables: list[Json] = json.loads(answer.read())
+        return tables
+
+
+def hub_results_after_restart(hub: Hub) -> list[Json]:
+    hub.start()
+    try:
+        return hub.results()
+    finally:
+        hub.kill()

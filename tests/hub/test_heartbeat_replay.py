@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import Clock, post, sealed
+from hubkit import Clock, post, result_body, sealed
 from sqlalchemy import select
 
 from klik.link import protocol as p
@@ -108,6 +108,32 @@ def test_a_stale_heartbeat_is_a_signed_409_with_the_last_seq_and_changes_nothing
     assert table["seen_s_ago"] == 600  # still as gone as it was
     assert table["status"]["judge"] is False
     assert acked(store) == {waiting: False}
+
+
+def test_a_heartbeat_in_doubt_learns_the_last_result_seq_the_hub_holds_signed(hub: Hub) -> None:
+    """A table that lost its count asks (``seq_in_doubt``); the hub's signed answer, taken or
+    stale, says the last result seq it holds from that device. Nobody else's results count."""
+    url, store = hub
+    device, key = store.pair(3)
+    other, other_key = store.pair(4)
+    for seq, game in ((1, 1), (2, 2), (7, 3)):
+        stored = post(url, "/api/v1/results", sealed(device, key, seq, result_body(3, game)))
+        assert stored.status_code == 201, stored.text
+    other_result = sealed(other, other_key, 9, result_body(4, 1))
+    assert post(url, "/api/v1/results", other_result).status_code == 201
+    answer = send(url, device, key, 5, beat(seq_in_doubt=True))
+    assert answer.status_code == 200
+    assert signed_ack(answer.json(), key).body["last_result_seq"] == 7
+    stale = send(url, device, key, 4, beat(seq_in_doubt=True))
+    assert stale.status_code == 409
+    assert signed_ack(stale.json(), key).body == {
+        "of": "heartbeat", "status": "stale", "last_seq": 5, "last_result_seq": 7,
+    }  # fmt: skip
+    fresh, fresh_key = store.pair(5)
+    answer = send(url, fresh, fresh_key, 1, beat(seq_in_doubt=True))
+    assert signed_ack(answer.json(), fresh_key).body["last_result_seq"] == 0
+    # Not asked, not answered: the heartbeats' usual path costs no query.
+    assert "last_result_seq" not in send(url, device, key, 6, beat()).json()
 
 
 def test_a_heartbeat_after_the_last_is_taken_whatever_the_gap(hub: Hub) -> None:

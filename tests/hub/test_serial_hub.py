@@ -151,7 +151,7 @@ def test_results_cross_a_lossy_cable_each_stored_once_with_its_receipt(
         drop_frame=0.15, duplicate_frame=0.15, delay_frame=0.15, delay_s=0.2, corrupt_byte=0.0003
     )
     with (
-        Radio(2, BAUD, shared=False, faults=faults, seed=3) as radio,
+        Radio(2, BAUD, shared=False, faults=faults, seed=4) as radio,
         serving(store, radio.path(0)),
     ):
         table = Table(tmp_path, radio.path(1), store, 3, answer_timeout_s=0.4)

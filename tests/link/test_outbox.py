@@ -628,4 +628,60 @@ def test_a_lost_wal_never_makes_the_table_hand_out_a_seq_again(path: Path) -> No
     with Outbox(path) as outbox:
         assert outbox.keep({"game": 5, "winners": ["B"]}) == 5  # never 1 again
         assert outbox.last_seq() == 5
-    assert path.with_name("outbox.seq").read_text() == "5\n"
+    # A new outbox no hub has confirmed yet: its count is in doubt (the "?").
+    assert path.with_name("outbox.seq").read_text() == "5?\n"
+
+
+# --- a count in doubt: the hub says which seqs it holds -----------------------------------
+
+
+def test_a_new_outbox_is_in_doubt_until_the_hub_says_its_last_seq(path: Path) -> None:
+    seq_file = path.with_name("outbox.seq")
+    with Outbox(path) as outbox:
+        assert outbox.seqs_in_doubt
+        assert [outbox.keep({"game": g}) for g in (1, 2)] == [1, 2]
+        assert seq_file.read_text() == "2?\n"
+        assert outbox.confirm_seqs(0) == 0  # the hub holds nothing from it: nothing moves
+        assert not outbox.seqs_in_doubt
+        assert seq_file.read_text() == "2\n"
+        assert outbox.keep({"game": 3}) == 3
+    with Outbox(path) as outbox:  # confirmed once, for good
+        assert not outbox.seqs_in_doubt
+        assert seq_file.read_text() == "3\n"
+
+
+def test_results_waiting_on_seqs_the_hub_holds_are_numbered_above_them_in_order(
+    path: Path,
+) -> None:
+    """A fresh card kept games 1 to 3 as seqs 1 to 3; the hub holds 1 to 7 from the old
+    card: they go as 8, 9, 10, oldest first, with their bodies, and counting goes on."""
+    with Outbox(path, clock_ms=lambda: 5) as outbox:
+        for game in (1, 2, 3):
+            outbox.keep({"game": game})
+        assert outbox.confirm_seqs(7) == 3
+        assert not outbox.seqs_in_doubt
+        assert (outbox.last_seq(), outbox.waiting()) == (10, 3)
+        assert outbox.oldest_waiting() == Pending(8, {"game": 1}, 5, 0)
+        assert outbox.seq_of_game(3) == 10
+        assert outbox.keep({"game": 4}) == 11
+    assert raw(path, "SELECT seq, body FROM results ORDER BY seq") == [
+        (8, '{"game":1}'), (9, '{"game":2}'), (10, '{"game":3}'), (11, '{"game":4}'),
+    ]  # fmt: skip
+    assert path.with_name("outbox.seq").read_text() == "11\n"
+
+
+def test_a_count_above_the_hubs_keeps_its_numbers(path: Path) -> None:
+    with Outbox(path, clock_ms=lambda: 5) as outbox:
+        for game in (1, 2, 3):
+            outbox.keep({"game": game})
+        assert outbox.confirm_seqs(0) == 0
+        assert outbox.oldest_waiting() == Pending(1, {"game": 1}, 5, 0)
+        assert outbox.keep({"game": 4}) == 4
+
+
+@pytest.mark.parametrize("text", ["", "x", "12a", "?", "9" * 17])
+def test_an_unreadable_seq_file_is_a_count_in_doubt(path: Path, text: str) -> None:
+    path.with_name("outbox.seq").write_text(text)
+    with Outbox(path) as outbox:
+        assert outbox.seqs_in_doubt
+        assert outbox.high_water() == 0

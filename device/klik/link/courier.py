@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
+from klik.faults import kill_point
 from klik.link import backoff
 from klik.link import protocol as p
 from klik.link.http import LinkDown, Reply
@@ -126,6 +127,7 @@ class Courier:
         self.next_heartbeat = 0.0
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
         self._down: LinkDown | None = None  # why the last post had no answer
+        self._beat_reply: Reply | None = None  # the hub's reply to the last heartbeat
         self.last: Delivery | None = None
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
@@ -192,6 +194,17 @@ class Courier:
         if pending is None:
             self.next_try = now + 3600.0  # nothing waits; ``wake`` brings it forward
             return
+        if self.outbox.seqs_in_doubt:
+            # Which seqs does the hub hold from this table already? Its signed answer to a
+            # heartbeat says (``_beat``); no result leaves before, lest it reuse one.
+            self._heartbeat()
+            if self.outbox.seqs_in_doubt:
+                self._troubled(pending.seq, self._beat_reply)
+                self.failures += 1
+                self.next_try = now + backoff.delay(self.failures - 1, self.rng)
+                self._report()
+                return
+            pending = self.outbox.oldest_waiting() or pending  # numbered anew, perhaps
         self.outbox.tried(pending.seq)
         if self.failures == 0 and pending.seq == self.outbox.last_seq():
             self._report(State.SENDING)
@@ -306,13 +319,22 @@ class Courier:
                    for x in self.outbox.set_aside()[-REFUSED_SHOWN:]]  # fmt: skip
         body = {**self.status(), "outbox": self.outbox.waiting(),
                 "last_seq": self.outbox.last_seq(), "acks": acks, "refused": refused}  # fmt: skip
-        answer = self._post(HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body))
+        in_doubt = self.outbox.seqs_in_doubt
+        if in_doubt:
+            body["seq_in_doubt"] = True  # the hub answers with its last result seq from us
+        answer = self._beat_reply = self._post(
+            HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body)
+        )
         ack = (
             None
             if answer is None or answer.status not in (200, 409)
             else self._ack(answer.body, seq)
         )
         said = None if ack is None or ack.body.get("of") != "heartbeat" else ack.body
+        if said is not None and in_doubt:
+            hub_last = said.get("last_result_seq", 0)  # none from a hub that keeps none
+            if type(hub_last) is int and 0 <= hub_last < 2**53 - 1:
+                self.outbox.confirm_seqs(hub_last)
         if said is not None and said.get("status") == "ok":
             self._carry_out(said.get("commands"))
             return False
@@ -342,7 +364,9 @@ class Courier:
             if not self.outbox.command_seen(command.id):
                 if self.on_command(command) is False:
                     continue
+                kill_point("command-carried-out")
                 self.outbox.command_done(command.id)
+                kill_point("command-recorded")
             if command.id not in self.acks:
                 self.acks.append(command.id)
 

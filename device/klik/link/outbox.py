@@ -15,6 +15,12 @@ loses that file would hand out 1, 2, … again. So every seq is also written, be
 result is committed, to ``outbox.seq`` beside it (a small file written whole and fsynced,
 as the game counter is), and an outbox that opens with a lower count goes on above it.
 
+When there is no ``outbox.seq`` at all (a new card, or one that lost both files), the table
+cannot know which seqs the hub already holds from it: the count is *in doubt* (the file says
+so with a trailing ``?``) until the hub's signed answer to a heartbeat says the last seq it
+holds from this device (``confirm_seqs``). Meanwhile the courier sends no result; after it,
+results that wait with a seq the hub holds already are numbered anew above it.
+
 The file also keeps the link's two other small memories: the heartbeat counter (reserved
 in blocks of ``HEARTBEAT_BLOCK`` so that a heartbeat every 2 s is not a commit every 2 s;
 after a restart counting goes on from the end of the last block, so heartbeat numbers only
@@ -146,6 +152,7 @@ class Outbox:
         self._heartbeat_next = 0  # the next heartbeat number to give out
         self._heartbeat_end = 0  # the end of the reserved block (not given out)
         self._tries_failing = False  # `tried` failed last time: logged once per streak
+        self._confirmed = self._read_high_water()[1]  # the hub confirmed the count
         new = not self.path.exists()
         try:
             # isolation_level=None: no hidden BEGIN; every write is an explicit transaction.
@@ -434,23 +441,73 @@ class Outbox:
 
     def high_water(self) -> int:
         """The highest seq ``outbox.seq`` says was handed out (0 if none, or unreadable)."""
+        return self._read_high_water()[0]
+
+    @property
+    def seqs_in_doubt(self) -> bool:
+        """Whether the hub may hold seqs this outbox would hand out again: no ``outbox.seq``
+        was found, and the hub has not said its last seq from this device since."""
+        return not self._confirmed
+
+    def _read_high_water(self) -> tuple[int, bool]:
+        """``outbox.seq``: the highest seq handed out, and whether the count is known good
+        (no trailing ``?``); (0, False) if the file is missing or unreadable."""
         try:
             text = self.high_water_path.read_text(encoding="ascii").strip()
         except FileNotFoundError:
-            return 0
+            return 0, False
         except (OSError, UnicodeDecodeError) as error:
             log.error("outbox %s: cannot read (%s)", self.high_water_path, error)
-            return 0
-        return int(text) if text.isdigit() and len(text) <= 16 else 0
+            return 0, False
+        digits = text.removesuffix("?")
+        if not digits.isdigit() or len(digits) > 16:
+            return 0, False
+        return int(digits), not text.endswith("?")
+
+    def confirm_seqs(self, hub_last: int) -> int:
+        """The hub's signed word: the last result seq it holds from this device is
+        ``hub_last``. Number on above it; the results waiting here (none has left the table
+        while the count was in doubt) keep their order and, if any has a seq the hub already
+        holds, are all numbered anew above it. Durable on return; how many were renumbered."""
+        with self._lock:
+            with self._transaction("number on above the hub's results") as db:
+                waiting = [
+                    seq
+                    for (seq,) in db.execute(
+                        "SELECT seq FROM results WHERE receipt IS NULL ORDER BY seq"
+                    )
+                ]
+                row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'results'")
+                top = max(hub_last, self.high_water(), int((row.fetchone() or (0,))[0]))
+                moved = waiting if waiting and waiting[0] <= hub_last else []
+                for n, seq in enumerate(moved, 1):
+                    db.execute("UPDATE results SET seq = ? WHERE seq = ?", (top + n, seq))
+                top += len(moved)
+                db.execute("DELETE FROM sqlite_sequence WHERE name = 'results'")
+                db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('results', ?)", (top,))
+                self._write_high_water(top)  # still in doubt, should the commit fail
+            self._confirmed = True
+            self._write_high_water(top)
+        if moved:
+            log.warning(
+                "outbox %s: the hub holds results up to %d from this table; results %s are "
+                "numbered from %d",
+                self.path,
+                hub_last,
+                ", ".join(map(str, moved)),
+                top - len(moved) + 1,
+            )
+        return len(moved)
 
     def _write_high_water(self, seq: int) -> None:
-        """``outbox.seq`` := ``seq``, whole and fsynced (OutboxError if the card refuses)."""
+        """``outbox.seq`` := ``seq`` (``?`` after it while the count is in doubt), whole and
+        fsynced (OutboxError if the card refuses)."""
         path = self.high_water_path
         partial = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         try:
             fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
             try:
-                os.write(fd, f"{seq}\n".encode())
+                os.write(fd, f"{seq}{'' if self._confirmed else '?'}\n".encode())
                 os.fsync(fd)
             finally:
                 os.close(fd)

@@ -23,6 +23,7 @@ from PIL import Image
 from klik.core import game as g
 from klik.core import table as t
 from klik.errors import KlikError
+from klik.faults import kill_point
 from klik.link import courier as c
 from klik.link.results import make_result
 from klik.table import journal as j
@@ -307,7 +308,9 @@ class Engine:
         # the restart from the journal (``_catch_up_lineup``): never a round's game played as
         # an ordinary one.
         if self.game_lineup is not None:
+            kill_point("round-game-journalled")
             self._keep_lineup(replace(self.game_lineup, begun=self.game_lineup.begun + 1))
+            kill_point("round-game-counted")
         log.info("stół %s: gra %d gotowa", self.info.table, game_no)
         self.refresh(now)
 
