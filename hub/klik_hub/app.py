@@ -34,7 +34,7 @@ from klik.link import protocol as p
 from klik_hub import judge, tournament_api
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
-from klik_hub.store import COMMAND_KINDS, Store
+from klik_hub.store import Store
 from klik_hub.tournaments import TournamentError
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
@@ -50,7 +50,6 @@ ENVELOPE_SCHEMA: dict[str, Any] = {
         "mac": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     },
 }
-ENVELOPE_PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
 ENVELOPE_BODY = {
     "requestBody": {
         "required": True,
@@ -77,7 +76,7 @@ class Answer(BaseModel):
 
 
 class CommandIn(BaseModel):
-    kind: str = Field(description=f"one of {', '.join(COMMAND_KINDS)}")
+    kind: str = Field(description=f"one of {', '.join(p.COMMAND_KINDS)}")
     args: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -169,7 +168,7 @@ def make_app(
         return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"}, 422)
 
     @app.post(
-        "/api/v1/results",
+        p.PATHS[p.EnvelopeType.RESULT],
         status_code=201,
         response_model=Answer,
         response_model_exclude_none=True,
@@ -178,10 +177,10 @@ def make_app(
     )
     async def post_result(request: Request) -> JSONResponse:
         """A finished game's result: 201 stored, 200 duplicate, 409 conflict (both kept)."""
-        return await answer(clerk, request.stream(), "result")
+        return await answer(clerk, request.stream(), p.EnvelopeType.RESULT)
 
     @app.post(
-        "/api/v1/heartbeats",
+        p.PATHS[p.EnvelopeType.HEARTBEAT],
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
@@ -190,7 +189,7 @@ def make_app(
     async def post_heartbeat(request: Request) -> JSONResponse:
         """A table's state; the answer carries the commands waiting for it. 409 ``stale``
         (with ``last_seq``) for a seq not above the last one the hub holds: a replay."""
-        return await answer(clerk, request.stream(), "heartbeat")
+        return await answer(clerk, request.stream(), p.EnvelopeType.HEARTBEAT)
 
     @app.get("/api/v1/results")
     def get_results(
@@ -217,8 +216,8 @@ def make_app(
         """Queue a hub → table command (pause, resume, round-over, start, players)."""
         if not store.paired(table):
             return JSONResponse({"status": "invalid", "error": f"table {table} is not paired"}, 404)
-        if command.kind not in COMMAND_KINDS:
-            error = f"kind: allowed are {', '.join(COMMAND_KINDS)}"
+        if command.kind not in p.COMMAND_KINDS:
+            error = f"kind: allowed are {', '.join(p.COMMAND_KINDS)}"
             return JSONResponse({"status": "invalid", "error": error}, 422)
         try:
             p.canonical(command.args)
@@ -314,7 +313,7 @@ class EnvelopeLane:
         self.clerk = clerk
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = ENVELOPE_PATHS.get(scope["path"]) if scope["type"] == "http" else None
+        kind = p.TYPE_OF_PATH.get(scope["path"]) if scope["type"] == "http" else None
         if kind is None or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return

@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from klik.link import protocol as p
 from klik_hub import judge
 
-ENVELOPE_PATHS = ("/api/v1/results", "/api/v1/heartbeats")
+ENVELOPE_PATHS = frozenset(p.PATHS.values())
 SESSION_PATH = "/api/v1/session"
 JUDGE_PROBE = "/api/v1/judge"  # a GET, but it answers whether the caller is the judge
 MAX_PLAYER_LIST = 1 << 20  # a CSV of a whole region's players fits many times over

@@ -28,9 +28,7 @@ from typing import Any
 
 from klik.link import protocol as p
 from klik.link import results as r
-from klik_hub.store import Device, Outcome, RefusedError, Store
-
-STATUS_CODES = {Outcome.STORED: 201, Outcome.DUPLICATE: 200, Outcome.CONFLICT: 409}
+from klik_hub.store import Device, RefusedError, Store
 
 
 class TooLargeError(Exception):
@@ -63,7 +61,7 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                 else:
                     stored = store.keep_result(db, envelope, device)
                     answer = {"status": stored.outcome.value, "receipt": stored.receipt}
-                    status = STATUS_CODES[stored.outcome]
+                    status = stored.outcome.http
             else:
                 beat = store.heartbeat(db, envelope, device)
                 if beat.taken:

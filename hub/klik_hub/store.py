@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from enum import Enum
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
@@ -51,7 +50,6 @@ from klik_hub.schema import (
     status,
 )
 
-COMMAND_KINDS = ("pause", "resume", "round-over", "start", "players", "game")
 CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
 MAX_COMMAND_ID = 32  # characters: ``commands.id``'s length (the hub makes them of 16)
 
@@ -116,15 +114,12 @@ class Upserts:
         )
 
 
-class Outcome(Enum):
-    STORED = "stored"  # 201
-    DUPLICATE = "duplicate"  # 200: the same result again, the same receipt
-    CONFLICT = "conflict"  # 409: both kept and flagged for the judge
-
-
 @dataclass(frozen=True, slots=True)
 class Stored:
-    outcome: Outcome
+    """A result kept: ``stored``, ``duplicate`` (the same receipt again) or ``conflict``
+    (both kept and flagged for the judge)."""
+
+    outcome: p.Status
     receipt: str
 
 
@@ -311,7 +306,7 @@ class Store:
         }
         new_id = db.execute(self.upserts.result, row).scalar()
         if new_id is None:  # this (device, seq, body) is stored already
-            return Stored(Outcome.DUPLICATE, self._receipt_of_send(db, row))
+            return Stored(p.Status.DUPLICATE, self._receipt_of_send(db, row))
         rivals = [
             self._holder(db, key)
             for key in keys
@@ -324,12 +319,12 @@ class Store:
             transaction = db.get_transaction()
             assert transaction is not None
             transaction.rollback()
-            return Stored(Outcome.DUPLICATE, same[0].receipt)
+            return Stored(p.Status.DUPLICATE, same[0].receipt)
         if not rivals:
-            return Stored(Outcome.STORED, receipt)
+            return Stored(p.Status.STORED, receipt)
         flagged = [new_id, *(rival.id for rival in rivals)]
         db.execute(update(results).where(results.c.id.in_(flagged)).values(conflict=True))
-        return Stored(Outcome.CONFLICT, receipt)
+        return Stored(p.Status.CONFLICT, receipt)
 
     @staticmethod
     def _receipt_of_send(db: Connection, row: dict[str, Any]) -> str:
@@ -432,8 +427,8 @@ class Store:
         """Queue (table, kind, args) commands in one transaction (a round's tables all get
         theirs, or none does); returns their ids."""
         for _, kind, _ in orders:
-            if kind not in COMMAND_KINDS:
-                raise ValueError(f"kind: allowed are {', '.join(COMMAND_KINDS)}")
+            if kind not in p.COMMAND_KINDS:
+                raise ValueError(f"kind: allowed are {', '.join(p.COMMAND_KINDS)}")
         now = self.now_ms()
         with self._write() as db:
             # Ranks grow strictly, whatever the clock does: a table carries its commands out

@@ -72,9 +72,18 @@ class TournamentIn(BaseModel):
     )
 
 
+def _round_kind(kind: p.CommandKind) -> p.CommandKind:
+    if kind not in p.ROUND_KINDS:
+        allowed = ", ".join(p.ROUND_KINDS)
+        raise PydanticCustomError("kind", "a round's tables are told one of {allowed}",
+                                  {"allowed": allowed})  # fmt: skip
+    return kind
+
+
 class RoundCommandIn(BaseModel):
-    kind: Literal["game", "start", "round-over", "pause", "resume"] = Field(
-        description="what every table of the round is told"
+    kind: Annotated[p.CommandKind, AfterValidator(_round_kind)] = Field(
+        description="what every table of the round is told",
+        json_schema_extra={"enum": list(p.ROUND_KINDS)},
     )
 
 
@@ -317,7 +326,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         time and games: the names go on the seats' screens and the ids into the results),
         ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
         or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
-        sent = kept.send(tid, round_no, command.kind)
+        sent = kept.send(tid, round_no, command.kind.value)
         return JSONResponse(sent, status_code=201)
 
     @api.get("/{tid}/standings")

@@ -61,7 +61,6 @@ SEATS = "ABCD"
 IN_PLAY = "tournament_in_play"  # the hub's setting: the id of the tournament in play
 SANCTIONS = ("warning", "deduction", "exclusion")
 MAX_DEDUCTION = 100  # big points one deduction takes: far above a whole day's
-ROUND_COMMANDS = ("game", "start", "round-over", "pause", "resume")
 
 
 class TournamentError(Exception):
@@ -557,8 +556,8 @@ class Tournaments:
         tables or none: a table that is not paired is a ConflictError naming it. ``start``
         sends a table its lineup first if it was never sent, so no round is played as
         "Gracz A-D" because the judge started it before sending the lineups."""
-        if kind not in ROUND_COMMANDS:
-            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(ROUND_COMMANDS)}")
+        if kind not in p.ROUND_KINDS:
+            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(p.ROUND_KINDS)}")
         with self.store._read() as db:
             row = self._tournament(db, tid)
             found = [x for x in self._rounds(db, tid) if x.round_no == round_no]

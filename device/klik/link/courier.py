@@ -43,9 +43,8 @@ from klik.link.outbox import Outbox, OutboxError
 
 log = logging.getLogger("klik.link.courier")
 
-RESULTS = "/api/v1/results"
-HEARTBEATS = "/api/v1/heartbeats"
-TAKEN = (200, 201, 409)  # duplicate, stored, conflict (kept by the hub and flagged)
+RESULTS = p.PATHS[p.EnvelopeType.RESULT]
+HEARTBEATS = p.PATHS[p.EnvelopeType.HEARTBEAT]
 UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
 REFUSED_SHOWN = 10  # set-aside results a heartbeat reports (the newest), for the console
 
@@ -257,7 +256,7 @@ class Courier:
             trouble, kind = State.SERVER_ERROR, str(answer.status)
             why = (
                 "an answer without this table's signed receipt"
-                if answer.status in TAKEN
+                if answer.status in p.TAKEN
                 else "not taken"
             )
             detail = f"{answer.status} {answer.first_line}: {why}"
@@ -272,7 +271,7 @@ class Courier:
             return None
         status, body = answer.status, answer.body
         ack = self._ack(body, seq)
-        if status not in TAKEN or ack is None or ack.body.get("of") != "result":
+        if status not in p.TAKEN or ack is None or ack.body.get("of") != "result":
             return None
         receipt = ack.body.get("receipt")
         if not isinstance(receipt, str) or not 1 <= len(receipt) <= 8:

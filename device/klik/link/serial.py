@@ -77,16 +77,10 @@ CONTEND_SLOTS = 8  # a table's random wait before it talks is up to this many sl
 MAX_DOUBLINGS = 4  # ... doubled for each request in a row that got no answer, up to 16 times
 
 #: The courier's paths and the envelope type each carries.
-PATHS = {"/api/v1/results": "result", "/api/v1/heartbeats": "heartbeat"}
-#: The ack's status as the HTTP status the courier reads (``docs/protocol.md``).
-STATUSES = {
-    "stored": 201,
-    "duplicate": 200,
-    "conflict": 409,
-    "ok": 200,
-    "stale": 409,
-    "refused": 422,  # signed by the hub: refused for good, set aside
-}
+PATHS = p.TYPE_OF_PATH
+#: The ack's status as the HTTP status the courier reads (``docs/protocol.md``); a signed
+#: ``refused`` is a result refused for good, set aside.
+STATUSES = {status.value: status.http for status in p.Status if status is not p.Status.INVALID}
 
 
 def airtime_s(size: int, baud: int) -> float:

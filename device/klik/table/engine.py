@@ -25,6 +25,7 @@ from klik.core import table as t
 from klik.errors import KlikError
 from klik.faults import kill_point
 from klik.link import courier as c
+from klik.link.protocol import CommandKind
 from klik.link.results import make_result
 from klik.table import journal as j
 from klik.table import replay as r
@@ -42,6 +43,7 @@ log = logging.getLogger("klik.table.engine")
 
 Item = t.Edge | JudgeEdge | g.Order
 LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state folder
+ORDERS = frozenset(action.value for action in g.Action)  # what a command may order the clock
 UNSAVED_RETRY_S = 2.0  # a result the outbox could not commit is tried again this often
 
 
@@ -523,7 +525,7 @@ class Engine:
 
     def command(self, command: c.Command, now: float) -> None:
         """A hub → table command (on the engine thread), carried out once by the courier's word."""
-        if command.kind == "players":
+        if command.kind == CommandKind.PLAYERS:
             names = {s: n for s, n in command.args.items() if s in self.settings.seats}
             if all(isinstance(n, str) for n in names.values()):
                 merged = {**dict(self.names), **{s: str(n)[:40] for s, n in names.items()}}
@@ -531,9 +533,9 @@ class Engine:
                 if self.game_lineup is None:
                     self.info = replace(self.info, names=self.names)
                 log.info("stół %s: gracze od huba: %s", self.info.table, merged)
-        elif command.kind == "game":
+        elif command.kind == CommandKind.GAME:
             self._take_lineup(command.args, now)
-        elif command.kind in {a.value for a in g.Action}:
+        elif command.kind in ORDERS:  # the hub's (and the virtual table's) orders
             self._do(g.Order(g.Action(command.kind), now, by="hub"))
         else:
             log.warning("stół %s: nieznane polecenie huba %r", self.info.table, command.kind)

@@ -1,0 +1,76 @@
+"""``docs/protocol.md`` is the contract in prose, ``klik.link.protocol`` the same contract in
+code: each names everything the other names (envelope types, paths, answer statuses, command
+kinds, the result body's fields), so neither can drift from the other unseen."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from klik.core import game as g
+from klik.core.game import Move
+from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.link import protocol as p
+from klik.link.results import make_result
+
+DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+TICKED = re.compile(r"`([^`]+)`")
+
+
+def section(heading: str) -> str:
+    """The text under ``heading`` (a whole heading line, e.g. ``## The result body``) down to
+    the next heading of the same or a higher level."""
+    level = heading.split(" ", maxsplit=1)[0]
+    start = DOC.index(f"\n{heading}\n") + len(heading) + 2
+    ends = [
+        m.start() for m in re.finditer(r"\n(#+) ", DOC[start:]) if len(m.group(1)) <= len(level)
+    ]
+    return DOC[start : start + ends[0]] if ends else DOC[start:]
+
+
+def test_every_envelope_type_and_path_is_documented() -> None:
+    envelopes = section("## Envelopes")
+    for kind in p.EnvelopeType:
+        assert f'"{kind}"' in envelopes or f"`{kind}`" in envelopes, kind
+    for path in p.PATHS.values():
+        assert f"\n### `POST {path}`\n" in DOC, path
+    documented = set(re.findall(r"\n### `POST (/api/v1/(?:results|heartbeats))`", DOC))
+    assert documented == set(p.PATHS.values())
+
+
+def test_every_answer_status_is_documented_with_its_code_and_no_other() -> None:
+    answers = section("### `POST /api/v1/results`") + section("### `POST /api/v1/heartbeats`")
+    said = set(re.findall(r'"status": "([a-z]+)"', answers))
+    assert said == {s.value for s in p.Status}
+    for status in p.Status:
+        if status is not p.Status.INVALID:  # unsigned: 413 or 422 as the fault is
+            assert re.search(rf'\*\*{status.http}\*\*[^\n|]*"status": "{status}"', answers), status
+
+
+def test_every_command_kind_is_documented_and_no_other() -> None:
+    commands = section("### Hub → table commands")
+    sentence = commands[commands.index("Kinds: ") : commands.index("a tournament round's lineup")]
+    sentence = re.sub(r"\([^)]*\)", "", sentence)  # what each kind does, in brackets
+    assert tuple(TICKED.findall(sentence)) == p.COMMAND_KINDS
+    # A kind other than a lineup or names is an order the table's clock carries out.
+    orders = set(p.COMMAND_KINDS) - {p.CommandKind.PLAYERS, p.CommandKind.GAME}
+    assert orders <= {action.value for action in g.Action}
+    assert set(p.ROUND_KINDS) <= set(p.CommandKind)
+
+
+def test_every_result_field_is_documented_and_no_other() -> None:
+    body = section("## The result body")
+    rows = re.findall(r"^\| (`[^|]+) \|", body, flags=re.MULTILINE)
+    documented = {name for row in rows for name in TICKED.findall(row)}
+    result = score(RULE_SETS["tournament"], Ending.RUMMIKUB,
+                   {s: SeatRack(r) for s, r in {"A": 0, "B": 7}.items()}, "A")  # fmt: skip
+    made = make_result(
+        table=3, game=12, rules="tournament", result=result, names={"A": "Ala", "B": "Bo"},
+        opened={"A", "B"}, moves=(Move("A", 0.0, 1.0, "tap", 0),), duration_ms=1_000,
+        finished_at=None, tournament="1", round_no=2, players={"A": "17", "B": "3"},
+        round_game=1,
+    )  # fmt: skip
+    assert documented == set(made)
+    seat_fields = re.search(r"^\| `seats` \|(.*)$", body, flags=re.MULTILINE)
+    assert seat_fields is not None
+    assert set(made["seats"]["A"]) <= set(TICKED.findall(seat_fields.group(1)))
