@@ -28,7 +28,7 @@ from typing import Any
 
 from klik.link import protocol as p
 from klik.link import results as r
-from klik_hub.store import Device, RefusedError, Store
+from klik_hub.store import Device, RefusedError, Store, Unbelieved
 
 
 class TooLargeError(Exception):
@@ -40,6 +40,7 @@ class Answer:
     status: int
     body: dict[str, Any]
     device: Device | None = None  # the paired device that signed it, when it was believed
+    unbelieved: Unbelieved | None = None  # why it was not, when that was the fault
 
 
 def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
@@ -73,7 +74,7 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                 if beat.last_result_seq is not None:
                     answer["last_result_seq"] = beat.last_result_seq
     except RefusedError as error:
-        return Answer(401, {"status": "refused", "error": str(error)})
+        return Answer(401, {"status": "refused", "error": str(error)}, unbelieved=error.why)
     except TooLargeError as error:
         return Answer(413, {"status": "invalid", "error": str(error)})
     except p.ProtocolError as error:

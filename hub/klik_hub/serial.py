@@ -45,15 +45,13 @@ from klik.link.serial import (
     default_answer_timeout_s,
 )
 from klik_hub import inbox
-from klik_hub.store import Device, Store
+from klik_hub.store import Device, Store, Unbelieved
 
 log = logging.getLogger("klik_hub.serial")
 
 BAUD = 9600  # the HC-12's factory setting, and the table's default serial_baud
 HEARD_FOR_S = 180.0  # commands are pushed to a device heard on this port this recently
 MAX_PUSH_S = 60.0  # the longest wait between pushes of the same commands
-#: Why ``take`` did not believe an envelope, as the error it gives; anything else is "other".
-NOT_BELIEVED = {"unknown device": "unknown", "bad mac": "mac"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +148,9 @@ class SerialHub:
             return
         answer = inbox.take(self.store, data)
         if answer.device is None:
-            self.dropped[NOT_BELIEVED.get(answer.body.get("error", ""), "other")] += 1
+            why = answer.unbelieved
+            counted = why.value if why in (Unbelieved.UNKNOWN, Unbelieved.MAC) else "other"
+            self.dropped[counted] += 1
             log.info(
                 "serial %s: %s %d of %s not answered: %s",
                 self.channel.name,

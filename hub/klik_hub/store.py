@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
@@ -142,8 +143,20 @@ class Beat:
     last_result_seq: int | None = None
 
 
+class Unbelieved(Enum):
+    """Why the hub does not believe an envelope (the serial end counts each)."""
+
+    UNKNOWN = "unknown"  # no device paired with that id
+    MAC = "mac"  # not signed with the device's key
+    FOREIGN = "foreign"  # a result for a table the device is not paired with
+
+
 class RefusedError(Exception):
-    """An envelope the hub does not believe (401): unknown device, bad MAC, foreign table."""
+    """An envelope the hub does not believe (401); ``why`` says which way."""
+
+    def __init__(self, why: Unbelieved, message: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 def claim_of(key: str) -> str:
@@ -272,9 +285,9 @@ class Store:
         with self._write(self._beats if best_effort else None) as db:
             known = self._device(db, envelope.device)
             if known is None:
-                raise RefusedError("unknown device")
+                raise RefusedError(Unbelieved.UNKNOWN, "unknown device")
             if not p.verify(envelope, mac, known.key):
-                raise RefusedError("bad mac")
+                raise RefusedError(Unbelieved.MAC, "bad mac")
             yield db, known
 
     # --- results -------------------------------------------------------------------------
@@ -284,7 +297,8 @@ class Store:
         idempotent per (device, seq, body)."""
         body = envelope.body
         if body["table"] != device.table_no:
-            raise RefusedError(f"device {device.device} is paired with table {device.table_no}")
+            why = f"device {device.device} is paired with table {device.table_no}"
+            raise RefusedError(Unbelieved.FOREIGN, why)
         text = p.canonical(body).decode("ascii")
         digest = hashlib.sha256(text.encode("ascii")).hexdigest()
         receipt = p.receipt({"device": device.device, "seq": envelope.seq, "body": body})
