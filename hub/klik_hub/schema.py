@@ -24,6 +24,8 @@ from sqlalchemy import (
     true,
 )
 
+from klik.link import protocol as p
+
 metadata = MetaData()
 
 # One row per paired table; pairing a table again replaces its row (a new device and key).
@@ -82,7 +84,8 @@ status = Table(
 commands = Table(
     "commands",
     metadata,
-    Column("id", String(32), primary_key=True),  # random: a new hub database never reuses one
+    # random (16 characters): a new hub database never reuses one
+    Column("id", String(p.MAX_COMMAND_ID), primary_key=True),
     Column("table_no", Integer, nullable=False, index=True),
     Column("kind", String(16), nullable=False),
     Column("args", Text, nullable=False),  # canonical JSON

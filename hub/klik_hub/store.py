@@ -52,7 +52,6 @@ from klik_hub.schema import (
 )
 
 CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
-MAX_COMMAND_ID = 32  # characters: ``commands.id``'s length (the hub makes them of 16)
 
 # The statements of the hot paths, built once: building a statement and its cache key costs
 # more Python than SQLite takes to run it.
@@ -399,18 +398,12 @@ class Store:
         the table's pending commands; or nothing at all for a stale heartbeat, one whose seq is
         not above the last the hub holds for the device (a replay, or the same one twice).
 
-        ProtocolError (422) for ``acks`` that are not a list of command ids.
+        ProtocolError (422) for a body that is not a heartbeat (``p.Heartbeat.decode``).
         """
         now = self.now_ms()
         body = envelope.body
-        acks = body.get("acks", [])  # an older table's heartbeat may have none
-        if not isinstance(acks, list) or not all(
-            isinstance(a, str) and 1 <= len(a) <= MAX_COMMAND_ID for a in acks
-        ):
-            raise p.ProtocolError(
-                "body.acks",
-                f"must be a list of command ids (text of 1 to {MAX_COMMAND_ID} characters)",
-            )
+        said = p.Heartbeat.decode(body)  # an older table's may lack names, acks, refused
+        acks = list(said.acks)
         beat = {
             "device": device.device,
             "table_no": device.table_no,
@@ -420,7 +413,7 @@ class Store:
         }
         # rowcount, not RETURNING: fetching a row back cost about 5 % of the heartbeats a second.
         last_result = None
-        if body.get("seq_in_doubt") is True:  # asked for only by a table that lost its count
+        if said.seq_in_doubt:  # asked for only by a table that lost its count
             found = db.execute(LAST_RESULT, {"device": device.device}).scalar()
             last_result = 0 if found is None else int(found)
         if db.execute(self.upserts.status, beat).rowcount == 0:

@@ -82,7 +82,7 @@ def one_round(faults: Faults, seed: int) -> tuple[float, int]:
                     device,
                     key,
                     heartbeat_s=HEARTBEAT_S,
-                    status=lambda: {"state": "done"},
+                    status=lambda: p.Heartbeat(state="done"),
                     on_delivery=lambda news, event=event: _sent(news, event),
                     on_command=lambda command: None,
                     rng=random.Random(f"courier {seed} {n}"),

@@ -11,7 +11,6 @@ import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hubkit import result_body
@@ -39,14 +38,14 @@ class Table:
         self.clock = Clock()
         self.news: list[Delivery] = []
         self.commands: list[Command] = []
-        self.state: dict[str, Any] = {"state": "move", "mover": "B", "left_ms": 41_000}
+        self.state = p.Heartbeat(state="move", mover="B", left_ms=41_000)
         self.courier = Courier(
             self.outbox,
             HttpLink(url, timeout_s=2.0),
             device,
             p.key_bytes(key),
             heartbeat_s=2.0,
-            status=lambda: dict(self.state),
+            status=lambda: self.state,
             on_delivery=self.news.append,
             on_command=self.commands.append,
             clock=self.clock,

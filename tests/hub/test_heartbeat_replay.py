@@ -211,7 +211,7 @@ class Table:
         folder.mkdir(parents=True, exist_ok=True)
         self.outbox = Outbox(folder / "outbox.sqlite")
         self.now = 100.0
-        self.state: dict[str, Any] = beat()
+        self.state = p.Heartbeat.decode(beat())
         self.commands: list[Command] = []
         self.news: list[Delivery] = []
         self.courier = Courier(
@@ -220,7 +220,7 @@ class Table:
             device,
             p.key_bytes(key),
             heartbeat_s=2.0,
-            status=lambda: dict(self.state),
+            status=lambda: self.state,
             on_delivery=self.news.append,
             on_command=self.commands.append,
             clock=lambda: self.now,
@@ -256,7 +256,7 @@ def test_a_restarted_table_goes_on_with_larger_heartbeat_seqs(
     table.close()
 
     table = Table(tmp_path, HttpLink(url), device, key)  # the daemon started again
-    table.state = beat(state="ready")
+    table.state = p.Heartbeat.decode(beat(state="ready"))
     table.beat()
     again = held(store, device)
     assert again is not None
@@ -279,7 +279,7 @@ def test_a_table_whose_count_was_lost_is_told_the_last_seq_and_goes_on(
     # A new card: the outbox is new and counts heartbeats from 0 again.
     table = Table(tmp_path / "new", HttpLink(url), device, key)
     table.courier.acks = [waiting]  # carried out before, its ack still to go
-    table.state = beat(state="ready")
+    table.state = p.Heartbeat.decode(beat(state="ready"))
     table.beat()  # 0: stale, the hub says 2; then at once 3, taken
 
     assert held(store, device) == (3, store.now_ms())

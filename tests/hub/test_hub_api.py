@@ -193,7 +193,7 @@ def test_pairing_a_table_again_replaces_its_device_and_key(hub: Hub) -> None:
     assert [t["device"] for t in httpx.get(url + "/api/v1/tables").json()] == [device]
 
 
-def heartbeat(state: str = "running", acks: list[str] | None = None) -> dict[str, Any]:
+def heartbeat(state: str = "move", acks: list[str] | None = None) -> dict[str, Any]:
     return {"state": state, "mover": "B", "left_ms": 41_000, "draw_tiles": 28, "judge": False,
             "outbox": 0, "last_seq": 0, "game": 1, "acks": acks or []}  # fmt: skip
 

@@ -37,7 +37,7 @@ class Seat:
         self.news: list[Delivery] = []
         self.clock = Clock()
         self.courier = Courier(
-            self.outbox, link, device, p.key_bytes(key), heartbeat_s=3600.0, status=dict,
+            self.outbox, link, device, p.key_bytes(key), heartbeat_s=3600.0, status=p.Heartbeat,
             on_delivery=self.news.append, on_command=lambda _: None, clock=self.clock,
             rng=random.Random(3),
         )  # fmt: skip

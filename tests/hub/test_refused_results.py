@@ -103,7 +103,7 @@ def test_an_unsigned_refusal_sets_nothing_aside(tmp_path: Path) -> None:
     news: list[Delivery] = []
     link = Forged()
     courier = Courier(
-        outbox, link, "t3-00000000", bytes(32), heartbeat_s=2.0, status=dict,
+        outbox, link, "t3-00000000", bytes(32), heartbeat_s=2.0, status=p.Heartbeat,
         on_delivery=news.append, on_command=lambda _: None, clock=lambda: 0.0,
         rng=random.Random(1),
     )  # fmt: skip

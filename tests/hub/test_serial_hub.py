@@ -85,7 +85,7 @@ class Table:
             self.device,
             key,
             heartbeat_s=60.0,  # one at the start; commands come by push
-            status=lambda: {"state": "move", "mover": "B", "left_ms": 41_000},
+            status=lambda: p.Heartbeat(state="move", mover="B", left_ms=41_000),
             on_delivery=self._news,
             on_command=self._command,
             rng=random.Random(f"courier {table_no}"),

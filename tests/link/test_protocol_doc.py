@@ -4,6 +4,8 @@ kinds, the result body's fields), so neither can drift from the other unseen."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -74,3 +76,13 @@ def test_every_result_field_is_documented_and_no_other() -> None:
     seat_fields = re.search(r"^\| `seats` \|(.*)$", body, flags=re.MULTILINE)
     assert seat_fields is not None
     assert set(made["seats"]["A"]) <= set(TICKED.findall(seat_fields.group(1)))
+
+
+def test_every_heartbeat_field_is_documented_and_no_other() -> None:
+    heartbeats = section("### `POST /api/v1/heartbeats`")
+    example = json.loads(heartbeats[heartbeats.index("```json") + 7 : heartbeats.index("```\n")])
+    fields = {f.name for f in dataclasses.fields(p.Heartbeat)}
+    assert set(example) == fields - {"seq_in_doubt"}  # sent only by a table in doubt
+    assert "`seq_in_doubt`" in heartbeats
+    for name in fields:
+        assert f"`{name}`" in heartbeats, name

@@ -31,7 +31,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Protocol
 
@@ -46,7 +46,6 @@ log = logging.getLogger("klik.link.courier")
 RESULTS = p.PATHS[p.EnvelopeType.RESULT]
 HEARTBEATS = p.PATHS[p.EnvelopeType.HEARTBEAT]
 UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
-REFUSED_SHOWN = 10  # set-aside results a heartbeat reports (the newest), for the console
 
 
 class Link(Protocol):
@@ -103,7 +102,7 @@ class Courier:
         key: bytes,
         *,
         heartbeat_s: float,
-        status: Callable[[], dict[str, Any]],
+        status: Callable[[], p.Heartbeat],
         on_delivery: Callable[[Delivery], None],
         on_command: Callable[[Command], object],
         clock: Callable[[], float] = time.monotonic,
@@ -314,15 +313,14 @@ class Courier:
         """Send one heartbeat; True if the hub said it was stale and the count jumped."""
         seq = self.outbox.next_heartbeat_seq()
         acks, self.acks = self.acks, []
-        refused = [{"seq": x.seq, "game": x.game, "error": x.reason[:200]}
-                   for x in self.outbox.set_aside()[-REFUSED_SHOWN:]]  # fmt: skip
-        body = {**self.status(), "outbox": self.outbox.waiting(),
-                "last_seq": self.outbox.last_seq(), "acks": acks, "refused": refused}  # fmt: skip
-        in_doubt = self.outbox.seqs_in_doubt
-        if in_doubt:
-            body["seq_in_doubt"] = True  # the hub answers with its last result seq from us
+        refused = tuple(p.Refusal(x.seq, x.game, x.reason)
+                        for x in self.outbox.set_aside()[-p.MAX_REFUSED:])  # fmt: skip
+        in_doubt = self.outbox.seqs_in_doubt  # if so, the hub answers with its last result seq
+        beat = replace(self.status(), outbox=self.outbox.waiting(),
+                       last_seq=self.outbox.last_seq(), acks=tuple(acks), refused=refused,
+                       seq_in_doubt=in_doubt)  # fmt: skip
         answer = self._beat_reply = self._post(
-            HEARTBEATS, p.Envelope("heartbeat", self.device, seq, body)
+            HEARTBEATS, p.Envelope("heartbeat", self.device, seq, beat.json())
         )
         ack = (
             None

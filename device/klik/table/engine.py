@@ -25,7 +25,7 @@ from klik.core import table as t
 from klik.errors import KlikError
 from klik.faults import kill_point
 from klik.link import courier as c
-from klik.link.protocol import CommandKind
+from klik.link.protocol import CommandKind, Heartbeat
 from klik.link.results import make_result
 from klik.table import journal as j
 from klik.table import replay as r
@@ -608,24 +608,25 @@ class Engine:
             log.error("skład: %s: %s; no round lineup", path, error)
             return None
 
-    def status(self, now: float) -> dict[str, Any]:
-        """The heartbeat's state of the table (read from another thread: games never change)."""
+    def status(self, now: float) -> Heartbeat:
+        """The heartbeat's state of the table (read from another thread: games never change);
+        the courier adds its outbox's part."""
         game = self.game
         left = game.time_left(now)
-        return {
-            "game": self.info.game_no,
-            "state": game.phase.value,
-            "mover": game.mover,
-            "left_ms": None if left is None else max(0, round(left * 1000)),
-            "draw_tiles": game.pile.tiles_left,
+        return Heartbeat(
+            game=self.info.game_no,
+            state=game.phase.value,
+            mover=game.mover,
+            left_ms=None if left is None else max(0, round(left * 1000)),
+            draw_tiles=game.pile.tiles_left,
             # a seat's call: waiting for the move's end (called_by), or the clock stopped for it
-            "judge": game.called_by is not None
+            judge=game.called_by is not None
             or (game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats),
-            "paused_by": game.paused_by,
-            "called_by": game.called_by,
+            paused_by=game.paused_by,
+            called_by=game.called_by,
             # who sits where, so the judge's console names the mover and a caller
-            "names": {s: n for s, n in self.info.names if s in game.settings.seats},
-        }
+            names={s: n for s, n in self.info.names if s in game.settings.seats},
+        )
 
     # --- outputs -----------------------------------------------------------------------------
 

@@ -1,0 +1,98 @@
+"""The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
+HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
+receipts (``envelope``), and the heartbeat as a typed message (``messages``).
+
+Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
+the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
+other does). Pure: no I/O, no clock (callers pass bytes and numbers in).
+"""
+
+from klik.link.protocol.envelope import (
+    DEVICE,
+    ENVELOPE_DEPTH,
+    KEY_HEX,
+    MAX_BODY,
+    MAX_DEPTH,
+    MAX_FRAME,
+    NOT_STORABLE,
+    RECEIPT_ALPHABET,
+    RECEIPT_LENGTH,
+    UNSTORABLE,
+    VERSION,
+    Deframer,
+    Envelope,
+    Json,
+    ProtocolError,
+    canonical,
+    check_frame,
+    deeper_than,
+    frame,
+    frame_signed,
+    key_bytes,
+    mac,
+    open_envelope,
+    receipt,
+    seal,
+    verify,
+)
+from klik.link.protocol.messages import (
+    MAX_COMMAND_ID,
+    MAX_REFUSED,
+    STATES,
+    Heartbeat,
+    Refusal,
+)
+from klik.link.protocol.words import (
+    COMMAND_KINDS,
+    PATHS,
+    ROUND_KINDS,
+    TAKEN,
+    TYPE_OF_PATH,
+    TYPES,
+    CommandKind,
+    EnvelopeType,
+    Status,
+)
+
+__all__ = [
+    "COMMAND_KINDS",
+    "DEVICE",
+    "ENVELOPE_DEPTH",
+    "KEY_HEX",
+    "MAX_BODY",
+    "MAX_COMMAND_ID",
+    "MAX_DEPTH",
+    "MAX_FRAME",
+    "MAX_REFUSED",
+    "NOT_STORABLE",
+    "PATHS",
+    "RECEIPT_ALPHABET",
+    "RECEIPT_LENGTH",
+    "ROUND_KINDS",
+    "STATES",
+    "TAKEN",
+    "TYPES",
+    "TYPE_OF_PATH",
+    "UNSTORABLE",
+    "VERSION",
+    "CommandKind",
+    "Deframer",
+    "Envelope",
+    "EnvelopeType",
+    "Heartbeat",
+    "Json",
+    "ProtocolError",
+    "Refusal",
+    "Status",
+    "canonical",
+    "check_frame",
+    "deeper_than",
+    "frame",
+    "frame_signed",
+    "key_bytes",
+    "mac",
+    "open_envelope",
+    "receipt",
+    "seal",
+    "verify",
+]  # fmt: skip

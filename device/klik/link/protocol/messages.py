@@ -1,0 +1,162 @@
+"""The heartbeat's body as a typed message: built by the table's courier, checked by the hub,
+each in one place (``Heartbeat.json`` and ``Heartbeat.decode``).
+
+``decode`` takes what older tables send too: every field may be missing (``names``,
+``acks``, ``refused`` and ``seq_in_doubt`` came later), but a field that is there has its
+type. Fields it does not know are left in the body the hub keeps, as a result's are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from klik.link.protocol.envelope import ProtocolError
+
+Json = dict[str, Any]
+#: The game's phases a heartbeat's ``state`` names (``klik.core.game.Phase``).
+STATES = ("ready", "move", "timed_out", "paused", "scoring", "done")
+MAX_COMMAND_ID = 32  # characters of a command id (the hub makes them of 16)
+MAX_REFUSED = 10  # set-aside results a heartbeat reports, the newest
+MAX_REASON = 200  # characters of a refusal's reason in a heartbeat
+MAX_NAME = 40  # characters of a name on a seat's screen
+SEATS = ("A", "B", "C", "D")
+#: Who else stops a clock (``klik.core.game``): the judge's key, the hub, a restart's recovery.
+PAUSERS = ("judge", "hub", "recovery")
+BIG = 2**53 - 1  # the largest whole number every JSON reader keeps exactly
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A result the hub refused for good and the table set aside, as a heartbeat reports it."""
+
+    seq: int
+    game: int | None
+    error: str
+
+    def json(self) -> Json:
+        return {"seq": self.seq, "game": self.game, "error": self.error[:MAX_REASON]}
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """What a table tells the hub every ``heartbeat_s``: its game's state, its outbox, the
+    commands it has carried out (``acks``) and the results set aside (``refused``)."""
+
+    game: int | None = None
+    state: str | None = None
+    mover: str | None = None
+    left_ms: int | None = None
+    draw_tiles: int | None = None
+    judge: bool = False
+    paused_by: str | None = None
+    called_by: str | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    outbox: int = 0
+    last_seq: int = 0
+    acks: tuple[str, ...] = ()
+    refused: tuple[Refusal, ...] = ()
+    seq_in_doubt: bool = False  # asks the hub for the last result seq it holds from us
+
+    def json(self) -> Json:
+        body: Json = {
+            "game": self.game,
+            "state": self.state,
+            "mover": self.mover,
+            "left_ms": self.left_ms,
+            "draw_tiles": self.draw_tiles,
+            "judge": self.judge,
+            "paused_by": self.paused_by,
+            "called_by": self.called_by,
+            "names": dict(self.names),
+            "outbox": self.outbox,
+            "last_seq": self.last_seq,
+            "acks": list(self.acks),
+            "refused": [r.json() for r in self.refused[-MAX_REFUSED:]],
+        }
+        if self.seq_in_doubt:
+            body["seq_in_doubt"] = True
+        return body
+
+    @classmethod
+    def decode(cls, body: Json) -> Heartbeat:
+        """The heartbeat in ``body``; ProtocolError naming the first field that is wrong."""
+        acks = body.get("acks", [])
+        if not isinstance(acks, list) or not all(
+            isinstance(a, str) and 1 <= len(a) <= MAX_COMMAND_ID for a in acks
+        ):
+            raise ProtocolError(
+                "body.acks",
+                f"must be a list of command ids (text of 1 to {MAX_COMMAND_ID} characters)",
+            )
+        state = body.get("state")
+        if state is not None and state not in STATES:
+            raise ProtocolError("body.state", f"must be one of {', '.join(STATES)}")
+        seats = {name: _seat_or_none(body, name) for name in ("mover", "called_by")}
+        paused_by = body.get("paused_by")
+        if paused_by is not None and paused_by not in (*SEATS, *PAUSERS):
+            allowed = ", ".join((*SEATS, *PAUSERS))
+            raise ProtocolError("body.paused_by", f"must be one of {allowed}, or null")
+        names = body.get("names", {})
+        if not isinstance(names, dict) or not all(
+            s in SEATS and isinstance(n, str) and len(n) <= MAX_NAME for s, n in names.items()
+        ):
+            raise ProtocolError("body.names", f"must map seats to names of at most {MAX_NAME}")
+        judge = body.get("judge", False)
+        if not isinstance(judge, bool):
+            raise ProtocolError("body.judge", "must be true or false")
+        doubt = body.get("seq_in_doubt", False)
+        if doubt is not True and doubt is not False:
+            raise ProtocolError("body.seq_in_doubt", "must be true or false")
+        return cls(
+            game=_whole_or_none(body, "game", 0),
+            state=state,
+            mover=seats["mover"],
+            left_ms=_whole_or_none(body, "left_ms", 0),
+            draw_tiles=_whole_or_none(body, "draw_tiles", 0),
+            judge=judge,
+            paused_by=paused_by,
+            called_by=seats["called_by"],
+            names=names,
+            outbox=_whole_or_none(body, "outbox", 0) or 0,
+            last_seq=_whole_or_none(body, "last_seq", 0) or 0,
+            acks=tuple(acks),
+            refused=_refused(body.get("refused", [])),
+            seq_in_doubt=doubt,
+        )
+
+
+def _whole_or_none(body: Json, name: str, low: int) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if type(value) is not int or not low <= value <= BIG:
+        raise ProtocolError(f"body.{name}", f"must be a whole number from {low}, or null")
+    return value
+
+
+def _seat_or_none(body: Json, name: str) -> str | None:
+    value = body.get(name)
+    if value is not None and value not in SEATS:
+        raise ProtocolError(f"body.{name}", f"must be a seat ({', '.join(SEATS)}) or null")
+    return value
+
+
+def _refused(raw: Any) -> tuple[Refusal, ...]:
+    where = "body.refused"
+    if not isinstance(raw, list) or len(raw) > MAX_REFUSED:
+        raise ProtocolError(where, f"must be a list of at most {MAX_REFUSED} set-aside results")
+    refusals = []
+    for n, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise ProtocolError(f"{where}[{n}]", "must be an object")
+        seq, game, error = item.get("seq"), item.get("game"), item.get("error")
+        if type(seq) is not int or not 1 <= seq <= BIG:
+            raise ProtocolError(f"{where}[{n}].seq", "must be a whole number from 1")
+        if game is not None and (type(game) is not int or not 1 <= game <= BIG):
+            raise ProtocolError(f"{where}[{n}].game", "must be a whole number from 1, or null")
+        if not isinstance(error, str) or len(error) > MAX_REASON:
+            raise ProtocolError(f"{where}[{n}].error", f"must be text of at most {MAX_REASON}")
+        refusals.append(Refusal(seq, game, error))
+    return tuple(refusals)

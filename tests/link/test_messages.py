@@ -1,0 +1,92 @@
+"""The heartbeat as a typed message: what the courier builds is what the hub decodes, and a
+body that is not a heartbeat is one line naming its field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from klik.core import game as g
+from klik.link import protocol as p
+from klik.link.protocol import messages as m
+
+seats = st.sampled_from(m.SEATS)
+whole = st.integers(min_value=0, max_value=m.BIG)
+beats = st.builds(
+    p.Heartbeat,
+    game=st.none() | whole,
+    state=st.none() | st.sampled_from(p.STATES),
+    mover=st.none() | seats,
+    left_ms=st.none() | whole,
+    draw_tiles=st.none() | whole,
+    judge=st.booleans(),
+    paused_by=st.none() | st.sampled_from((*m.SEATS, *m.PAUSERS)),
+    called_by=st.none() | seats,
+    names=st.dictionaries(seats, st.text(max_size=m.MAX_NAME)),
+    outbox=whole,
+    last_seq=whole,
+    acks=st.lists(st.text(min_size=1, max_size=p.MAX_COMMAND_ID)).map(tuple),
+    refused=st.lists(
+        st.builds(
+            p.Refusal,
+            seq=st.integers(1, m.BIG),
+            game=st.none() | st.integers(1, 999),
+            error=st.text(max_size=m.MAX_REASON),
+        ),
+        max_size=p.MAX_REFUSED,
+    ).map(tuple),
+    seq_in_doubt=st.booleans(),
+)
+
+
+@given(beats)
+def test_what_the_table_sends_the_hub_decodes_as_it_was(beat: p.Heartbeat) -> None:
+    assert p.Heartbeat.decode(beat.json()) == beat
+
+
+def test_the_states_and_pausers_are_the_cores() -> None:
+    assert tuple(phase.value for phase in g.Phase) == p.STATES
+    assert set(m.PAUSERS) == {"judge", "hub", g.RECOVERY}
+
+
+def test_an_older_tables_heartbeat_without_the_newer_fields_is_taken() -> None:
+    old = {"game": 3, "state": "move", "mover": "B", "left_ms": 41_000, "draw_tiles": 28,
+           "judge": False, "paused_by": None, "called_by": None, "outbox": 0, "last_seq": 2}  # fmt: skip
+    beat = p.Heartbeat.decode(old)
+    assert (beat.names, beat.acks, beat.refused, beat.seq_in_doubt) == ({}, (), (), False)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"acks": "abc"}, "body.acks: must be a list of command ids (text of 1 to 32 characters)"),
+        ({"acks": [""]}, "body.acks: must be a list of command ids (text of 1 to 32 characters)"),
+        ({"state": "running"}, "body.state: must be one of ready, move, timed_out, paused, "
+                               "scoring, done"),
+        ({"mover": "E"}, "body.mover: must be a seat (A, B, C, D) or null"),
+        ({"paused_by": "someone"}, "body.paused_by: must be one of A, B, C, D, judge, hub, "
+                                   "recovery, or null"),
+        ({"left_ms": -1}, "body.left_ms: must be a whole number from 0, or null"),
+        ({"left_ms": 1.5}, "body.left_ms: must be a whole number from 0, or null"),
+        ({"game": True}, "body.game: must be a whole number from 0, or null"),
+        ({"judge": "yes"}, "body.judge: must be true or false"),
+        ({"names": {"E": "Ewa"}}, "body.names: must map seats to names of at most 40"),
+        ({"names": {"A": "x" * 41}}, "body.names: must map seats to names of at most 40"),
+        ({"refused": {}}, "body.refused: must be a list of at most 10 set-aside results"),
+        ({"refused": [{"seq": 0, "game": 1, "error": "x"}]},
+         "body.refused[0].seq: must be a whole number from 1"),
+        ({"refused": [{"seq": 4, "game": 1, "error": None}]},
+         "body.refused[0].error: must be text of at most 200"),
+        ({"seq_in_doubt": 1}, "body.seq_in_doubt: must be true or false"),
+    ],
+)  # fmt: skip
+def test_a_body_that_is_not_a_heartbeat_is_one_line_naming_its_field(
+    change: dict[str, Any], message: str
+) -> None:
+    body = {**p.Heartbeat(game=1, state="move", mover="A").json(), **change}
+    with pytest.raises(p.ProtocolError) as refused:
+        p.Heartbeat.decode(body)
+    assert str(refused.value) == message
