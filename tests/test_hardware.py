@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from klik.table import config
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -198,6 +200,13 @@ def test_check_command_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
 def test_defaults_pins_equal_the_pin_map() -> None:
     defaults = tomllib.loads((ROOT / "device/klik/table/defaults.toml").read_text(encoding="utf-8"))
     assert list(defaults["pins"].items()) == list(gen.load().pins().items())
+
+
+def test_the_daemon_uses_the_pins_of_the_pin_map() -> None:
+    # The config's code once had pins of its own (seat A's LED on 12, the judge key on 21)
+    # that contradicted the wiring; now its only defaults are defaults.toml's.
+    for pins in (config.load(None).pins, config.Config().pins):
+        assert {role: getattr(pins, role) for role in gen.DAEMON_KEYS} == gen.load().pins()
 
 
 def test_firmware_shutdown_pin_equals_the_pin_map() -> None:

@@ -14,12 +14,12 @@ one line naming the field, e.g. ``seats.A.rack: expected a whole number ≥ 0, g
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.errors import InputError
+from klik.suggest import did_you_mean
 
 SEATS = ("A", "B", "C", "D")
 TOP_KEYS = ("rules", "ending", "winner", "seats")
@@ -109,8 +109,8 @@ def _required(obj: dict[str, Any], key: str, where: str) -> Any:
 def _known(obj: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     for key in obj:
         if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            close = did_you_mean(key, allowed, repr)
+            hint = f" ({close})" if close else ""
             raise InputError(f"{where}{key}: unknown field{hint}; allowed: {', '.join(allowed)}")
 
 

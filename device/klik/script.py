@@ -16,7 +16,6 @@ Judge and hub actions: start, pause, resume, restart, undo, round-over, end.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.scoring import RULE_SETS
 from klik.core.table import Edge
 from klik.errors import InputError
+from klik.suggest import did_you_mean
 
 TAP_S: Final = 0.1
 HOLD_S: Final = 1.5
@@ -237,5 +237,5 @@ def _choice(key: str, value: str, allowed: Iterable[str]) -> str:
 
 
 def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = did_you_mean(word, choices, repr)
+    return f" ({close})" if close else ""

@@ -10,8 +10,9 @@ import pytest
 from klik.cli import main
 from klik.core import game as g
 from klik.core.gestures import GestureSettings
-from klik.errors import InputError
+from klik.errors import InputError, KlikError
 from klik.table import config
+from klik.table.config import schema
 
 
 def test_the_defaults_alone_are_a_working_config() -> None:
@@ -33,6 +34,52 @@ def test_a_file_overrides_only_its_keys(tmp_path: Path) -> None:
 def test_the_printed_config_reads_back_the_same(tmp_path: Path) -> None:
     c = config.from_text('[players]\nA = "Zażółć \\"Ż\\""\n[game]\ntimeout = "auto"\n')
     assert config.from_text(config.dumps(c)) == c
+
+
+# --- defaults.toml is the only place a default is written -------------------------------
+
+
+def test_every_key_has_its_default_in_defaults_toml_and_nowhere_else() -> None:
+    # The effective config with no file is defaults.toml, key for key: a key whose default
+    # came from the code (or that defaults.toml left out) would differ here.
+    shipped = tomllib.loads(schema.defaults_text())
+    common = {k: v for k, v in shipped["panels"].items() if not isinstance(v, dict)}
+    del common["retry_s"]  # [panels] only: not a key of one seat's panel
+    seats = {k: {**common, **v} for k, v in shipped["panels"].items() if isinstance(v, dict)}
+    expected = {**shipped, "panels": {**shipped["panels"], **seats}}
+    assert tomllib.loads(config.dumps(config.load(None))) == expected
+
+
+def test_the_code_s_own_defaults_are_defaults_toml_s() -> None:
+    assert config.Config() == config.load(None)  # no section has a default of its own
+    # A game script starts from the engine's defaults, a table from defaults.toml: the same game.
+    assert config.load(None).settings() == g.Settings()
+    assert config.load(None).buttons == GestureSettings()
+
+
+@pytest.mark.parametrize(
+    ("key", "bcm"),
+    [
+        ("seat_A_led", 13),  # header pin 33 (hardware/pinmap.toml); the code once said 12
+        ("judge_key", 26),  # header pin 37; the code once said 21
+    ],
+)
+def test_the_pins_are_the_wiring_s(key: str, bcm: int) -> None:
+    assert getattr(config.Config().pins, key) == getattr(config.load(None).pins, key) == bcm
+
+
+def test_a_key_left_out_of_defaults_toml_is_one_line() -> None:
+    # Only a broken package can do this: the code has no default to fall back on.
+    shipped = tomllib.loads(schema.defaults_text())
+    del shipped["pins"]["buzzer"]
+    with pytest.raises(config.ConfigError) as caught:
+        schema.build(shipped, "table.toml")
+    assert str(caught.value) == "defaults.toml: [pins] buzzer is missing"
+
+
+def test_every_config_error_is_a_klik_error() -> None:
+    assert issubclass(config.ConfigError, KlikError)
+    assert issubclass(config.ConfigError, ValueError)
 
 
 @pytest.mark.parametrize(
@@ -447,6 +494,25 @@ def test_klik_config_prints_the_key_hidden(
     assert loaded.hub.key == KEY
     assert KEY not in repr(loaded)
     assert KEY not in repr(loaded.hub)
+
+
+def test_the_printed_config_with_a_key_reads_back_once_the_key_is_put_back() -> None:
+    text = (
+        PAIRED
+        + 'link = "http"\nurl = "https://10.0.0.5:8443/klik"\n'
+        + f'tls_pin_sha256 = "{PIN}"\n'
+        + '[table]\nname = "Stół 16 — finał"\nstate_dir = "/srv/kl\\\\ik \\"ż\\""\n'
+        + '[players]\nA = "Zażółć Gęślą Jaźń"\nC = "Łukasz Źdźbło"\n'
+        + '[panels.C]\nrotate = 2\ndriver = "sh1106"\n'
+    )
+    c = config.from_text(text, "table.toml")
+    printed = config.dumps(c)
+    assert "Stół 16 — finał" in printed  # Polish letters are written as they are
+    assert printed.count('key = "<hidden>"') == 1
+    assert KEY not in printed
+    with pytest.raises(config.ConfigError, match="is what klik config prints in place of the key"):
+        config.from_text(printed)  # "<hidden>" is no key: the printed config says so at once
+    assert config.from_text(printed.replace('"<hidden>"', f'"{KEY}"')) == c
 
 
 def test_an_empty_key_is_printed_as_it_is() -> None:

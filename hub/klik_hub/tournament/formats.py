@@ -26,7 +26,6 @@ A bad file is a FormatError of one line: what, where (file and key), what is all
 
 from __future__ import annotations
 
-import difflib
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from typing import Any
 
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
+from klik.suggest import did_you_mean
 from klik_hub.tournament.draw import DrawError, table_sizes
 from klik_hub.tournament.roster import MAX_PLAYERS  # a tournament's players
 from klik_hub.tournament.standings import Row, TieBreak
@@ -138,8 +138,8 @@ class _Keys:
         self.table: dict[str, Any] = table
         for key in table:
             if known is not None and key not in known:
-                near = difflib.get_close_matches(key, known, n=1)
-                hint = f"did you mean {near[0]}? " if near else ""
+                near = did_you_mean(key, known)
+                hint = f"{near} " if near else ""
                 allowed = ", ".join(known)
                 raise FormatError(f"{self.at(key)} is unknown: {hint}allowed are {allowed}")
 
@@ -313,8 +313,8 @@ def load_format(name: str) -> Format:
     """The preset ``name``; an unknown name is a FormatError that lists the presets."""
     names = preset_names()
     if name not in names:
-        near = difflib.get_close_matches(name, names, n=1)
-        hint = f"did you mean {near[0]}? " if near else ""
+        near = did_you_mean(name, names)
+        hint = f"{near} " if near else ""
         raise FormatError(f"format {_show(name)} is unknown: {hint}allowed are {', '.join(names)}")
     where = f"{name}.toml"
     found = parse_format((_PRESETS / where).read_text(encoding="utf-8"), where)

@@ -1,0 +1,345 @@
+"""The table's config schema: its sections, their keys, and how TOML data becomes a ``Config``.
+
+Every section is a frozen dataclass whose fields are the keys a file may give, with their
+types and units in their names, and every number and text carries what it may be next to it
+(``allowed(...)``, ``types.py``; ``[buttons]`` is the engine's own ``GestureSettings``, its
+ranges in ``klik.core.limits``). No key has a default here: the shipped ``defaults.toml`` is
+the only place one is written, so ``build`` is handed the defaults with the organiser's file
+laid over them (``load.py``), and ``Config()`` is the shipped defaults alone (``shipped()``).
+
+``build`` checks one key at a time: an unknown key gets a "did you mean", a wrong type or
+value one line naming the file, the key, the value and what is allowed. How the keys fit
+together (pins, the link, the engine's settings) is ``checks.py``'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from typing import Any, Literal, get_args, get_origin
+
+from klik.core import game as g
+from klik.core.gestures import GestureSettings
+from klik.core.limits import GAME, GESTURES, Range
+from klik.core.scoring import RULE_SETS
+from klik.link.protocol import DEVICE
+from klik.suggest import did_you_mean
+from klik.table.config.types import (
+    GPIO,
+    PLAYER,
+    PORT,
+    Allowed,
+    ConfigError,
+    OneOf,
+    Pattern,
+    Secret,
+    Text,
+    Url,
+    as_toml,
+    kind,
+)
+
+SEATS = ("A", "B", "C", "D")
+
+
+def allowed(limit: Allowed) -> dict[str, Allowed]:
+    """A key's field metadata: what the key may be. (Its default is in ``defaults.toml``.)"""
+    return {"allowed": limit}
+
+
+@dataclass(frozen=True, slots=True)
+class TableSection:
+    # the table's number or name, as the hub knows it
+    name: str = field(metadata=allowed(Text(1, 16)))
+    # players at this table: 2, 3 or 4 (seats A, B, C, D in clockwise order)
+    seats: int = field(metadata=allowed(Range(2, 4, "seats")))
+    language: Literal["pl", "en"]
+    # the journal lives here; systemd's StateDirectory
+    state_dir: str = field(metadata=allowed(Text(1, 4096)))
+    # how often a running clock is written to the journal (each one is an fsync)
+    checkpoint_s: float = field(metadata=allowed(Range(0.2, 5, "s")))
+
+
+@dataclass(frozen=True, slots=True)
+class GameSection:
+    move_time_s: float = field(metadata=allowed(GAME["move_time_s"]))
+    starter: Literal["A", "B", "C", "D"]
+    rules: Literal["tournament", "league"]
+    timeout: Literal["wait", "auto"]
+    penalty_tiles: int = field(metadata=allowed(GAME["penalty_tiles"]))
+    penalty_window_s: float = field(metadata=allowed(GAME["penalty_window_s"]))
+    warn_s: float = field(metadata=allowed(GAME["warn_s"]))
+
+
+@dataclass(frozen=True, slots=True)
+class HardwareSection:
+    pin_factory: Literal["lgpio", "rpigpio", "mock"]
+    sound: Literal["on", "quiet", "off"]  # quiet: only the button LEDs warn
+    judge_key: bool  # a judge key is wired to pins.judge_key
+
+
+@dataclass(frozen=True, slots=True)
+class PinsSection:
+    """BCM GPIO numbers; defaults.toml's are generated from hardware/pinmap.toml."""
+
+    seat_A_button: int = field(metadata=allowed(GPIO))  # noqa: N815 (the seat letter is in the name)
+    seat_A_led: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_B_button: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_B_led: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_C_button: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_C_led: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_D_button: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_D_led: int = field(metadata=allowed(GPIO))  # noqa: N815
+    buzzer: int = field(metadata=allowed(GPIO))
+    judge_key: int = field(metadata=allowed(GPIO))
+
+    def button(self, seat: str) -> int:
+        return int(getattr(self, f"seat_{seat}_button"))
+
+    def led(self, seat: str) -> int:
+        return int(getattr(self, f"seat_{seat}_led"))
+
+
+@dataclass(frozen=True, slots=True)
+class PanelSection:
+    """One seat's OLED; keys left out of ``[panels.X]`` come from ``[panels]``."""
+
+    driver: Literal["ssd1306", "sh1106", "none"]  # none: this seat has no screen
+    interface: Literal["i2c", "spi", "sim"]  # sim: a recording bus (virtual table)
+    i2c_bus: int = field(metadata=allowed(Range(0, 255)))  # /dev/i2c-N
+    # 7-bit addresses without the reserved ones at both ends
+    i2c_address: int = field(metadata=allowed(Range(0x03, 0x77, hex=True)))
+    # TCA9548A behind the i2c-mux overlay (its pins set 0x70 to 0x77); 0 = no mux
+    mux_address: int = field(metadata=allowed(Range(0x70, 0x77, hex=True, also=(0,))))
+    mux_channel: int = field(metadata=allowed(Range(0, 7)))  # the mux has 8
+    spi_port: int = field(metadata=allowed(Range(0, 1)))  # /dev/spidevP.D
+    spi_device: int = field(metadata=allowed(Range(0, 2)))
+    gpio_dc: int = field(metadata=allowed(GPIO))
+    gpio_reset: int = field(metadata=allowed(GPIO))
+    # quarter turns: 0, or 2 for a panel mounted upside down
+    rotate: int = field(metadata=allowed(OneOf((0, 2), "upside down")))
+
+
+@dataclass(frozen=True, slots=True)
+class PanelsSection:
+    # how often a panel that is out is tried again; each try costs the bus a few ms
+    retry_s: float = field(metadata=allowed(Range(1, 60, "s")))
+    common: PanelSection
+    seats: tuple[tuple[str, PanelSection], ...]  # (seat, its panel) where [panels.X] is given
+
+    def seat(self, seat: str) -> PanelSection:
+        return dict(self.seats).get(seat, self.common)
+
+
+@dataclass(frozen=True, slots=True)
+class SimSection:
+    # a host name or address; a DNS name is at most 253 characters
+    host: str = field(metadata=allowed(Text(1, 253, spaces=False)))
+    port: int = field(metadata=allowed(PORT))
+
+
+BAUD_RATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200)
+PIN = re.compile(r"[0-9A-Fa-f]{64}")  # as `openssl x509 -fingerprint -sha256` prints, colons out
+
+
+@dataclass(frozen=True, slots=True)
+class HubSection:
+    """The link to the tournament hub. ``klik pair`` fills in table, device_id and key."""
+
+    # "off": results stay on the table; "http": over the network to url; "serial": a USB
+    # cable or a radio module on serial_port
+    link: Literal["off", "http", "serial"]
+    url: str = field(metadata=allowed(Url()))  # the hub's base address
+    # the table's number at the tournament; 0: not paired
+    table: int = field(metadata=allowed(Range(0, 999)))
+    device_id: str = field(
+        metadata=allowed(Pattern(DEVICE, "1 to 64 letters, digits, - or _", "not paired"))
+    )
+    # the HMAC key from pairing: a secret, so it is left out of repr() as well
+    key: str = field(repr=False, metadata=allowed(Secret()))
+    serial_port: str = field(metadata=allowed(Text(1, 4096, spaces=False)))
+    serial_baud: int = field(metadata=allowed(OneOf(BAUD_RATES, "baud")))
+    # how often the table tells the hub it is alive (and asks for commands)
+    heartbeat_s: float = field(metadata=allowed(Range(0.5, 60, "s")))
+    # SHA-256 of the hub's self-signed certificate: https then trusts that one certificate
+    tls_pin_sha256: str = field(
+        metadata=allowed(Pattern(PIN, "64 hex digits (SHA-256), without colons", "no pin"))
+    )
+
+
+def defaults_text() -> str:
+    """The shipped ``defaults.toml``, the one place a key's default is written."""
+    return resources.files("klik.table").joinpath("defaults.toml").read_text(encoding="utf-8")
+
+
+@functools.cache
+def shipped() -> Config:
+    """The config ``defaults.toml`` alone makes: what ``Config()`` holds. Read once."""
+    return build(tomllib.loads(defaults_text()), "<defaults>")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective config. ``Config()`` is the shipped defaults alone, as ``load(None)``."""
+
+    table: TableSection = field(default_factory=lambda: shipped().table)
+    game: GameSection = field(default_factory=lambda: shipped().game)
+    # the engine's own schema
+    buttons: GestureSettings = field(default_factory=lambda: shipped().buttons)
+    hardware: HardwareSection = field(default_factory=lambda: shipped().hardware)
+    pins: PinsSection = field(default_factory=lambda: shipped().pins)
+    panels: PanelsSection = field(default_factory=lambda: shipped().panels)
+    # (seat, name)
+    players: tuple[tuple[str, str], ...] = field(default_factory=lambda: shipped().players)
+    sim: SimSection = field(default_factory=lambda: shipped().sim)
+    hub: HubSection = field(default_factory=lambda: shipped().hub)
+    source: str = field(default="<defaults>", compare=False)
+
+    @property
+    def seat_letters(self) -> tuple[str, ...]:
+        return SEATS[: self.table.seats]
+
+    def settings(self) -> g.Settings:
+        """The engine's settings for a new game at this table."""
+        game = self.game
+        return g.Settings(
+            seats=self.seat_letters,
+            starter=game.starter,
+            move_time_s=game.move_time_s,
+            rules=RULE_SETS[game.rules],
+            timeout=g.TimeoutMode(game.timeout),
+            penalty_tiles=game.penalty_tiles,
+            penalty_window_s=game.penalty_window_s,
+            warn_s=game.warn_s,
+            gestures=self.buttons,
+        )
+
+
+#: The sections whose keys are the fields of one dataclass; ``[players]`` (seat = name) and
+#: ``[panels]`` (with a ``[panels.X]`` for each seat) are read on their own.
+SECTIONS: dict[str, type] = {
+    "table": TableSection,
+    "game": GameSection,
+    "buttons": GestureSettings,
+    "hardware": HardwareSection,
+    "pins": PinsSection,
+    "sim": SimSection,
+    "hub": HubSection,
+}
+
+
+def build(data: dict[str, Any], source: str) -> Config:
+    """``data`` (the defaults with the file laid over them) as a ``Config``, every key checked
+    against the schema. Raises ConfigError naming ``source``, the key and what is allowed."""
+    known = [*SECTIONS, "players", "panels"]
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{source}: unknown section [{key}]{_hint(key, known)}")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{source}: {key} must be a section [{key}], got {kind(value)}")
+    built = {
+        name: _section(cls, data.get(name, {}), name, source) for name, cls in SECTIONS.items()
+    }
+    return Config(
+        **built,
+        players=_players(data.get("players", {}), source),
+        panels=_panels(data.get("panels", {}), source),
+        source=source,
+    )
+
+
+def _section(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields(cls) if f.name in hints and _is_value(hints[f.name])]
+    ranges = _ranges(cls)
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in names:
+            raise ConfigError(f"{source}: unknown key [{where}] {key}{_hint(key, names)}")
+        values[key] = _value(value, hints[key], ranges.get(key), f"[{where}] {key}", source)
+    if missing := [name for name in names if name not in values]:
+        # Only a broken defaults.toml leaves a key out: every key's default is there.
+        raise ConfigError(f"defaults.toml: [{where}] {missing[0]} is missing")
+    return cls(**values)
+
+
+def _ranges(cls: type) -> Mapping[str, Allowed]:
+    """What each key of section ``cls`` may be, from its fields' metadata."""
+    if cls is GestureSettings:  # the engine's own dataclass: its ranges are in klik.core.limits
+        return GESTURES
+    return {f.name: f.metadata["allowed"] for f in fields(cls) if "allowed" in f.metadata}
+
+
+def _is_value(hint: Any) -> bool:
+    return hint in (str, int, float, bool) or get_origin(hint) is Literal
+
+
+def _value(value: Any, hint: Any, limit: Allowed | None, key: str, source: str) -> Any:
+    """``value`` as the schema's type, checked against its range; ConfigError if not."""
+    if isinstance(limit, Secret):  # the message names the key and never shows the value
+        if isinstance(value, str) and limit.allows(value):
+            return value
+        raise ConfigError(f"{source}: {key}: {limit.why(value)}")
+    value = _typed(value, hint, key, source)
+    if limit is not None and not limit.allows(value):
+        raise ConfigError(f"{source}: {key} = {limit.shown(value)}: allowed are {limit}")
+    return value
+
+
+def _typed(value: Any, hint: Any, key: str, source: str) -> Any:
+    if get_origin(hint) is Literal:
+        choices = get_args(hint)
+        if value not in choices or isinstance(value, bool):
+            options = ", ".join(f'"{a}"' for a in choices)
+            raise ConfigError(f"{source}: {key} = {as_toml(value)}: allowed are {options}")
+        return value
+    ok = {
+        bool: isinstance(value, bool),
+        int: isinstance(value, int) and not isinstance(value, bool),
+        float: isinstance(value, int | float) and not isinstance(value, bool),
+        str: isinstance(value, str),
+    }[hint]
+    if not ok:
+        want = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+        raise ConfigError(
+            f"{source}: {key} = {as_toml(value)}: must be {want[hint]}, got {kind(value)}"
+        )
+    return float(value) if hint is float else value
+
+
+def _players(data: dict[str, Any], source: str) -> tuple[tuple[str, str], ...]:
+    players = []
+    for seat, name in data.items():
+        if seat not in SEATS:
+            raise ConfigError(f"{source}: unknown key [players] {seat}: seats are A, B, C, D")
+        players.append((seat, _value(name, str, PLAYER, f"[players] {seat}", source)))
+    return tuple(sorted(players))
+
+
+def _panels(data: dict[str, Any], source: str) -> PanelsSection:
+    common_keys = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    if "retry_s" not in common_keys:
+        raise ConfigError("defaults.toml: [panels] retry_s is missing")
+    retry = common_keys.pop("retry_s")
+    retry_s = _value(retry, float, _ranges(PanelsSection)["retry_s"], "[panels] retry_s", source)
+    common = _section(PanelSection, common_keys, "panels", source)
+    seats = []
+    for seat, table in data.items():
+        if not isinstance(table, dict):
+            continue
+        if seat not in SEATS:
+            raise ConfigError(f"{source}: unknown section [panels.{seat}]: seats are A, B, C, D")
+        merged = {**common_keys, **table}
+        seats.append((seat, _section(PanelSection, merged, f"panels.{seat}", source)))
+    return PanelsSection(retry_s=retry_s, common=common, seats=tuple(sorted(seats)))
+
+
+def _hint(key: str, names: list[str]) -> str:
+    """What an unknown key or section is likely meant to be, or else what is allowed."""
+    hint = did_you_mean(key, names)
+    return f" ({hint})" if hint else f"; allowed are {', '.join(names)}"
