@@ -41,11 +41,12 @@ def test_a_round_is_sent_started_and_reported_with_the_players_ids(
         assert sent.status_code == 201, sent.text
         names = {p["id"]: p["name"] for p in httpx.get(f"{url}{API}/{tid}/players").json()}
         for table, lineup in zip(tables, seats, strict=True):
-            until(table, lambda t=table: t.engine.game_lineup is not None)
-            shown = {s: t.name for s, t in table.engine.views.items()}
-            assert shown == {s: names[p] for s, p in lineup.items()} | (
+            expected = {s: names[p] for s, p in lineup.items()} | (
                 {"D": ""} if len(lineup) == 3 else {}
             )
+            # The engine takes the lineup, then redraws: wait for the screens, not the lineup.
+            until(table, lambda t=table, e=expected: shown(t) == e)
+            assert table.engine.game_lineup is not None
         assert tables[1].engine.views["D"].screen is Screen.FREE  # nobody sits at D
 
         httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "start"})
@@ -77,3 +78,8 @@ def test_a_round_is_sent_started_and_reported_with_the_players_ids(
     finally:
         for table in tables:
             table.stop()
+
+
+def shown(table: Daemon) -> dict[str, str]:
+    """The name on each seat's screen."""
+    return {s: v.name for s, v in table.engine.views.items()}
