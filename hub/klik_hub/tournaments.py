@@ -1124,21 +1124,19 @@ def _slot_json(slot: sl.Slot) -> dict[str, int]:
 def _lineup(
     tid: int, row: Any, kept: _Round, table: Sequence[str], names: dict[str, str]
 ) -> dict[str, Any]:
-    """The ``game`` command's args for one table of a round (docs/protocol.md); a format
-    whose first starter is drawn says so (``first_starter``), else the key is left out, as
-    an older table knows none."""
-    drawn = {} if f.load_format(row.format).first_starter == "A" else {"first_starter": "draw"}
-    return drawn | {
-        "tournament": str(tid),
-        "round": kept.round_no,
-        "games": kept.games,
-        "rules": row.rules,
-        "move_time_s": row.move_time_s,
-        "seats": {
-            seat: {"player": player, "name": names[player]}
-            for seat, player in zip(SEATS, table, strict=False)
-        },
-    }
+    """The ``game`` command's args for one table of a round (``p.RoundLineup``)."""
+    seated = tuple(zip(SEATS, table, strict=False))
+    return p.RoundLineup(
+        tournament=str(tid),
+        round_no=kept.round_no,
+        games=kept.games,
+        rules=row.rules,
+        move_time_s=row.move_time_s,
+        seats=tuple(seat for seat, _ in seated),
+        players=seated,
+        names=tuple((seat, names[player]) for seat, player in seated),
+        first_starter=f.load_format(row.format).first_starter,
+    ).json()
 
 
 def _player_json(row: Any) -> dict[str, Any]:

@@ -90,3 +90,22 @@ def test_a_body_that_is_not_a_heartbeat_is_one_line_naming_its_field(
     with pytest.raises(p.ProtocolError) as refused:
         p.Heartbeat.decode(body)
     assert str(refused.value) == message
+
+
+@given(
+    st.integers(2, 4),
+    st.lists(st.text(min_size=1, max_size=200), min_size=4, max_size=4, unique=True),
+    st.lists(st.text(max_size=200), min_size=4, max_size=4),
+    st.sampled_from(p.FIRST_STARTERS),
+)
+def test_a_lineup_the_hub_builds_the_table_decodes_as_it_was(
+    size: int, players: list[str], names: list[str], first_starter: str
+) -> None:
+    seats = m.SEATS[:size]
+    lineup = p.RoundLineup(
+        tournament="7", round_no=3, games=2, rules="league", move_time_s=60, seats=seats,
+        players=tuple(zip(seats, players, strict=False)),
+        names=tuple(zip(seats, names, strict=False)), first_starter=first_starter,
+    )  # fmt: skip
+    assert p.RoundLineup.decode(lineup.json(), m.SEATS) == lineup
+    assert ("first_starter" in lineup.json()) is (first_starter == "draw")  # older tables

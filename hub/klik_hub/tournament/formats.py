@@ -36,13 +36,15 @@ from typing import Any
 
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
+from klik.link import protocol as p
 from klik.suggest import did_you_mean
 from klik_hub.tournament.draw import DrawError, table_sizes
 from klik_hub.tournament.roster import MAX_PLAYERS  # a tournament's players
 from klik_hub.tournament.standings import Row, TieBreak
 
 MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
-FIRST_STARTERS = ("A", "draw")  # seat A starts a round's first game (000 f, 004 6), or drawn
+# seat A starts a round's first game (000 f, 004 6), or the drawn seat (001)
+FIRST_STARTERS = p.FIRST_STARTERS
 MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
 
 Pattern = tuple[tuple[int, ...], ...]  # tables of places, each in seat order A, B, C, D

@@ -1,6 +1,7 @@
 """The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
 HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
-receipts (``envelope``), and the heartbeat as a typed message (``messages``).
+receipts (``envelope``), and the heartbeat (``messages``) and a round's lineup (``lineup``)
+as typed messages.
 
 Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
 the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
@@ -35,6 +36,7 @@ from klik.link.protocol.envelope import (
     seal,
     verify,
 )
+from klik.link.protocol.lineup import FIRST_STARTERS, RoundLineup
 from klik.link.protocol.messages import (
     MAX_COMMAND_ID,
     MAX_REFUSED,
@@ -58,6 +60,7 @@ __all__ = [
     "COMMAND_KINDS",
     "DEVICE",
     "ENVELOPE_DEPTH",
+    "FIRST_STARTERS",
     "KEY_HEX",
     "MAX_BODY",
     "MAX_COMMAND_ID",
@@ -82,7 +85,7 @@ __all__ = [
     "Heartbeat",
     "Json",
     "ProtocolError",
-    "Refusal",
+    "Refusal", "RoundLineup",
     "Status",
     "canonical",
     "check_frame",

@@ -1,0 +1,123 @@
+"""The ``game`` command's args: a tournament round's lineup at one table, as the hub builds it
+(``RoundLineup.json``) and the table checks it (``RoundLineup.decode``), in one place.
+
+Who sits where (each seat's player id in the tournament and name), the rule set, the move
+time, how many games the round has at the table, and who starts its first game: seat A, or
+(``"first_starter": "draw"``, 001: the highest tile starts) the seat whose player holds their
+button first. A table of 3 sits at A, B and C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from klik.core.limits import GAME
+from klik.core.scoring import RULE_SETS
+from klik.link.protocol.envelope import ProtocolError
+
+Json = dict[str, Any]
+MAX_TEXT = 200  # the protocol's text fields
+MAX_GAMES = 9  # games of a round at one table
+MAX_ROUND = 10_000
+FIRST_STARTERS = ("A", "draw")  # who starts the round's first game: seat A, or drawn (001)
+FIELDS = ("tournament", "round", "games", "rules", "move_time_s", "seats", "first_starter")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLineup:
+    """One table's lineup for a round."""
+
+    tournament: str
+    round_no: int
+    games: int
+    rules: str
+    move_time_s: int
+    seats: tuple[str, ...]  # in seat order: A, B[, C[, D]]
+    players: tuple[tuple[str, str], ...]  # (seat, player id)
+    names: tuple[tuple[str, str], ...]  # (seat, name)
+    first_starter: str = "A"
+
+    def json(self) -> Json:
+        """The args as the hub sends them; ``first_starter`` only when drawn, as an older
+        table knows no such key."""
+        names, players = dict(self.names), dict(self.players)
+        args: Json = {
+            "tournament": self.tournament,
+            "round": self.round_no,
+            "games": self.games,
+            "rules": self.rules,
+            "move_time_s": self.move_time_s,
+            "seats": {s: {"player": players[s], "name": names[s]} for s in self.seats},
+        }
+        if self.first_starter != "A":
+            args["first_starter"] = self.first_starter
+        return args
+
+    @classmethod
+    def decode(
+        cls, args: Any, table_seats: Sequence[str], *, also: Collection[str] = ()
+    ) -> RoundLineup:
+        """The lineup in ``args`` for a table with ``table_seats``; ProtocolError naming the
+        first field that is wrong. ``also``: more keys the caller reads itself (the table's
+        own ``begun`` and ``drawn`` in its lineup file)."""
+        if not isinstance(args, Mapping):
+            raise ProtocolError("args", "must be an object")
+        known = {*FIELDS, *also}
+        if unknown := sorted(set(args) - known):
+            raise ProtocolError(
+                f"args.{unknown[0]}", f"unknown; allowed: {', '.join(sorted(known))}"
+            )
+        tournament = args.get("tournament")
+        if not isinstance(tournament, str) or not 1 <= len(tournament) <= MAX_TEXT:
+            raise ProtocolError("args.tournament", f"must be text of 1 to {MAX_TEXT} characters")
+        round_no = whole(args, "round", 1, MAX_ROUND)
+        games = whole(args, "games", 1, MAX_GAMES)
+        rules = args.get("rules")
+        if not isinstance(rules, str) or rules not in RULE_SETS:
+            raise ProtocolError("args.rules", f"allowed are {', '.join(RULE_SETS)}")
+        move_time = GAME["move_time_s"]
+        move_time_s = whole(args, "move_time_s", int(move_time.lo), int(move_time.hi))
+        order, players, names = _seats(args.get("seats"), table_seats)
+        first_starter = args.get("first_starter", "A")
+        if first_starter not in FIRST_STARTERS:
+            raise ProtocolError("args.first_starter", f"allowed are {', '.join(FIRST_STARTERS)}")
+        return cls(tournament, round_no, games, rules, move_time_s, order, players, names,
+                   first_starter)  # fmt: skip
+
+
+def _seats(
+    seats: Any, table_seats: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    if not isinstance(seats, Mapping) or not 2 <= len(seats) <= len(table_seats):
+        raise ProtocolError("args.seats", f"must map 2 to {len(table_seats)} seats to players")
+    order = tuple(table_seats[: len(seats)])
+    if set(seats) != set(order):
+        # A round's table of 3 sits at A, B and C: the seats the table's journal knows.
+        raise ProtocolError("args.seats", f"must be {', '.join(order)} for {len(seats)} players")
+    players, names = [], []
+    for seat in order:
+        entry = seats[seat]
+        where = f"args.seats.{seat}"
+        if not isinstance(entry, Mapping) or set(entry) != {"player", "name"}:
+            raise ProtocolError(where, 'must be {"player": id, "name": name}')
+        player, name = entry["player"], entry["name"]
+        if not isinstance(player, str) or not 1 <= len(player) <= MAX_TEXT:
+            raise ProtocolError(f"{where}.player", f"must be text of 1 to {MAX_TEXT} characters")
+        if not isinstance(name, str) or len(name) > MAX_TEXT:
+            raise ProtocolError(f"{where}.name", f"must be text of at most {MAX_TEXT} characters")
+        players.append((seat, player))
+        names.append((seat, name))
+    ids = [p for _, p in players]
+    if len(set(ids)) != len(ids):
+        raise ProtocolError("args.seats", "a player sits twice")
+    return order, tuple(players), tuple(names)
+
+
+def whole(args: Mapping[str, Any], key: str, low: int, high: int) -> int:
+    """``args[key]``, a whole number from ``low`` to ``high``; ProtocolError naming it."""
+    value = args.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise ProtocolError(f"args.{key}", f"must be a whole number from {low} to {high}")
+    return value
