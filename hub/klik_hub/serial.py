@@ -1,7 +1,7 @@
 """The hub's end of a serial channel: frames in, signed acks out, commands pushed.
 
 ``klik hub --serial DEVICE`` starts one ``SerialHub`` per device, beside the HTTP API and on
-the same store. The channel and its rules are ``klik.link.serial``'s; what is the hub's:
+the same store. The channel and its rules are ``klik.link.channel``'s; what is the hub's:
 
 - **Every good frame goes to ``inbox.take``**, as an HTTP body does, so both links keep and
   refuse exactly the same envelopes. The answer's ``ack`` goes back as one frame after a
@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from klik.link import protocol as p
-from klik.link.http import LinkDown
-from klik.link.serial import (
+from klik.link.channel import (
     HUB_QUIET_BYTES,
     MIN_HUB_QUIET_S,
     Channel,
@@ -44,6 +43,7 @@ from klik.link.serial import (
     airtime_s,
     default_answer_timeout_s,
 )
+from klik.link.reply import LinkDown
 from klik_hub import inbox
 from klik_hub.store import Device, Store, Unbelieved
 

@@ -38,8 +38,8 @@ from typing import Any, Protocol
 from klik.faults import kill_point
 from klik.link import backoff
 from klik.link import protocol as p
-from klik.link.http import LinkDown, Reply
 from klik.link.outbox import Outbox, OutboxError
+from klik.link.reply import LinkDown, Reply
 
 log = logging.getLogger("klik.link.courier")
 

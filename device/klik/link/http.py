@@ -30,11 +30,10 @@ import json
 import re
 import socket
 import ssl
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from klik.errors import KlikError
+from klik.link.reply import LinkDown, Reply
 
 MAX_REPLY = 1024 * 1024  # bytes; a hub's answer is a few hundred
 PIN = re.compile(r"[0-9a-fA-F]{64}")
@@ -54,26 +53,6 @@ _CLOSED_BY_THE_HUB = (
     ssl.SSLEOFError,
     ssl.SSLZeroReturnError,
 )
-
-
-class LinkDown(KlikError, ConnectionError):  # noqa: N818 (it names a state, as the courier reads it)
-    """The hub could not be reached; ``str()`` says why in one line. ``certificate``: the
-    hub showed a certificate this table does not trust (not its pin): no retry mends that."""
-
-    def __init__(self, message: str, *, certificate: bool = False) -> None:
-        super().__init__(message)
-        self.certificate = certificate
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The hub's answer: its HTTP status and its JSON object ({} if it sent none)."""
-
-    status: int
-    body: dict[str, Any]
-    # The answer's first line as text, for the log (HTML from a proxy); not part of what
-    # the answer says, so two replies with the same status and body are equal.
-    first_line: str = field(default="", compare=False)
 
 
 class _PinMismatchError(ssl.SSLError):
