@@ -6,8 +6,8 @@ once garble each other for everyone, and a module that is talking hears nothing 
 The rules (``docs/protocol.md``, "The shared serial channel"):
 
 - **Frames.** One envelope a line: its canonical JSON, a space, its CRC-32 in 8 hex digits
-  and ``\\n`` (``protocol.frame_signed``). A frame that is too long, has a bad CRC, is not an
-  envelope or whose MAC is not the right one is dropped and counted in ``dropped``.
+  and ``\\n`` (``protocol.frame_signed``). A frame that is too long or has a bad CRC is
+  dropped and counted in ``dropped``.
 - **Listen before talking.** Each node's reader thread notes when it last heard a byte. A
   table draws a random wait from 0 to ``contend_s`` (eight radio packets' time, doubled for
   each request in a row that got no answer) and talks once the channel has been quiet for
@@ -19,17 +19,7 @@ The rules (``docs/protocol.md``, "The shared serial channel"):
 - **A frame that stops coming** (its end garbled in a collision, a radio packet lost) is
   dropped when the line has been quiet for ``gap_s`` in its middle, so the next frame is
   not glued onto it and lost with it.
-- **One exchange at a time.** A table sends one request (a result or a heartbeat) and waits
-  for the hub's ``ack`` with its device, the request's seq and ``of`` the request's type,
-  signed with its key. No such ack within ``answer_timeout_s``, or ``HUB_SILENT_S`` of
-  silence with no ack, is ``LinkDown``: the courier backs off at random (exponential, full
-  jitter: ``klik.link.backoff``) and sends again, and the hub answers a resent result as a
-  duplicate, with the first receipt.
-- **Pushes.** The hub pushes a table's waiting commands as an ``ack`` with ``of:
-  "commands"`` (seq 0). The link verifies its MAC and hands it to ``on_push``; the courier
-  carries each command out once and acknowledges it in its next heartbeat. A replayed push
-  does no harm: the outbox remembers the ids it carried out.
-- **A port that vanishes** (a USB cable pulled): ``post`` raises ``LinkDown``; the reader
+- **A port that vanishes** (a USB cable pulled): a write raises ``LinkDown``; the reader
   logs it once and opens the port again every ``REOPEN_S``. Nothing here ends the daemon.
 
 ``Channel`` is one node's end of the channel, the table's (``klik.link.serial``) and the

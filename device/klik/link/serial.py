@@ -1,39 +1,22 @@
-"""The serial link: envelopes as frames on a shared half-duplex channel.
+"""The serial link: the table's requests and the hub's acks over the shared channel.
 
-The channel is a USB cable to the hub, or 433 MHz HC-12 radio modules, where the hub and
-several tables share one frequency: only one of them may talk at a time, two that talk at
-once garble each other for everyone, and a module that is talking hears nothing meanwhile.
-The rules (``docs/protocol.md``, "The shared serial channel"):
+The channel's own rules (frames, listen before talking, a frame that stops coming, a port
+that vanishes) are ``klik.link.channel``'s, which the hub's end (``klik_hub.serial``) uses
+too. The link's (``docs/protocol.md``, "The shared serial channel"):
 
-- **Frames.** One envelope a line: its canonical JSON, a space, its CRC-32 in 8 hex digits
-  and ``\\n`` (``protocol.frame_signed``). A frame that is too long, has a bad CRC, is not an
-  envelope or whose MAC is not the right one is dropped and counted in ``dropped``.
-- **Listen before talking.** Each node's reader thread notes when it last heard a byte. A
-  table draws a random wait from 0 to ``contend_s`` (eight radio packets' time, doubled for
-  each request in a row that got no answer) and talks once the channel has been quiet for
-  ``quiet_s`` and then that wait: tables that waited out the same frame, or that timed out
-  together, do not all start in the same instant and garble each other again. A table
-  that hears another table's request leaves the channel to the hub for ``HUB_TURN_S`` (or
-  until an ack is heard), and the hub answers after a shorter quiet (``HUB_QUIET_BYTES``):
-  answers go first, as 802.11 gives an acknowledgement a shorter gap than a new frame.
-- **A frame that stops coming** (its end garbled in a collision, a radio packet lost) is
-  dropped when the line has been quiet for ``gap_s`` in its middle, so the next frame is
-  not glued onto it and lost with it.
 - **One exchange at a time.** A table sends one request (a result or a heartbeat) and waits
   for the hub's ``ack`` with its device, the request's seq and ``of`` the request's type,
   signed with its key. No such ack within ``answer_timeout_s``, or ``HUB_SILENT_S`` of
   silence with no ack, is ``LinkDown``: the courier backs off at random (exponential, full
   jitter: ``klik.link.backoff``) and sends again, and the hub answers a resent result as a
-  duplicate, with the first receipt.
+  duplicate, with the first receipt. A frame that is not an envelope or whose MAC is not
+  the right one is dropped and counted in ``dropped``.
 - **Pushes.** The hub pushes a table's waiting commands as an ``ack`` with ``of:
   "commands"`` (seq 0). The link verifies its MAC and hands it to ``on_push``; the courier
   carries each command out once and acknowledges it in its next heartbeat. A replayed push
   does no harm: the outbox remembers the ids it carried out.
-- **A port that vanishes** (a USB cable pulled): ``post`` raises ``LinkDown``; the reader
-  logs it once and opens the port again every ``REOPEN_S``. Nothing here ends the daemon.
 
-``SerialLink`` is the table's link, in the courier's hands as ``HttpLink`` is, over its end
-of the shared channel (``klik.link.channel``, which the hub's end uses too). Standard
+``SerialLink`` is the table's link, in the courier's hands as ``HttpLink`` is. Standard
 library and pyserial only, as everything on the table.
 """
 
