@@ -29,7 +29,13 @@ from klik_hub import exports, printing
 from klik_hub.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster
-from klik_hub.tournaments import MissingResultsError, TournamentError, Tournaments
+from klik_hub.tournaments import (
+    ConflictError,
+    MissingResultsError,
+    NotFoundError,
+    TournamentError,
+    Tournaments,
+)
 
 MOVE_TIME = GAME["move_time_s"]
 MAX_CSV = 1 << 20  # bytes: a thousand players with long names fit many times over
@@ -231,11 +237,16 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
     return roster.from_json(sent)
 
 
+# The tournament's errors know no HTTP; the routes answer each kind with its status.
+STATUS_OF = ((NotFoundError, 404), (ConflictError, 409), (TournamentError, 422))
+
+
 def refused(problem: TournamentError) -> JSONResponse:
     """Any route's TournamentError, as the app's exception handler answers it: one line."""
+    status = next(code for kind, code in STATUS_OF if isinstance(problem, kind))
     if isinstance(problem, MissingResultsError):
-        return error(problem.status, str(problem), missing=problem.missing)
-    return error(problem.status, str(problem))
+        return error(status, str(problem), missing=problem.missing)
+    return error(status, str(problem))
 
 
 def router(store: Store, judge_only: Any) -> APIRouter:

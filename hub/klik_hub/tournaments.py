@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 
 from klik.core.scoring import RULE_SETS, RuleSet
+from klik.errors import KlikError
 from klik.link import protocol as p
 from klik_hub.schema import (
     commands,
@@ -63,18 +64,17 @@ SANCTIONS = ("warning", "deduction", "exclusion")
 MAX_DEDUCTION = 100  # big points one deduction takes: far above a whole day's
 
 
-class TournamentError(Exception):
-    """A request the tournament cannot take; ``status`` is its HTTP answer."""
-
-    status = 422
+class TournamentError(KlikError):
+    """A request the tournament cannot take (the routes answer 422); ``str()`` says why."""
 
 
 class NotFoundError(TournamentError):
-    status = 404
+    """No such tournament, round, player or result (404)."""
 
 
 class ConflictError(TournamentError):
-    status = 409
+    """A request that the tournament's present state refuses (409): a round not yet over,
+    a draw that is not the next, a table not paired."""
 
 
 class MissingResultsError(ConflictError):
