@@ -189,24 +189,27 @@ class Store:
         self._beats = engine.execution_options(**BEST_EFFORT)
 
     @contextmanager
-    def _write(self, engine: Engine | None = None) -> Iterator[Connection]:
-        """A write transaction (durable unless ``engine`` says otherwise), committed on exit."""
+    def writing(self, engine: Engine | None = None) -> Iterator[Connection]:
+        """A write transaction (durable unless ``engine`` says otherwise), committed on exit;
+        one at a time on SQLite. The tournament's module (``tournaments``) writes through it
+        too."""
         with self._writer, (engine or self.engine).begin() as connection:
             yield connection
 
-    def _read(self) -> Connection:
+    def reading(self) -> Connection:
+        """A connection for reads (a snapshot on PostgreSQL), closed by its ``with``."""
         return self._reader.connect()
 
     # --- settings ------------------------------------------------------------------------
 
     def setting(self, name: str) -> str | None:
-        with self._read() as db:
+        with self.reading() as db:
             found = db.execute(select(settings.c.value).where(settings.c.name == name))
             value = found.scalar()
         return None if value is None else str(value)
 
     def set_setting(self, name: str, value: str) -> None:
-        with self._write() as db:
+        with self.writing() as db:
             db.execute(delete(settings).where(settings.c.name == name))
             db.execute(insert(settings).values(name=name, value=value))
 
@@ -214,7 +217,7 @@ class Store:
 
     def open_session(self, token_sha256: str, password_sha256: str, expires_ms: int) -> None:
         """Keep a new session (and forget the expired ones, so the table stays small)."""
-        with self._write() as db:
+        with self.writing() as db:
             db.execute(delete(sessions).where(sessions.c.expires_ms <= self.now_ms()))
             db.execute(
                 insert(sessions).values(
@@ -226,7 +229,7 @@ class Store:
 
     def session(self, token_sha256: str) -> str | None:
         """The password digest a live session was opened with; None if none or expired."""
-        with self._read() as db:
+        with self.reading() as db:
             found = db.execute(
                 select(sessions.c.password_sha256).where(
                     sessions.c.token_sha256 == token_sha256,
@@ -236,7 +239,7 @@ class Store:
         return None if found is None else str(found)
 
     def close_session(self, token_sha256: str) -> None:
-        with self._write() as db:
+        with self.writing() as db:
             db.execute(delete(sessions).where(sessions.c.token_sha256 == token_sha256))
 
     # --- pairing -------------------------------------------------------------------------
@@ -245,7 +248,7 @@ class Store:
         """A new device id and 256-bit key for table ``table_no``; replaces an earlier pairing."""
         device = f"t{table_no}-{secrets.token_hex(4)}"
         key_hex = secrets.token_hex(32)
-        with self._write() as db:
+        with self.writing() as db:
             db.execute(delete(devices).where(devices.c.table_no == table_no))
             db.execute(
                 insert(devices).values(
@@ -258,12 +261,12 @@ class Store:
         return device, key_hex
 
     def device(self, device: str) -> Device | None:
-        with self._read() as db:
+        with self.reading() as db:
             return self._device(db, device)
 
     def paired(self, table_no: int) -> bool:
         """Whether table ``table_no`` is paired with this hub (a command needs a table)."""
-        with self._read() as db:
+        with self.reading() as db:
             found = db.execute(select(devices.c.device).where(devices.c.table_no == table_no))
             return found.first() is not None
 
@@ -281,7 +284,7 @@ class Store:
         raises.
         """
         best_effort = envelope.type == "heartbeat"
-        with self._write(self._beats if best_effort else None) as db:
+        with self.writing(self._beats if best_effort else None) as db:
             known = self._device(db, envelope.device)
             if known is None:
                 raise RefusedError(Unbelieved.UNKNOWN, "unknown device")
@@ -353,7 +356,7 @@ class Store:
         query = select(results).order_by(results.c.id.desc()).limit(limit)
         if table_no is not None:
             query = query.where(results.c.table_no == table_no)
-        with self._read() as db:
+        with self.reading() as db:
             rows = db.execute(query).all()
             ids = [row.id for row in rows]
             corrected = set(
@@ -437,7 +440,7 @@ class Store:
             if kind not in p.COMMAND_KINDS:
                 raise ValueError(f"kind: allowed are {', '.join(p.COMMAND_KINDS)}")
         now = self.now_ms()
-        with self._write() as db:
+        with self.writing() as db:
             # Ranks grow strictly, whatever the clock does: a table carries its commands out
             # in the order the judge gave them.
             last = db.execute(select(func.max(commands.c.rank))).scalar() or 0
@@ -459,7 +462,7 @@ class Store:
     def tables(self) -> list[dict[str, Any]]:
         """Every paired table with its last heartbeat and pending commands, by table number."""
         now = self.now_ms()
-        with self._read() as db:
+        with self.reading() as db:
             rows = db.execute(
                 select(devices, status.c.body, status.c.seen_ms)
                 .outerjoin(status, status.c.device == devices.c.device)

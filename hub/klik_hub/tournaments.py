@@ -130,7 +130,7 @@ class Tournaments:
             fmt.check_rules(rules)
         except f.FormatError as error:
             raise TournamentError(str(error)) from None
-        with self.store._write() as db:
+        with self.store.writing() as db:
             new = db.execute(
                 insert(tournaments)
                 .values(
@@ -147,7 +147,7 @@ class Tournaments:
     def listed(self) -> list[dict[str, Any]]:
         """Every tournament, newest first: ``{"id", "name", "rules", "format", "move_time_s",
         "in_play"}``."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             found = db.execute(select(tournaments).order_by(tournaments.c.id.desc())).all()
         playing = self.in_play()
         return [
@@ -157,7 +157,7 @@ class Tournaments:
         ]  # fmt: skip
 
     def get(self, tid: int) -> dict[str, Any]:
-        with self.store._read() as db:
+        with self.store.reading() as db:
             row = self._tournament(db, tid)
             enrolled = db.execute(
                 select(func.count()).select_from(players).where(players.c.tournament_id == tid)
@@ -184,7 +184,7 @@ class Tournaments:
     ) -> list[dict[str, Any]]:
         """Enrol ``entrants`` (all or none) with the next start numbers; they are returned.
         A list that would enrol someone again is a ConflictError (``roster.check_new``)."""
-        with self.store._write() as db:
+        with self.store.writing() as db:
             # The tournament's row is locked (PostgreSQL) so two enrolments number in turn;
             # SQLite's writer lock does the same.
             self._tournament(db, tid, lock=True)
@@ -214,7 +214,7 @@ class Tournaments:
 
     def players(self, tid: int) -> list[dict[str, Any]]:
         """Every enrolled player by start number, ``active`` false once withdrawn."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
             found = db.execute(
                 select(players).where(players.c.tournament_id == tid).order_by(players.c.player_no)
@@ -227,7 +227,7 @@ class Tournaments:
         """Rename a player, fix their club, withdraw (``active`` false) or reinstate them, as
         a logged event with ``reason``, ``by`` and the hub's time; returns the player. A
         withdrawn player is not drawn again; their games stay and count for their opponents."""
-        with self.store._write() as db:
+        with self.store.writing() as db:
             self._tournament(db, tid, lock=True)
             row = db.execute(
                 select(players).where(
@@ -310,7 +310,7 @@ class Tournaments:
             )
         if big is not None and not 1 <= big <= MAX_DEDUCTION:
             raise TournamentError(f"big: a deduction takes 1 to {MAX_DEDUCTION} big points")
-        with self.store._write() as db:
+        with self.store.writing() as db:
             row = self._tournament(db, tid, lock=True)
             names = self._names(db, tid)
             if str(player_no) not in names:
@@ -325,7 +325,7 @@ class Tournaments:
 
     def sanctions(self, tid: int) -> list[dict[str, Any]]:
         """Every sanction, newest first."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
             return self._sanctions(db, tid)[::-1]
 
@@ -371,7 +371,7 @@ class Tournaments:
 
     def play(self, tid: int) -> None:
         """Mark ``tid`` the tournament in play: the projector and the console follow it."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
         self.store.set_setting(IN_PLAY, str(tid))
 
@@ -402,7 +402,7 @@ class Tournaments:
         a round decided on one undrawn meanwhile.
         """
         seed = secrets.randbelow(1_000_000) if seed is None else seed
-        with self.store._write() as db:
+        with self.store.writing() as db:
             row = self._tournament(db, tid, lock=True)
             fmt = f.load_format(row.format)
             names = self._names(db, tid)
@@ -485,7 +485,7 @@ class Tournaments:
         """Undo the last drawn round while none of its results has come (a slip at the draw),
         as a logged event; returns the round as it was drawn. ConflictError naming the
         tables that reported once results have come, or if ``round_no`` is not the last."""
-        with self.store._write() as db:
+        with self.store.writing() as db:
             self._tournament(db, tid, lock=True)
             drawn = self._rounds(db, tid)
             found = [x for x in drawn if x.round_no == round_no]
@@ -528,7 +528,7 @@ class Tournaments:
         """A drawn round: its tables with their players and the games each still owes, and
         the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
         them)."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
             drawn_rounds = self._rounds(db, tid)
             found = [x for x in drawn_rounds if x.round_no == round_no]
@@ -558,7 +558,7 @@ class Tournaments:
         "Gracz A-D" because the judge started it before sending the lineups."""
         if kind not in p.ROUND_KINDS:
             raise TournamentError(f"kind {kind!r}: allowed are {', '.join(p.ROUND_KINDS)}")
-        with self.store._read() as db:
+        with self.store.reading() as db:
             row = self._tournament(db, tid)
             found = [x for x in self._rounds(db, tid) if x.round_no == round_no]
             if not found:
@@ -603,7 +603,7 @@ class Tournaments:
     def results(self, tid: int) -> list[dict[str, Any]]:
         """The tournament's results, oldest first, each with what it counts for now and the
         slot it fills (``slot``: round, table and the game within the round, or null)."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
             names = self._names(db, tid)
             listed = self._counted(db, tid, names, self._rounds(db, tid))
@@ -645,7 +645,7 @@ class Tournaments:
         """Add the judge's correction to a result of this tournament; returns it. ``assign``
         may also take a result that names no tournament (a table that played without the
         round's lineup) into this one."""
-        with self.store._write() as db:
+        with self.store.writing() as db:
             row = self._tournament(db, tid, lock=True)
             found = db.execute(
                 select(results.c.body, results.c.tournament).where(results.c.id == result_id)
@@ -709,7 +709,7 @@ class Tournaments:
         """The audit log, newest first: every correction (``"log": "correction"``) and every
         other event of the judge's (``"log": "event"``: withdraw, reinstate, rename, undraw),
         each with its reason, who and when."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             self._tournament(db, tid)
             made = [{"log": "correction", **c} for c in self._corrections(db, tid)]
             logged = db.execute(
@@ -760,7 +760,7 @@ class Tournaments:
         """The final classification (by the last stage reached, as the format says), or with
         ``stage`` that stage's standings of its own players: big, then small points (the
         format's tie-breaks) of the results that count, in the tournament's rule set."""
-        with self.store._read() as db:
+        with self.store.reading() as db:
             row = self._tournament(db, tid)
             fmt = f.load_format(row.format)
             if stage is not None and stage not in [s.name for s in fmt.stages]:
