@@ -4,32 +4,33 @@ Plain HTML with print CSS (A4, one table's sheet a page, no buttons or colours t
 printer would waste ink on), so the judge prints from the browser. The paper is the
 fallback if a table's device fails: the sheet has a line per game for every seat's rack,
 small and big points, and the signatures.
+
+The markup is in Jinja2 templates, ``templates/sheets.html`` and ``templates/standings.html``
+(both extend ``base.html``, which inlines ``print.css``); this module picks the words and
+shapes the data for them. Autoescaping escapes every value a user typed (a tournament's,
+a player's, a club's name), so nothing here escapes by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
+from dataclasses import dataclass
 from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
-PRINT_CSS = """
-  @page { size: A4; margin: 14mm; }
-  body { font: 11pt/1.35 system-ui, sans-serif; color: #000; }
-  h1 { font-size: 16pt; margin: 0 0 4mm; } h2 { font-size: 13pt; margin: 0 0 3mm; }
-  table { border-collapse: collapse; width: 100%; margin-bottom: 6mm; }
-  th, td { border: 0.3mm solid #000; padding: 1.6mm 2mm; text-align: left; }
-  th { background: #eee; } td.num { text-align: right; }
-  .sheet { break-after: page; } .sheet:last-child { break-after: auto; }
-  .sign td { height: 12mm; }
-  .mark { font-weight: 700; }
-  @media screen {
-    body { max-width: 190mm; margin: 10mm auto; }
-    .sheet { border-bottom: 1px dashed #999; padding-bottom: 8mm; margin-bottom: 8mm; }
-  }
-"""
+# One environment for the process: it compiles each template once and keeps it. A name a
+# template misspells is an error (StrictUndefined), not a blank on the paper.
+TEMPLATES = Environment(
+    loader=PackageLoader("klik_hub", "templates"),
+    autoescape=select_autoescape(["html"]),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 TEXT = {
     "pl": {
@@ -55,12 +56,25 @@ TEXT = {
 }  # fmt: skip
 
 
-def _page(title: str, body: str, lang: str) -> str:
-    return (
-        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{PRINT_CSS}</style></head>"
-        f"<body>{body}</body></html>"
-    )
+@dataclass(frozen=True)
+class Seat:
+    """One line of a sheet's lineup: the seat's letter and the player sitting there."""
+
+    seat: str
+    player: int
+    name: str
+    club: str
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One table's sheet. ``starters``: the seat that starts each game, game 1 first (seat A,
+    then each next game the next seat round the table); not printed where the format draws
+    who starts game 1."""
+
+    table: int
+    seats: tuple[Seat, ...]
+    starters: tuple[str, ...]
 
 
 def sheets(
@@ -70,44 +84,25 @@ def sheets(
     lang: str = "pl",
 ) -> str:
     """A sheet a table for round ``drawn`` (as ``GET .../rounds/{n}`` answers it)."""
-    t = TEXT[lang]
-    name = escape(tournament["name"])
     games = range(1, int(drawn["games"]) + 1)
     drawn_first = load_format(str(tournament["format"])).first_starter == "draw"
-    parts = []
+    pages = []
     for table in drawn["tables"]:
-        seats = list(table["seats"].items())
-        rows = "".join(
-            f"<tr><td>{seat}</td><td>{player}</td><td>{escape(players[player]['name'])}</td>"
-            f"<td>{escape(players[player]['club'])}</td></tr>"
-            for seat, player in seats
+        seats = tuple(
+            Seat(seat, player, players[player]["name"], players[player]["club"])
+            for seat, player in table["seats"].items()
         )
-        heads = "".join(f'<th colspan="3">{t["game"]} {g}</th>' for g in games)
-        sub = "".join(
-            f"<th>{t['rack']}</th><th>{t['small']}</th><th>{t['big']}</th>" for _ in games
-        )
-        blank = "<td></td><td></td><td></td>" * len(games)
-        lines = "".join(f"<tr><td>{seat}</td>{blank}</tr>" for seat, _ in seats)
-        if drawn_first:
-            starters = t["drawn_starts"]
-        else:
-            starters = ", ".join(
-                f"{t['game']} {g}: {seats[(g - 1) % len(seats)][0]} {t['starts']}" for g in games
-            )
-        signs = "".join(f"<td>{seat}</td>" for seat, _ in seats) + f"<td>{t['judge']}</td>"
-        parts.append(
-            f'<section class="sheet"><h1>{name}</h1>'
-            f"<h2>{t['round']} {drawn['round']} ({escape(drawn['stage'])}) · "
-            f"{t['table']} {table['table']}</h2>"
-            f"<table><tr><th>{t['seat']}</th><th>{t['no']}</th><th>{t['player']}</th>"
-            f"<th>{t['club']}</th></tr>{rows}</table>"
-            f"<p>{starters}</p>"
-            f"<table><tr><th></th>{heads}</tr><tr><th>{t['seat']}</th>{sub}</tr>{lines}</table>"
-            f'<p>{t["signatures"]}:</p><table class="sign"><tr>{signs}</tr><tr>'
-            + "<td></td>" * (len(seats) + 1)
-            + "</tr></table></section>"
-        )
-    return _page(f"{tournament['name']} — {t['sheets']}", "".join(parts), lang)
+        starters = tuple(seats[(g - 1) % len(seats)].seat for g in games)
+        pages.append(Sheet(table["table"], seats, starters))
+    return TEMPLATES.get_template("sheets.html").render(
+        tournament=tournament,
+        drawn=drawn,
+        drawn_first=drawn_first,
+        games=games,
+        sheets=pages,
+        t=TEXT[lang],
+        lang=lang,
+    )
 
 
 def standings(
@@ -119,21 +114,6 @@ def standings(
 ) -> str:
     """The standings on paper, with a mark by a player whose counted games were corrected,
     and by a player the judge excluded."""
-    t = TEXT[lang]
-    out = f" <b>({t['excluded']})</b>"
-    lines = "".join(
-        f"<tr><td class=num>{r.place}.</td><td class=num>{r.player}</td>"
-        f"<td>{escape(r.name)}{' <span class=mark>✎</span>' if r.player in corrected else ''}"
-        f"{out if r.excluded else ''}</td>"
-        f"<td>{escape(clubs.get(r.player, ''))}</td><td class=num>{r.big}</td>"
-        f"<td class=num>{r.small}</td><td class=num>{r.games}</td></tr>"
-        for r in rows
+    return TEMPLATES.get_template("standings.html").render(
+        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, t=TEXT[lang], lang=lang
     )
-    note = f"<p>✎ {t['corrected'][2:]}</p>" if corrected else ""
-    body = (
-        f"<h1>{escape(tournament['name'])} — {t['standings']}</h1>"
-        f"<table><tr><th>{t['place']}</th><th>{t['no']}</th><th>{t['player']}</th>"
-        f"<th>{t['club']}</th><th>{t['big']}</th><th>{t['small']}</th><th>{t['games']}</th></tr>"
-        f"{lines}</table>{note}"
-    )
-    return _page(f"{tournament['name']} — {t['standings']}", body, lang)
