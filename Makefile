@@ -7,7 +7,7 @@ SAMPLE := device/klik/samples/sample-game.klik
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint typecheck unit bench install frames clean
+.PHONY: demo test check lint typecheck unit bench install frames clean
 
 # A small tournament on this laptop: the hub at http://127.0.0.1:8000 (the judge's console),
 # four virtual tables paired with it at http://127.0.0.1:8100/hall and 16 demo players; the
@@ -21,10 +21,17 @@ demo: $(STAMP)
 
 test: lint typecheck unit
 
+# For every edit, in well under a minute: lint, types and the fast tests, none of those marked
+# slow (real processes, the real clock), browser (Chromium) or postgres (tests/conftest.py
+# tells which are which). `make test` runs every test.
+check: $(STAMP) lint typecheck
+	$(BIN)/pytest -q -m "not slow and not browser and not postgres"
+
 lint: $(STAMP)
 	$(BIN)/ruff check device hub tests hardware
 	$(BIN)/ruff format --check device hub tests hardware
 	$(BIN)/python hardware/generate.py --check
+	$(BIN)/lint-imports --no-cache  # the layers' contracts (pyproject.toml)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -34,16 +41,16 @@ unit: $(STAMP) $(CHROMIUM)
 	$(BIN)/pytest
 
 bench: $(STAMP)
-	$(BIN)/python tests/bench/bench_core.py
-	$(BIN)/python tests/bench/bench_panels.py
-	$(BIN)/python tests/bench/bench_table.py
-	$(BIN)/python tests/bench/bench_recovery.py
-	$(BIN)/python tests/bench/bench_hub.py
-	$(BIN)/python tests/bench/bench_delivery.py
-	$(BIN)/python tests/bench/bench_serial.py
-	$(BIN)/python tests/bench/bench_draw.py
-	$(BIN)/python tests/bench/bench_standings.py
-	$(BIN)/python tests/bench/bench_console.py
+	$(BIN)/python -m tests.bench.bench_core
+	$(BIN)/python -m tests.bench.bench_panels
+	$(BIN)/python -m tests.bench.bench_table
+	$(BIN)/python -m tests.bench.bench_recovery
+	$(BIN)/python -m tests.bench.bench_hub
+	$(BIN)/python -m tests.bench.bench_delivery
+	$(BIN)/python -m tests.bench.bench_serial
+	$(BIN)/python -m tests.bench.bench_draw
+	$(BIN)/python -m tests.bench.bench_standings
+	$(BIN)/python -m tests.bench.bench_console
 
 # On the Pi, from a checkout: sudo make install (the package in /opt/klik/venv, the config.txt
 # fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.

@@ -258,6 +258,7 @@ def table_toml(tmp_path: Path, state_dir: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # a real `klik sim` or `klik table` process
 @pytest.mark.parametrize(
     ("args", "state_dir", "line"),
     [
@@ -286,6 +287,7 @@ def test_a_daemon_that_cannot_start_says_why_in_one_line(
     assert (done.returncode, done.stdout, done.stderr) == (2, "", line.format(**names) + "\n")
 
 
+@pytest.mark.slow  # a real `klik sim` process
 def test_a_busy_port_says_to_choose_another(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -299,6 +301,7 @@ def test_a_busy_port_says_to_choose_another(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a real `klik sim` process, stopped
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])  # Ctrl-C; systemd's stop
 def test_klik_sim_tidies_its_temporary_journal_away_on_exit(
     tmp_path: Path, stop: signal.Signals

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from klik.cli import main
-from test_systemd import SYSTEMD_ANALYZE, needs_systemd, one, parse_unit, values, verify
+from tests.test_systemd import SYSTEMD_ANALYZE, needs_systemd, one, parse_unit, values, verify
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "klik-hub.service"
 TEXT = UNIT.read_text(encoding="utf-8")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -25,14 +24,11 @@ from pathlib import Path
 
 import httpx
 from playwright.sync_api import sync_playwright
-from quick import size
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hub"))
-
-from hubkit import Clock, live_hub, post, sealed
 
 from klik_hub.db import open_engine
 from klik_hub.store import Store
+from tests.bench.quick import size
+from tests.helpers.hubkit import Clock, live_hub, post, sealed
 
 TABLES = size(100, 5)
 HEARTBEAT_S = 2.0

@@ -15,10 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from quick import size
-
 from klik.core import game as g
 from klik.core.table import Edge, Event, new_table, next_due, step
+from tests.bench.quick import size
 
 RUNS = size(7, 1)
 MOVES = size(300, 20)

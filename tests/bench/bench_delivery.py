@@ -22,9 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_hub import running_hub
 from PIL import Image
-from quick import size
 
 from klik.core import game as g
 from klik.table import config as c
@@ -33,6 +31,8 @@ from klik.table.daemon import Daemon
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
+from tests.bench.bench_hub import running_hub
+from tests.bench.quick import size
 
 GAMES = size(30, 2)
 TABLE = 3

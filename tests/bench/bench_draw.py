@@ -10,9 +10,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from quick import size
-
 from klik_hub.tournament.draw import draw_round, repeats
+from tests.bench.quick import size
 
 PLAYERS = size(400, 40)
 EARLIER = 10

@@ -45,16 +45,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from quick import size
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hub"))
-
-from hubkit import Clock, result_body, sealed
-
 from klik.link.http import HttpLink
 from klik_hub import tls
 from klik_hub.db import open_engine
 from klik_hub.store import Store
+from tests.bench.quick import size
+from tests.helpers.hubkit import Clock, result_body, sealed
 
 TABLES = size(999, 11)  # every table number the contract allows
 CONNECTIONS = 8

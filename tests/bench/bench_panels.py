@@ -1,4 +1,4 @@
-"""``python tests/bench/bench_panels.py``: I2C bytes per screen update, ours next to luma's.
+"""``python -m tests.bench.bench_panels``: I2C bytes per screen update, ours next to luma's.
 
 Both drivers are the real luma ones (ours subclass them) on the path the Pi takes: luma's
 ``i2c(port=1, address=0x3C)`` opening ``smbus2.SMBus`` (here a ``RecordingBus``), which

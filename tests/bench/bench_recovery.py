@@ -16,12 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from quick import size
-
 from klik.core.table import Edge
 from klik.table import config as c
 from klik.table import journal as j
 from klik.table.engine import Engine
+from tests.bench.quick import size
 
 MOVES = size(300, 10)
 MOVE_S = 20.0  # each move a third of its 60 s: a checkpoint a second adds 20 lines a move

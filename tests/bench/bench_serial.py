@@ -3,7 +3,7 @@
 A round ends and nine tables each keep their game's result at once. Each table is the real
 thing but for its panels: an outbox on disk, the courier on its thread with its real
 back-off, a ``SerialLink`` on a pty; the hub is a ``SerialHub`` on a SQLite store. The
-channel is ``tests/radio.py`` at 9600 baud, half duplex, shared by all ten: two tables that
+channel is ``tests/helpers/radio.py`` at 9600 baud, half duplex, shared by all ten: two tables that
 talk at once garble each other, and every receiver loses a fifth of the frames sent to it.
 The clock starts when the couriers start and stops when the last table has its receipt;
 every result must then be stored exactly once. Not a timed test: it prints the median of a
@@ -21,29 +21,22 @@ from __future__ import annotations
 import logging
 import random
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from quick import size
-
-# The simulated channel and the result bodies live with the tests.
-TESTS = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(TESTS), str(TESTS / "hub")]
-
-from hubkit import result_body  # noqa: E402
-
-from klik.link import protocol as p  # noqa: E402
-from klik.link.courier import Courier, Delivery, State  # noqa: E402
-from klik.link.outbox import Outbox  # noqa: E402
-from klik.link.serial import SerialLink  # noqa: E402
-from klik_hub.db import open_engine  # noqa: E402
-from klik_hub.main import now_ms  # noqa: E402
-from klik_hub.serial import SerialHub  # noqa: E402
-from klik_hub.store import Store  # noqa: E402
-from radio import Faults, Radio  # noqa: E402
+from klik.link import protocol as p
+from klik.link.courier import Courier, Delivery, State
+from klik.link.outbox import Outbox
+from klik.link.serial import SerialLink
+from klik_hub.db import open_engine
+from klik_hub.main import now_ms
+from klik_hub.serial import SerialHub
+from klik_hub.store import Store
+from tests.bench.quick import size
+from tests.helpers.hubkit import result_body
+from tests.helpers.radio import Faults, Radio
 
 TABLES = size(9, 2)
 BAUD = 9600

@@ -14,11 +14,10 @@ import statistics
 import time
 from typing import Any
 
-from quick import size
-
 from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
 from klik_hub.tournament import slots as sl
 from klik_hub.tournament.standings import Score, TieBreak, classification, standings
+from tests.bench.quick import size
 
 RUNS = size(7, 1)
 PLAYERS = size(1000, 40)

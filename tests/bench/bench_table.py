@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 from PIL import Image
-from quick import seconds, size
 
 from klik.table import config as c
 from klik.table import sim
+from tests.bench.quick import seconds, size
 
 TAPS = size(120, 10)
 PLAY_S = seconds(60.0, 3.0)  # the play whose CPU and memory are measured

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from play import Play
 
 from klik.core.game import RECOVERY, EndedBy, Move, NoteKind, Phase, Settings, starter_of
 from klik.core.scoring import Ending
+from tests.helpers.play import Play
 
 # --- ready ------------------------------------------------------------------------------
 

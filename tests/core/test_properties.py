@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import event as note_case
 from hypothesis import strategies as st
@@ -177,6 +178,7 @@ def test_invariants_hold_after_every_event(
         assert total == result.small[result.winners[0]] * (len(result.winners) - 1)
 
 
+@pytest.mark.slow  # 150 games, each driven three times
 @common
 @given(*games)
 def test_the_same_events_give_the_same_game_whatever_the_tick_rate(

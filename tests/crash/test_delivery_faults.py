@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_crash_campaign import VirtualTable, fill, free_port, small_tmpfs
+
+from tests.crash.test_crash_campaign import VirtualTable, fill, free_port, small_tmpfs
 
 Json = dict[str, Any]
 

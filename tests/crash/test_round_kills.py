@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx
 import pytest
-from test_crash_campaign import VirtualTable, free_port
-from test_delivery_faults import Hub, judge_tap, paired, play, until
 
 from klik.faults import ENV
+from tests.crash.test_crash_campaign import VirtualTable, free_port
+from tests.crash.test_delivery_faults import Hub, judge_tap, paired, play, until
 
 Json = dict[str, Any]
 PLAYERS = (
@@ -78,6 +78,14 @@ def named(table: VirtualTable, players: list[str]) -> bool:
     return sorted(table.state()["names"].values()) == players
 
 
+def first_game(table: VirtualTable, players: list[str]) -> None:
+    """The round's first game, once its players are on the seats; its starter is drawn: A
+    drew the highest tile and holds its button."""
+    until(lambda: named(table, players))
+    table.hold("A", 1.3)
+    play(table)
+
+
 def commands_waiting(hub: Hub) -> int:
     listed = httpx.get(hub.url + "/api/v1/tables").json()
     return len([c for t in listed if t["table"] == 1 for c in t["commands"]])
@@ -124,9 +132,7 @@ def test_a_cut_during_the_judges_next_game_tap_keeps_the_rounds_next_game(
     table, hub = hall
     table.start()
     tid, players = draw_round(hub)
-    until(lambda: named(table, players))
-    table.hold("A", 1.3)  # the round's first starter is drawn: A drew the highest tile
-    play(table)
+    first_game(table, players)
     table.kill()
     table.env = {ENV: point}
     table.start()
@@ -153,9 +159,7 @@ def test_a_new_card_with_the_old_pairing_numbers_its_results_above_the_hubs(
     table, hub = hall
     table.start()
     tid, players = draw_round(hub)
-    until(lambda: named(table, players))
-    table.hold("A", 1.3)  # the round's first starter is drawn: A drew the highest tile
-    play(table)
+    first_game(table, players)
     play(table)
     until(lambda: table.state()["delivery"]["waiting"] == 0)
     table.kill()
@@ -163,9 +167,7 @@ def test_a_new_card_with_the_old_pairing_numbers_its_results_above_the_hubs(
     table.folder.mkdir()
     table.start()
     players = draw_next(hub, tid, 2)
-    until(lambda: named(table, players))
-    table.hold("A", 1.3)
-    play(table)
+    first_game(table, players)
     play(table)
     until(lambda: table.state()["delivery"]["waiting"] == 0)
     assert sorted((r["seq"], r["round"]) for r in hub.results()) == [(1, 1), (2, 1), (3, 2),

@@ -1,28 +1,19 @@
 """The hub's tests run against a real PostgreSQL: one throwaway cluster a session (`postgres`),
-one fresh database a test (`pg_url`). How, and why, is told in tests/pgserver.py.
+one fresh database a test (`pg_url`). How, and why, is told in tests/helpers/pgserver.py.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# pytest's default import mode puts only a test file's own folder (tests/hub) on sys.path, so
-# `pytest tests/hub` could not import the helper one folder up. The conftest loads before the
-# test files of its folder, so they may `from pgserver import ...` too.
-TESTS = str(Path(__file__).resolve().parent.parent)
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
-
-from hubkit import Clock, live_hub  # noqa: E402
-
-from klik_hub.db import open_engine  # noqa: E402
-from klik_hub.store import Store  # noqa: E402
-from pgserver import Cluster, fresh_database, running_cluster  # noqa: E402
+from klik_hub.db import open_engine
+from klik_hub.store import Store
+from tests.helpers.hubkit import Clock, live_hub
+from tests.helpers.pgserver import Cluster, fresh_database, running_cluster
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +58,8 @@ def hub(store: Store) -> Iterator[tuple[str, Store]]:
 def chromium_page() -> Iterator[Any]:
     """A page of Debian's headless Chromium, 1280 × 900, closed after the test."""
     from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only page tests pay for it
-    from test_hub_page import CHROMIUM, FLAGS  # noqa: PLC0415
+
+    from tests.hub.test_hub_page import CHROMIUM, FLAGS  # noqa: PLC0415
 
     assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
     with sync_playwright() as p:

@@ -7,7 +7,9 @@ import random
 
 import httpx
 import pytest
-from tourney import (
+
+from klik_hub.store import Store
+from tests.helpers.tourney import (
     API,
     Hall,
     Seats,
@@ -18,8 +20,6 @@ from tourney import (
     results,
     standings,
 )
-
-from klik_hub.store import Store
 
 Hub = tuple[str, Store]
 

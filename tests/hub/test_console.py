@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from test_hub_page import CHROMIUM, DOCS, FLAGS
-from test_table_to_hub import double, paired_table, until
 
 from klik.core import game as g
 from klik.table.daemon import Daemon
 from klik_hub import judge
 from klik_hub.store import Store
+from tests.hub.test_hub_page import CHROMIUM, DOCS, FLAGS
+from tests.hub.test_table_to_hub import double, paired_table, until
 
 PASSWORD = "sędzia-główny-2026"
 ROSTER = (
@@ -51,7 +51,7 @@ def play_the_round(tables: list[Daemon]) -> None:
     rack (each is charged the penalty, 000 n) and A confirms its 0."""
     for table in tables:
         until(table, lambda t=table: t.engine.game.phase is g.Phase.MOVE)
-    threading.Event().wait(0.3)  # a player's reaction to the start
+    threading.Event().wait(0.3)  # sleep-ok: a player's reaction to the start
     for table in tables:
         double(table, "A")
         until(table, lambda t=table: t.engine.game.phase is g.Phase.SCORING)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from hubkit import post, sealed
 from playwright.sync_api import Page, expect
-from tourney import API, Hall, create, enrol, lowest_goes_out, results
 
 from klik_hub.store import Store
+from tests.helpers.hubkit import post, sealed
+from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results
 
 Hub = tuple[str, Store]
 

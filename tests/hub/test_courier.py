@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hubkit import result_body
 
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Delivery, State
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik_hub.store import Store
+from tests.helpers.hubkit import result_body
 
 
 class Clock:

@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import Clock, post, result_body, sealed
 from sqlalchemy import select
 
 from klik.link import protocol as p
@@ -28,7 +27,8 @@ from klik_hub import inbox
 from klik_hub.schema import commands, status
 from klik_hub.serial import SerialHub
 from klik_hub.store import Store
-from radio import Radio
+from tests.helpers.hubkit import Clock, post, result_body, sealed
+from tests.helpers.radio import Radio
 
 Hub = tuple[str, Store]
 BEATS = "/api/v1/heartbeats"
@@ -331,6 +331,7 @@ def test_outbox_heartbeats_after_jumps_forward_durably_and_never_back(tmp_path: 
 # --- the serial link ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a simulated radio channel: ptys, real threads
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_over_serial_a_stale_heartbeat_gets_the_same_signed_409_and_the_table_goes_on(
     store: Store, tmp_path: Path

@@ -7,12 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import post, result_body, sealed
 from sqlalchemy import func, select
 
 from klik.link import protocol as p
 from klik_hub.schema import claims, commands, results
 from klik_hub.store import Store
+from tests.helpers.hubkit import post, result_body, sealed
 
 Hub = tuple[str, Store]
 

@@ -18,15 +18,15 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from hubkit import Clock, live_hub, post, result_body, sealed
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
-from tourney import Hall, create, draw, enrol, lowest_goes_out
 
 from klik_hub import backup, guard
 from klik_hub.db import open_engine
 from klik_hub.main import RoundBackups, save_copy
 from klik_hub.store import Store
+from tests.helpers.hubkit import Clock, live_hub, post, result_body, sealed
+from tests.helpers.tourney import Hall, create, draw, enrol, lowest_goes_out
 
 KLIK = Path(sys.executable).parent / "klik"
 

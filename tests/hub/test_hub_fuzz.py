@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import httpx
 import schemathesis
-from hubkit import live_hub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
-from tourney import Hall, create, enrol
 
 from klik_hub.store import Store
+from tests.helpers.hubkit import live_hub
+from tests.helpers.tourney import Hall, create, enrol
 
 # The path parameters of what the hub holds: tournament 1, its player 1, its round 1, result 1.
 KNOWN = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1, "table": 1}

@@ -17,14 +17,14 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import post, result_body, sealed
 from sqlalchemy import func, select
-from tourney import API, Hall, create, enrol, results
 
 from klik.link import protocol as p
 from klik_hub.schema import claims
 from klik_hub.store import CLAIM_LENGTH, Store
 from klik_hub.tournament.draw import repeats
+from tests.helpers.hubkit import post, result_body, sealed
+from tests.helpers.tourney import API, Hall, create, enrol, results
 
 Hub = tuple[str, Store]
 NUL = "\x00"

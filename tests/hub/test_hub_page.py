@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hubkit import live_hub, post, result_body, sealed
 from playwright.sync_api import Page, expect, sync_playwright
 
 from klik_hub import guard
 from klik_hub.store import Store
+from tests.helpers.hubkit import live_hub, post, result_body, sealed
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

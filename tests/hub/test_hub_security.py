@@ -23,7 +23,6 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from hubkit import result_body, sealed
 
 from klik.link import protocol as p
 from klik.link.http import PIN_MISMATCH, HttpLink, LinkDown
@@ -31,6 +30,7 @@ from klik_hub import guard, judge, server, tls
 from klik_hub.app import make_app
 from klik_hub.db import open_engine
 from klik_hub.store import Store
+from tests.helpers.hubkit import result_body, sealed
 
 KLIK = Path(sys.executable).parent / "klik"
 PASSWORD = "sędzia-główny-2026"
@@ -422,7 +422,7 @@ def test_a_request_that_does_not_arrive_in_time_is_dropped(
         for _ in range(500):
             if hub.started:
                 break
-            threading.Event().wait(0.01)
+            threading.Event().wait(0.01)  # sleep-ok: polling uvicorn's start, real clock
         with socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
             slow.sendall(b"GET /api/v1/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no end
             started = time.monotonic()

@@ -15,12 +15,12 @@ import httpx
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from hubkit import post, result_body, sealed
 from sqlalchemy import func, select
 
 from klik_hub.db import open_engine, url_of
 from klik_hub.schema import metadata, results
 from klik_hub.store import Store
+from tests.helpers.hubkit import post, result_body, sealed
 
 KLIK = Path(sys.executable).with_name("klik")
 
@@ -133,6 +133,7 @@ def test_two_hub_processes_on_one_postgresql_serve_the_same_tables(pg_url: str) 
             hub.wait(timeout=10)
 
 
+@pytest.mark.slow  # real `klik hub` processes, killed
 def test_a_hub_killed_and_started_again_has_every_result_it_acknowledged(tmp_path: Path) -> None:
     db = str(tmp_path / "hub.sqlite")
     port = _free_port()

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hubkit import Clock, live_hub
 
 from klik.errors import InputError
 from klik_hub import judge
@@ -19,6 +18,7 @@ from klik_hub.db import open_engine
 from klik_hub.guard import NEED_JUDGE
 from klik_hub.main import judge_password
 from klik_hub.store import Store
+from tests.helpers.hubkit import Clock, live_hub
 
 PASSWORD = "sędzia-główny-2026"
 KLIK = str(Path(sys.executable).parent / "klik")
@@ -76,6 +76,7 @@ def test_the_first_line_is_the_password(tmp_path: Path) -> None:
     assert judge.read_password(str(path)) == PASSWORD
 
 
+@pytest.mark.slow  # a live hub
 def test_the_judges_routes_ask_for_the_password(guarded: tuple[str, Store]) -> None:
     url, store = guarded
     device, key = store.pair(3)
@@ -112,6 +113,7 @@ def test_the_judges_routes_ask_for_the_password(guarded: tuple[str, Store]) -> N
     assert sent.status_code == 201
 
 
+@pytest.mark.slow  # a live hub
 def test_reading_needs_no_password(guarded: tuple[str, Store]) -> None:
     url, _ = guarded
     tid = httpx.post(
@@ -148,6 +150,7 @@ def test_a_hub_on_the_network_needs_a_password(store: Store, tmp_path: Path) -> 
     judge_password(store, "0.0.0.0", None)  # set once: kept in the database
 
 
+@pytest.mark.slow  # a real `klik hub` process
 def test_klik_hub_says_so_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [KLIK, "hub", "--db", str(tmp_path / "hub.sqlite"), "--host", "0.0.0.0"],
@@ -160,6 +163,7 @@ def test_klik_hub_says_so_in_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # live hubs
 def test_another_hub_process_sets_the_password_and_this_one_asks_at_once(
     tmp_path: Path,
 ) -> None:

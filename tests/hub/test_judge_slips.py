@@ -8,9 +8,17 @@ import random
 
 import httpx
 import pytest
-from tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end, standings
 
 from klik_hub.store import Store
+from tests.helpers.tourney import (
+    API,
+    Hall,
+    create,
+    enrol,
+    lowest_goes_out,
+    play_to_the_end,
+    standings,
+)
 
 Hub = tuple[str, Store]
 CSV = "imię i nazwisko;szkoła\nAla Kot;SP 5\nBożena Kęs;SP 3\nCyprian Żak;SP 5\n"

@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hubkit import result_body
-from test_courier import Clock
-from test_hub_security import klik_hub, pair
 
 from klik.link import protocol as p
 from klik.link.courier import Courier, Delivery, State
@@ -25,6 +22,9 @@ from klik.link.outbox import Outbox
 from klik.table import screens
 from klik.table.view import Language
 from klik_hub.store import Store
+from tests.helpers.hubkit import result_body
+from tests.hub.test_courier import Clock
+from tests.hub.test_hub_security import klik_hub, pair
 
 COURIER = "klik.link.courier"
 
@@ -110,6 +110,7 @@ def portal() -> Iterator[str]:
     server.server_close()
 
 
+@pytest.mark.slow  # a real server in a thread
 def test_an_answer_that_is_not_the_hubs_is_not_retried_silently(
     portal: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -126,6 +127,7 @@ def test_an_answer_that_is_not_the_hubs_is_not_retried_silently(
     seat.close()
 
 
+@pytest.mark.slow  # real `klik hub` processes with TLS
 def test_another_certificate_is_said_at_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

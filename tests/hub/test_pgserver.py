@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from pgserver import MAX_CONNECTIONS, MISSING, Cluster, find_bindir, fresh_database
+from tests.helpers.pgserver import MAX_CONNECTIONS, MISSING, Cluster, find_bindir, fresh_database
 
 
 def write_row(url: str, note: str) -> None:

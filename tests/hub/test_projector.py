@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from tourney import API, Hall, Outcome, Seats, create, enrol, lowest_goes_out
 
 from klik_hub.store import Store
+from tests.helpers.tourney import API, Hall, Outcome, Seats, create, enrol, lowest_goes_out
 
 Hub = tuple[str, Store]
 LONG_CLUB = "Szkoła Podstawowa nr 12 im. Marii Skłodowskiej-Curie w Szczecinie, klasa sportowa 7b"

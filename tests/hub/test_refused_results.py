@@ -10,8 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hubkit import post, result_body, sealed
-from test_courier import Table
 
 from klik.link import protocol as p
 from klik.link import serial
@@ -19,6 +17,8 @@ from klik.link.courier import Courier, Delivery, State
 from klik.link.http import Reply
 from klik.link.outbox import Outbox
 from klik_hub.store import Store
+from tests.helpers.hubkit import post, result_body, sealed
+from tests.hub.test_courier import Table
 
 IMPOSSIBLE = "2026-99-99T99:99:99Z"  # a table of older software might have kept such a body
 

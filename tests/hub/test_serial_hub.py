@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hubkit import result_body, sealed
 
 from klik.link import backoff
 from klik.link import protocol as p
@@ -29,7 +28,8 @@ from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
 from klik_hub.serial import SerialHub
 from klik_hub.store import Store
-from radio import Faults, Radio, Tap
+from tests.helpers.hubkit import result_body, sealed
+from tests.helpers.radio import Faults, Radio, Tap
 
 BAUD = 115200
 

@@ -4,9 +4,9 @@ played by the lineup's players, and nothing else reaches the standings (on a rea
 from __future__ import annotations
 
 import httpx
-from tourney import API, Hall, create, enrol, lowest_goes_out, results, standings
 
 from klik_hub.store import Store
+from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results, standings
 
 Hub = tuple[str, Store]
 

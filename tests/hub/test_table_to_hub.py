@@ -19,7 +19,7 @@ from klik.table.daemon import Daemon
 from klik.table.view import Delivery
 from klik_hub.serial import SerialHub
 from klik_hub.store import Store
-from radio import Radio
+from tests.helpers.radio import Radio
 
 PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'
 
@@ -34,18 +34,18 @@ def until(table: Daemon, done: Callable[[], bool], timeout_s: float = 10.0) -> N
 def press(table: Daemon, seat: str) -> None:
     pin = table.gpio.button_pin(seat)
     pin.drive_low()
-    threading.Event().wait(0.1)  # a real press lasts longer than the debounce
+    threading.Event().wait(0.1)  # sleep-ok: a real press lasts longer than the debounce
     pin.drive_high()
 
 
 def tap(table: Daemon, seat: str) -> None:
     press(table, seat)
-    threading.Event().wait(0.2)  # past the debounce: the tap is recognised
+    threading.Event().wait(0.2)  # sleep-ok: past the debounce: the tap is recognised
 
 
 def double(table: Daemon, seat: str) -> None:
     press(table, seat)
-    threading.Event().wait(0.1)  # the second tap inside the double-tap window
+    threading.Event().wait(0.1)  # sleep-ok: the second tap inside the double-tap window
     tap(table, seat)
 
 

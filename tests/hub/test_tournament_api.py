@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import post
-from tourney import Hall, lowest_goes_out
 
 from klik_hub.store import Store
+from tests.helpers.hubkit import post
+from tests.helpers.tourney import Hall, lowest_goes_out
 
 Hub = tuple[str, Store]
 API = "/api/v1/tournaments"

@@ -16,10 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
-from hubkit import Clock, live_hub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tourney import (
+
+from klik_hub.db import open_engine
+from klik_hub.store import Store
+from klik_hub.tournament.formats import load_format
+from klik_hub.tournaments import SANCTIONS
+from tests.helpers.hubkit import Clock, live_hub
+from tests.helpers.pgserver import fresh_database
+from tests.helpers.tourney import (
     API,
     Hall,
     create,
@@ -29,12 +35,6 @@ from tourney import (
     results,
     standings,
 )
-
-from klik_hub.db import open_engine
-from klik_hub.store import Store
-from klik_hub.tournament.formats import load_format
-from klik_hub.tournaments import SANCTIONS
-from pgserver import fresh_database
 
 # Players each format is played with here: liga takes 16 to 36 (001 ZASADY 1); szczecin's
 # seatings take 9 to 16 (3 or 4 tables in round I); open any number from 3 but 5 (tables

@@ -11,12 +11,12 @@ import threading
 from pathlib import Path
 
 import httpx
-from test_table_to_hub import double, paired_table, until
 
 from klik.core import game as g
 from klik.table.daemon import Daemon
 from klik.table.view import Screen
 from klik_hub.store import Store
+from tests.hub.test_table_to_hub import double, paired_table, until
 
 API = "/api/v1/tournaments"
 SEVEN = [{"name": n, "club": "SP 5"} for n in ("Ala", "Bożena", "Cyprian", "Dorota", "Ewa", "Feliks", "Łucja")]  # fmt: skip
@@ -53,7 +53,7 @@ def test_a_round_is_sent_started_and_reported_with_the_players_ids(
         for table in tables:  # both clocks run at once, seat A first
             until(table, lambda t=table: t.engine.game.phase is g.Phase.MOVE)
             assert table.engine.game.mover == "A"
-        threading.Event().wait(0.3)  # a player's reaction: a press at the start is the last move's
+        threading.Event().wait(0.3)  # sleep-ok: a reaction: a press at once is the last move's
         for table in tables:
             double(table, "A")  # A goes out at once: Rummikub
             until(table, lambda t=table: t.engine.game.phase is g.Phase.SCORING)

@@ -160,6 +160,7 @@ def test_a_refused_connection_is_link_down() -> None:
     assert isinstance(caught.value, ConnectionError)
 
 
+@pytest.mark.slow  # waits out the real timeout
 def test_a_hub_that_never_answers_is_link_down_within_the_timeout() -> None:
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
@@ -275,6 +276,7 @@ def test_https_without_a_pin_verifies_the_chain(tls_hub: Hub) -> None:
     assert tls_hub.seen == []
 
 
+@pytest.mark.slow  # waits out the real timeout
 def test_a_tls_hub_that_never_answers_the_handshake_is_link_down(
     certificate: tuple[Path, Path, str],
 ) -> None:

@@ -357,6 +357,7 @@ def run_round(path: Path, run: int, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.slow  # real processes, killed
 def test_a_power_cut_after_any_step_loses_nothing_that_was_promised(path: Path) -> None:
     model = Model()
     for run, kill_at in enumerate([*range(ROUND_STEPS), -1]):  # -1: the last run ends well
@@ -369,6 +370,7 @@ def test_a_power_cut_after_any_step_loses_nothing_that_was_promised(path: Path) 
     assert len(model.kept) > ROUND_STEPS
 
 
+@pytest.mark.slow  # real processes, killed
 @pytest.mark.parametrize("after_s", [0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1])
 def test_a_power_cut_in_the_middle_of_a_write_leaves_a_sound_outbox(
     path: Path, after_s: float

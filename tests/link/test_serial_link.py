@@ -1,6 +1,6 @@
 """The table's serial link on a simulated channel, with the test playing the hub.
 
-Real ptys and pyserial (``tests/radio.py``), real threads. The table's ``post`` runs on a
+Real ptys and pyserial (``tests/helpers/radio.py``), real threads. The table's ``post`` runs on a
 worker thread while the test, on its own node of the channel, reads what the table sent
 and writes the answers it means to test: the right ack, and everything a table must not
 believe. The link with the real hub and courier is ``tests/hub/test_serial_hub.py``.
@@ -9,7 +9,6 @@ believe. The link with the real hub and courier is ``tests/hub/test_serial_hub.p
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -18,16 +17,10 @@ from typing import Any
 
 import pytest
 
-# The simulated channel lives in tests/, shared with the hub's tests and the bench; pytest
-# puts only this file's folder on sys.path (see tests/hub/conftest.py).
-TESTS = str(Path(__file__).resolve().parent.parent)
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
-
-from klik.link import protocol as p  # noqa: E402
-from klik.link.http import LinkDown, Reply  # noqa: E402
-from klik.link.serial import Channel, SerialLink, default_answer_timeout_s  # noqa: E402
-from radio import Radio, Tap  # noqa: E402
+from klik.link import protocol as p
+from klik.link.http import LinkDown, Reply
+from klik.link.serial import Channel, SerialLink, default_answer_timeout_s
+from tests.helpers.radio import Radio, Tap
 
 BAUD = 115200
 KEY = p.key_bytes("ab" * 32)

@@ -31,7 +31,7 @@ def test_a_pin_edge_reaches_the_engine_and_the_screens(tmp_path: Path) -> None:
         first = table.engine.snapshot().frames["A"]
         pin = table.gpio.button_pin("D")
         pin.drive_low()
-        threading.Event().wait(0.1)  # a real press lasts longer than the debounce
+        threading.Event().wait(0.1)  # sleep-ok: a real press lasts longer than the debounce
         pin.drive_high()
         table.wait_idle()
         deadline = table.clock() + 3.0

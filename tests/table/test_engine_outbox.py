@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_engine import CONFIG, Table
-from test_recovery import BOOT, finish, playing
 
 from klik.link import courier as c
 from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.results import check_result, points_check
 from klik.table.view import Delivery
+from tests.table.test_engine import CONFIG, Table
+from tests.table.test_recovery import BOOT, finish, playing
 
 HUB = replace(CONFIG, hub=replace(CONFIG.hub, table=7))
 

@@ -8,9 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_engine import Table
-from test_engine_outbox import linked
-from test_recovery import BOOT, finish
 
 from klik.core import game as g
 from klik.core.table import Edge
@@ -20,6 +17,9 @@ from klik.link.results import check_result
 from klik.table import journal as j
 from klik.table.lineup import LineupError, parse
 from klik.table.view import Screen
+from tests.table.test_engine import Table
+from tests.table.test_engine_outbox import linked
+from tests.table.test_recovery import BOOT, finish
 
 SEATS = ("A", "B", "C", "D")
 

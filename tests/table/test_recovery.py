@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from pytest_mock import MockerFixture
-from test_engine import Table
 
 from klik.core import game as g
 from klik.core.table import Edge
+from tests.table.test_engine import Table
 
 BOOT = 3.0  # the monotonic clock of the Pi that just booted
 

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
-from play import Play
 
 from klik.core import game as g
 from klik.table import signals
+from tests.helpers.play import Play
 
 
 def leds(play: Play, at: float, sounds: tuple[g.Sound, ...] = (), mode: str = "on") -> str:

@@ -104,6 +104,7 @@ def test_round_by_round_with_look_ahead_also_reaches_five_clean_rounds(seed: int
     assert repeats(earlier) == 0
 
 
+@pytest.mark.slow  # draws searched to the least repeats
 @pytest.mark.parametrize(
     ("players", "rounds", "least"),
     [

@@ -27,6 +27,7 @@ def test_a_plane_seats_every_pair_together_exactly_once(q: int, rounds: int, see
         assert sorted(p for t in one for p in t) == list(range(q * q))
 
 
+@pytest.mark.slow  # about a second of examples
 @given(seed=st.integers(0, 2**63 - 1))
 def test_a_plane_goes_on_from_its_own_earlier_rounds(seed: int) -> None:
     # Drawn a round at a time, each planned with the rest: the earlier rounds are classes

@@ -175,6 +175,7 @@ def tournaments(draw: st.DrawFn) -> tuple[dict[str, str], list[Score]]:
     return players, scores
 
 
+@pytest.mark.slow  # many whole tournaments
 @given(tournaments(), tie_break_orders, st.sampled_from(["tournament", "league"]))
 def test_places_are_competition_ranks(
     tournament: tuple[dict[str, str], list[Score]], tie_breaks: tuple[TieBreak, ...], rules: str
@@ -213,6 +214,7 @@ def test_totals_are_the_sums_of_the_counted_scores(
         )
 
 
+@pytest.mark.slow  # many whole tournaments
 @given(tournaments(), tie_break_orders, st.randoms(use_true_random=False))
 def test_order_does_not_depend_on_the_order_of_the_input(
     tournament: tuple[dict[str, str], list[Score]],
@@ -228,6 +230,7 @@ def test_order_does_not_depend_on_the_order_of_the_input(
     ) == standings(players, scores, rules=LEAGUE, tie_breaks=tie_breaks)
 
 
+@pytest.mark.slow  # many whole tournaments
 @given(tournaments())
 def test_league_and_tournament_rank_small_points_the_opposite_way(
     tournament: tuple[dict[str, str], list[Score]],

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
-from test_virtual_table import CHROMIUM, FLAGS, JSON, PLAYERS, pin_down
 
 from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
+from tests.web.test_virtual_table import CHROMIUM, FLAGS, JSON, PLAYERS, pin_down
 
 
 @pytest.fixture

@@ -93,6 +93,7 @@ rectangles = st.lists(
 )
 
 
+@pytest.mark.slow  # 60 examples for each driver and rotation
 @pytest.mark.parametrize("driver", DRIVERS)
 @pytest.mark.parametrize("rotate", [0, 2])  # as mounted, and upside down
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from hubkit import post, sealed
 
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik_hub.store import Store
+from tests.helpers.hubkit import post, sealed
 
 API = "/api/v1/tournaments"
 Seats = dict[str, int]  # seat -> player id

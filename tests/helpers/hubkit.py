@@ -1,7 +1,7 @@
 """What the hub's tests share: a valid result body, a store on either database, a live hub.
 
 The hub runs for real: uvicorn on a loopback socket in a thread, over a real SQLite file or
-a real PostgreSQL database (``pg_url``, from ``conftest.py``'s throwaway cluster).
+a real PostgreSQL database (``pg_url``, from tests/hub/conftest.py's throwaway cluster).
 """
 
 from __future__ import annotations
@@ -79,6 +79,20 @@ def sealed(
     return p.seal(p.Envelope(kind, device, seq, body), p.key_bytes(key_hex))
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which says when its start-up is over, whether it started or not."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.tried = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.tried.set()
+
+
 @contextmanager
 def live_hub(store: Store, **app_options: Any) -> Iterator[str]:
     """The hub's app (``make_app(store, **app_options)``) served by uvicorn on a free loopback
@@ -88,15 +102,10 @@ def live_hub(store: Store, **app_options: Any) -> Iterator[str]:
     port = sock.getsockname()[1]
     app = make_app(store, **app_options)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
+    server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    ready = threading.Event()
-    for _ in range(500):  # uvicorn says it has started; wait for that, not for a set time
-        if server.started:
-            ready.set()
-            break
-        ready.wait(0.01)
+    server.tried.wait(5)  # uvicorn says when it has started: wait for that, not a set time
     assert server.started, "uvicorn did not start"
     try:
         yield f"http://127.0.0.1:{port}"

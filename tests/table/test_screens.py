@@ -1,8 +1,8 @@
 """The seat screens against golden PNGs in tests/golden, and what every screen must keep to.
 
 A golden PNG is the picture a seat's panel shows, pixel for pixel. After a deliberate change
-to the screens, rewrite them with ``KLIK_WRITE_GOLDEN=1 pytest tests/test_screens.py`` and
-look at every changed picture before committing it.
+to the screens, rewrite them with ``KLIK_WRITE_GOLDEN=1 pytest tests/table/test_screens.py``
+and look at every changed picture before committing it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from klik.table.view import (
     seat_views,
 )
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 # Seat B, Ola, at table 7 in game 2; A Ania is on the move.
 BASE = SeatView(
@@ -224,7 +224,7 @@ def check_golden(name: str, image: Image.Image) -> None:
         return
     if not path.exists():
         pytest.fail(
-            f"{path} is missing: write it with KLIK_WRITE_GOLDEN=1 pytest tests/test_screens.py"
+            f"{path} is missing: write it with KLIK_WRITE_GOLDEN=1 pytest tests/table/test_screens.py"
         )
     with Image.open(path) as stored:
         golden = stored.copy()
@@ -373,6 +373,7 @@ views = st.builds(
 )
 
 
+@pytest.mark.slow  # a hundred screens drawn
 @given(views)
 def test_any_view_renders_on_the_screen(view: SeatView) -> None:
     image = screens.render(view)

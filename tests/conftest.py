@@ -1,0 +1,126 @@
+"""The tiers of the tests, and the rule that a fast test never sleeps.
+
+Every test is fast unless it is marked (the marks are registered in pyproject.toml):
+
+- ``browser``: it drives Debian's Chromium (a ``page`` or ``chromium_page`` fixture, or
+  Playwright in the test itself);
+- ``postgres``: it needs the throwaway PostgreSQL cluster (the ``postgres`` or ``pg_url``
+  fixture, or a case parametrised on ``"postgresql"``);
+- ``slow``: real processes, real threads on the real clock, or just slow (over half a second).
+  Whole folders and files are marked in ``SLOW`` below, the users of a live hub by
+  ``SLOW_FIXTURES``; a slow test among fast ones carries its own ``@pytest.mark.slow``.
+
+``make check`` runs the fast tests (``-m "not slow and not browser and not postgres"``) in
+well under a minute; ``make test`` runs them all.
+
+A fast test passes time as numbers (STYLE.md: time is data). So in a fast test the test's own
+code (anything under tests/, on the test's thread) may neither ``time.sleep`` nor wait out the
+timeout of a ``threading.Event``: it fails at once, saying where. A test that must wait on the
+real clock is marked ``slow`` (or is a browser or PostgreSQL test), and each of its sleeps
+says why on its line with a ``# sleep-ok:`` comment (``tests/test_tiers.py`` checks that).
+The code under test may wait in any test: a courier's back-off or a daemon's loop on its own
+thread is what some tests drive for real.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+BROWSER_FIXTURES = {"page", "chromium_page"}
+POSTGRES_FIXTURES = {"postgres", "pg_url"}
+
+#: Folders and files whose every test is slow, relative to tests/, and why.
+SLOW = {
+    "crash/": "the real daemon and hub, killed with SIGKILL on the real clock",
+    "web/": "the virtual table's real daemon and HTTP server",
+    "link/test_serial_link.py": "ptys and real threads on the real clock",
+    "table/test_daemon.py": "the real daemon's threads, systemd's notify socket",
+    "hub/test_demo.py": "`make demo`'s real processes",
+    "hub/test_hub_failures.py": "a live hub or `klik hub` on a full disk, a lost database, SIGTERM",
+    "hub/test_hub_fuzz.py": "schemathesis: hundreds of requests to a live hub",
+    "hub/test_hub_security.py": "real `klik hub` processes, TLS, slow clients and guessers",
+    "hub/test_serial_hub.py": "tables on a simulated radio channel, real threads",
+    "hub/test_table_to_hub.py": "the real daemon with the hub, real presses",
+    "hub/test_tournament_properties.py": "whole tournaments on live hubs, many examples",
+    "hub/test_tournament_tables.py": "real daemons playing a round with the hub",
+}
+
+#: Fixtures that make every test using them slow, and why.
+SLOW_FIXTURES = {
+    "hub": "a live hub: uvicorn on a loopback socket, a third of a second to start and stop",
+}
+
+#: The tiers whose tests may wait on the real clock.
+REAL_CLOCK = ("slow", "browser", "postgres")
+
+
+def _tier_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
+    """The marks a test earns by its fixtures (all it uses, however indirectly), its
+    parameters and its file."""
+    marks = []
+    names = set(getattr(item, "fixturenames", ()))
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    starts_chromium = code is not None and "sync_playwright" in code.co_names  # by itself
+    if names & BROWSER_FIXTURES or starts_chromium:
+        marks.append(pytest.mark.browser)
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    if names & POSTGRES_FIXTURES or any(isinstance(p, str) and p == "postgresql" for p in params):
+        marks.append(pytest.mark.postgres)
+    where = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
+    if names & SLOW_FIXTURES.keys() or any(where.startswith(path) for path in SLOW):
+        marks.append(pytest.mark.slow)
+    return marks
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in _tier_marks(item):
+            item.add_marker(mark)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_never_sleep(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a fast test, ``time.sleep(s)`` and an ``Event.wait(s)`` that times out fail the test
+    when the test's own code calls them on the test's thread (see the module's docstring)."""
+    if any(request.node.get_closest_marker(tier) for tier in REAL_CLOCK):
+        return
+    test_thread = threading.get_ident()
+    tests = f"{TESTS}/"
+    sleep, wait = time.sleep, threading.Event.wait
+
+    def refuse(what: str) -> None:
+        caller = sys._getframe(2)
+        where = Path(caller.f_code.co_filename).relative_to(TESTS.parent)
+        pytest.fail(
+            f"a fast test must not sleep ({what} at {where}:{caller.f_lineno}): pass time as "
+            "numbers, or mark the test slow and say why on the line with # sleep-ok:",
+            pytrace=False,
+        )
+
+    def by_the_test() -> bool:
+        caller = sys._getframe(2).f_code.co_filename
+        return threading.get_ident() == test_thread and caller.startswith(tests)
+
+    def checked_sleep(seconds: float) -> None:
+        if seconds > 0 and by_the_test():
+            refuse(f"time.sleep({seconds})")
+        sleep(seconds)
+
+    def checked_wait(self: threading.Event, timeout: float | None = None) -> bool:
+        done = wait(self, timeout)
+        if not done and timeout is not None and timeout > 0 and by_the_test():
+            refuse(f"an Event's wait({timeout}) that timed out")
+        return done
+
+    monkeypatch.setattr(time, "sleep", checked_sleep)
+    monkeypatch.setattr(threading.Event, "wait", checked_wait)
