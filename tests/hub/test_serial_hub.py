@@ -2,7 +2,7 @@
 
 Everything is real but the wire: ptys opened by pyserial, the tables' outboxes, couriers and
 serial links on their own threads, the hub's ``SerialHub`` on a store over a SQLite file. The
-wire is ``tests/radio.py``: a lossy cable, or a shared half-duplex radio channel where the
+wire is ``tests/helpers/radio.py``: a lossy cable, or a shared half-duplex radio channel where the
 tables' frames collide. Most tests run at 115200 baud to stay quick; the 9600-baud figure
 for nine tables is the bench's (``tests/bench/bench_serial.py``).
 """

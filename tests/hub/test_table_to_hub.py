@@ -153,7 +153,7 @@ def test_over_a_serial_cable_the_receipt_reaches_the_screens_and_a_pushed_pause_
     store: Store, tmp_path: Path
 ) -> None:
     """``[hub] link = "serial"``: the daemon's courier on a pty, the hub's SerialHub on the other
-    end of a simulated cable (tests/radio.py)."""
+    end of a simulated cable (tests/helpers/radio.py)."""
     device, key = store.pair(4)
     with Radio(2, 115200) as radio:
         hub = SerialHub(store, radio.path(0), 115200, push_s=0.2)
