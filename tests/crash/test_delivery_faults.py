@@ -117,9 +117,10 @@ def play(table: VirtualTable, *, end: bool = True) -> str:
     state = table.state()
     if state["state"] == "done":
         judge_tap(table)
-        time.sleep(0.3)  # sleep-ok: the judge's tap is recognised: the next game
+        until(lambda: table.state()["state"] == "ready")  # the judge's tap: the next game
     starter = table.state()["starter"]
     table.tap("ABCD"["ABCD".index(starter) - 1])
+    until(lambda: table.state()["mover"] == starter)  # under load a tap takes its time
     table.double(starter)
     if end:
         for seat in "ABCD":
