@@ -90,8 +90,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _fast_tests_never_sleep(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In a fast test, ``time.sleep(s)`` and an ``Event.wait(s)`` that times out fail the test
-    when the test's own code calls them on the test's thread (see the module's docstring)."""
+    """In a fast test, a sleep (``sleep(s)`` from ``time``) and an ``Event.wait(s)`` that
+    times out fail the test when the test's own code calls them on the test's thread (see the
+    module's docstring)."""
     if any(request.node.get_closest_marker(tier) for tier in REAL_CLOCK):
         return
     test_thread = threading.get_ident()
@@ -113,7 +114,7 @@ def _fast_tests_never_sleep(
 
     def checked_sleep(seconds: float) -> None:
         if seconds > 0 and by_the_test():
-            refuse(f"time.sleep({seconds})")
+            refuse(f"time.sleep({seconds})")  # sleep-ok: names the sleep it refuses
         sleep(seconds)
 
     def checked_wait(self: threading.Event, timeout: float | None = None) -> bool:

@@ -16,7 +16,8 @@ ROOT = TESTS.parent
 
 
 def sleeps(tree: ast.AST) -> list[ast.Call]:
-    """Every ``time.sleep(…)`` and ``threading.Event().wait(…)``: the two ways to sleep."""
+    """Every call of ``sleep`` from ``time`` and of an ``Event``'s ``wait``: the two ways a
+    test could sleep."""
     calls = [
         node
         for node in ast.walk(tree)

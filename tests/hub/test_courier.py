@@ -6,7 +6,6 @@ back-off is checked without waiting for it; the hub, its database and HTTP are r
 
 from __future__ import annotations
 
-import random
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -14,64 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from klik.link import protocol as p
-from klik.link.courier import Command, Courier, Delivery, State
+from klik.link.courier import Command, Delivery, State
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik_hub.store import Store
+from tests.helpers.courier import Table
 from tests.helpers.hubkit import result_body
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Table:
-    """The table's side: an outbox, a courier, and what the courier told the engine."""
-
-    def __init__(self, folder: Path, url: str, device: str, key: str) -> None:
-        self.outbox = Outbox(folder / "outbox.sqlite")
-        self.clock = Clock()
-        self.news: list[Delivery] = []
-        self.commands: list[Command] = []
-        self.state = p.Heartbeat(state="move", mover="B", left_ms=41_000)
-        self.courier = Courier(
-            self.outbox,
-            HttpLink(url, timeout_s=2.0),
-            device,
-            p.key_bytes(key),
-            heartbeat_s=2.0,
-            status=lambda: self.state,
-            on_delivery=self.news.append,
-            on_command=self.commands.append,
-            clock=self.clock,
-            rng=random.Random(7),
-        )
-
-    def keep(self, game: int, table: int = 3) -> int:
-        seq = self.outbox.keep(result_body(table=table, game=game))
-        self.courier.wake()
-        return seq
-
-    def step(self, at: float | None = None) -> float:
-        if at is not None:
-            self.clock.now = at
-        return self.courier.step(self.clock.now)
-
-    def close(self) -> None:
-        self.courier.link.close()
-        self.outbox.close()
 
 
 @pytest.fixture
 def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store]]:
     url, store = hub
     device, key = store.pair(3)
-    kept = Table(tmp_path, url, device, key)
+    kept = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     yield kept, store
     kept.close()
 
@@ -99,7 +53,7 @@ def test_a_hub_that_is_away_gets_the_result_within_seconds_of_its_return(
     with socket.socket() as sock:  # a port where nothing listens: the hub is away
         sock.bind(("127.0.0.1", 0))
         away = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    kept = Table(tmp_path, away, device, key)
+    kept = Table(tmp_path, HttpLink(away, timeout_s=2.0), device, key)
     kept.keep(1)
     tries = []
     for _ in range(12):  # the hub away for hours: the gaps grow, never past 15 s
@@ -175,7 +129,7 @@ def test_a_command_cut_off_while_it_is_carried_out_is_carried_out_after_the_rest
     without its names. Now it is recorded only once carried out, and asked for again."""
     url, store = hub
     device, key = store.pair(3)
-    first = Table(tmp_path, url, device, key)
+    first = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     lineup = {"players": {"A": "Ania", "B": "Bożena", "C": "Łukasz"}}
     command_id = store.command(3, "game", lineup)
 
@@ -186,7 +140,9 @@ def test_a_command_cut_off_while_it_is_carried_out_is_carried_out_after_the_rest
     with pytest.raises(RuntimeError):
         first.step()
     first.close()
-    again = Table(tmp_path, url, device, key)  # the table started again, the same card
+    again = Table(
+        tmp_path, HttpLink(url, timeout_s=2.0), device, key
+    )  # the table started again, the same card
     again.step(200.0)
     assert again.commands == [Command(command_id, "game", lineup)]
     again.step(202.0)
@@ -216,7 +172,7 @@ def test_heartbeats_go_on_when_the_outbox_cannot_be_written(
     it): the results wait, but the judge still sees the table alive."""
     url, store = hub
     device, key = store.pair(3)
-    table = Table(tmp_path, url, device, key)
+    table = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     table.outbox.close()
     table.outbox = table.courier.outbox = Outbox(tmp_path / "outbox.sqlite", busy_s=0.05)
     other = sqlite3.connect(tmp_path / "outbox.sqlite", isolation_level=None)

@@ -10,7 +10,6 @@ and goes on.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ import pytest
 from sqlalchemy import select
 
 from klik.link import protocol as p
-from klik.link.courier import Command, Courier, Delivery
 from klik.link.http import HttpLink, Reply
 from klik.link.outbox import HEARTBEAT_BLOCK, Outbox
 from klik.link.serial import SerialLink
@@ -27,6 +25,7 @@ from klik_hub import inbox
 from klik_hub.schema import commands, status
 from klik_hub.serial import SerialHub
 from klik_hub.store import Store
+from tests.helpers.courier import Table
 from tests.helpers.hubkit import Clock, post, result_body, sealed
 from tests.helpers.radio import Radio
 
@@ -202,39 +201,6 @@ def test_a_heartbeat_without_acks_is_taken(hub: Hub) -> None:
 
 
 # --- the table ----------------------------------------------------------------------------
-
-
-class Table:
-    """A table's outbox and courier over a state folder; the test drives the courier's steps."""
-
-    def __init__(self, folder: Path, link: Any, device: str, key: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.outbox = Outbox(folder / "outbox.sqlite")
-        self.now = 100.0
-        self.state = p.Heartbeat.decode(beat())
-        self.commands: list[Command] = []
-        self.news: list[Delivery] = []
-        self.courier = Courier(
-            self.outbox,
-            link,
-            device,
-            p.key_bytes(key),
-            heartbeat_s=2.0,
-            status=lambda: self.state,
-            on_delivery=self.news.append,
-            on_command=self.commands.append,
-            clock=lambda: self.now,
-            rng=random.Random(7),
-        )
-
-    def beat(self) -> None:
-        """The next heartbeat (the courier's step when it is due)."""
-        self.now = self.courier.next_heartbeat
-        self.courier.step(self.now)
-
-    def close(self) -> None:
-        self.courier.link.close()
-        self.outbox.close()
 
 
 @pytest.fixture

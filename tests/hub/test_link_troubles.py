@@ -22,8 +22,8 @@ from klik.link.outbox import Outbox
 from klik.table import screens
 from klik.table.view import Language
 from klik_hub.store import Store
+from tests.helpers.courier import Clock
 from tests.helpers.hubkit import result_body
-from tests.hub.test_courier import Clock
 from tests.hub.test_hub_security import klik_hub, pair
 
 COURIER = "klik.link.courier"

@@ -14,11 +14,11 @@ import pytest
 from klik.link import protocol as p
 from klik.link import serial
 from klik.link.courier import Courier, Delivery, State
-from klik.link.http import Reply
+from klik.link.http import HttpLink, Reply
 from klik.link.outbox import Outbox
 from klik_hub.store import Store
+from tests.helpers.courier import Table
 from tests.helpers.hubkit import post, result_body, sealed
-from tests.hub.test_courier import Table
 
 IMPOSSIBLE = "2026-99-99T99:99:99Z"  # a table of older software might have kept such a body
 
@@ -27,7 +27,7 @@ IMPOSSIBLE = "2026-99-99T99:99:99Z"  # a table of older software might have kept
 def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store, str]]:
     url, store = hub
     device, key = store.pair(3)
-    kept = Table(tmp_path, url, device, key)
+    kept = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     yield kept, store, url
     kept.close()
 
