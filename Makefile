@@ -7,7 +7,7 @@ SAMPLE := device/klik/samples/sample-game.klik
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test check lint typecheck unit bench install frames clean
+.PHONY: demo test check lint typecheck unit bench install frames words clean
 
 # A small tournament on this laptop: the hub at http://127.0.0.1:8000 (the judge's console),
 # four virtual tables paired with it at http://127.0.0.1:8100/hall and 16 demo players; the
@@ -61,6 +61,17 @@ install:
 frames: $(STAMP)
 	rm -rf docs/frames
 	$(BIN)/klik replay $(SAMPLE) --frames docs/frames >/dev/null
+
+# After marking or changing a message (klik.words): extract every message from the code, the
+# templates and the scripts, merge them into the Polish catalogue, and compile what gettext
+# reads. Then translate what is new or fuzzy in the .po and run it again.
+LOCALE := device/klik/locale
+words: $(STAMP)
+	$(BIN)/pybabel extract -F pyproject.toml --no-location --sort-output \
+	  -o $(VENV)/klik.pot device hub
+	$(BIN)/pybabel update -i $(VENV)/klik.pot -d $(LOCALE) -D klik -l pl \
+	  --ignore-obsolete --no-fuzzy-matching --width 100
+	$(BIN)/pybabel compile -d $(LOCALE) -D klik -l pl --statistics
 
 # The page tests drive Debian's Chromium (Playwright never downloads a browser here).
 $(CHROMIUM):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from klik.errors import KlikError
+from klik.words import nwords
 
 EXIT_BAD_INPUT = 2
 
@@ -306,13 +307,14 @@ def _draw(players: int, rounds: int, seed: int | None) -> int:
         sizes = draw.table_sizes(players)
         drawn = draw.draw_rounds(players, rounds, seed)
     except draw.DrawError as error:
-        raise KlikError(str(error)) from None
+        raise KlikError(error.message) from None
     tables = [[list(table) for table in one] for one in drawn]
     print(json.dumps({"seed": seed, "rounds": tables}))
     fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
+    pairs = nwords("{n} repeated pair", "{n} repeated pairs", repeated)
     print(
         f"klik draw: {players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
-        f"{rounds} rounds, seed {seed}: {repeated} repeated pair{'' if repeated == 1 else 's'}",
+        f"{rounds} rounds, seed {seed}: {pairs}",
         file=sys.stderr,
     )
     return 0

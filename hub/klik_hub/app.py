@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from klik.link import protocol as p
-from klik_hub import judge, tournament_api
+from klik_hub import faults, judge, tournament_api, words
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import Store
@@ -152,8 +152,8 @@ def make_app(
         return JSONResponse({"error": str(problem.detail)}, problem.status_code, problem.headers)
 
     @app.exception_handler(TournamentError)
-    async def tournament_says_no(_request: Request, problem: TournamentError) -> JSONResponse:
-        return tournament_api.refused(problem)
+    async def tournament_says_no(request: Request, problem: TournamentError) -> JSONResponse:
+        return tournament_api.refused(problem, tournament_api.reader(request))
 
     app.include_router(session_router(gate, tls=tls))
     app.include_router(console_router())
@@ -161,11 +161,11 @@ def make_app(
     app.include_router(tournament_api.pages(store))
 
     @app.exception_handler(RequestValidationError)
-    async def one_line(_request: Request, problem: RequestValidationError) -> JSONResponse:
-        """A request that breaks its schema: the first fault in one line, as every error."""
-        first = problem.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ()))
-        return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"}, 422)
+    async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:
+        """A request that breaks its schema: the first fault in one line, as every error,
+        in the reader's language (``klik_hub.faults``)."""
+        said = faults.one_line(problem.errors()[0], tournament_api.reader(request))
+        return JSONResponse({"error": said}, 422)
 
     @app.post(
         p.PATHS[p.EnvelopeType.RESULT],
@@ -297,6 +297,11 @@ def console_router() -> APIRouter:
     @web.get("/console.js")
     def script() -> Response:
         return Response(_web("console.js"), media_type="text/javascript; charset=utf-8")
+
+    @web.get("/words.js")
+    def catalogue() -> Response:
+        """The catalogue for the console's and the projector's scripts (klik_hub.words)."""
+        return Response(words.script(), media_type="text/javascript; charset=utf-8")
 
     return web
 

@@ -2,8 +2,9 @@
 
 Written for a Polish spreadsheet by default: UTF-8 with a byte-order mark (so Excel reads the
 Polish letters), fields separated by ``;`` (Excel's separator where the decimal mark is a
-comma), CRLF line ends, a header line in Polish (``lang="en"``: English). A corrected result
-carries ``tak`` / ``yes`` in its ``poprawiony`` / ``corrected`` column.
+comma), CRLF line ends, a header line in Polish (``lang="en"``: English), its words the
+catalogue's (``klik.words``, context "csv"). A corrected result carries ``tak`` / ``yes`` in
+its ``poprawiony`` / ``corrected`` column.
 
 No text becomes a formula: a spreadsheet runs a cell starting with ``=``, ``+``, ``-``, ``@``,
 a tab or a CR as a formula (a player named ``=HYPERLINK(…)`` would open a link), so such a
@@ -13,26 +14,39 @@ text is written with a leading ``'``, OWASP's rule for CSV injection. Numbers st
 from __future__ import annotations
 
 import csv
+import gettext
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from klik.words import Language, catalogue
 from klik_hub.tournament.standings import Row
 
-HEADERS: dict[str, dict[str, tuple[str, ...]]] = {
-    "standings": {
-        "pl": ("miejsce", "nr", "gracz", "klub", "duże", "małe", "gry", "poprawione",
-               "wykluczony"),
-        "en": ("place", "id", "player", "club", "big", "small", "games", "corrected",
-               "excluded"),
-    },
-    "results": {
-        "pl": ("wynik", "runda", "stół", "gra", "pokwitowanie", "miejsce przy stole", "nr",
-               "gracz", "tabliczka", "małe", "duże", "liczy się", "wstrzymany", "poprawiony"),
-        "en": ("result", "round", "table", "game", "receipt", "seat", "id", "player", "rack",
-               "small", "big", "counts", "held", "corrected"),
-    },
-}  # fmt: skip
-YES = {"pl": ("tak", "nie"), "en": ("yes", "no")}
+
+def _standings_header(said: gettext.NullTranslations) -> tuple[str, ...]:
+    return (
+        said.pgettext("csv", "place"), said.pgettext("csv", "id"), said.pgettext("csv", "player"),
+        said.pgettext("csv", "club"), said.pgettext("csv", "big"), said.pgettext("csv", "small"),
+        said.pgettext("csv", "games"), said.pgettext("csv standings", "corrected"),
+        said.pgettext("csv", "excluded"),
+    )  # fmt: skip
+
+
+def _results_header(said: gettext.NullTranslations) -> tuple[str, ...]:
+    return (
+        said.pgettext("csv", "result"), said.pgettext("csv", "round"),
+        said.pgettext("csv", "table"), said.pgettext("csv", "game"),
+        said.pgettext("csv", "receipt"), said.pgettext("csv", "seat"),
+        said.pgettext("csv", "id"), said.pgettext("csv", "player"), said.pgettext("csv", "rack"),
+        said.pgettext("csv", "small"), said.pgettext("csv", "big"),
+        said.pgettext("csv", "counts"), said.pgettext("csv", "held"),
+        said.pgettext("csv", "corrected"),
+    )  # fmt: skip
+
+
+def _yes_no(said: gettext.NullTranslations) -> tuple[str, str]:
+    return said.pgettext("csv", "yes"), said.pgettext("csv", "no")
+
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -66,9 +80,10 @@ def standings_csv(
     rows: Sequence[Row], clubs: Mapping[str, str], corrected: set[str], lang: str = "pl"
 ) -> bytes:
     """The standings, a player a line; ``corrected``: players with a corrected counted game."""
-    yes, no = YES[lang]
+    said = catalogue(Language(lang))
+    yes, no = _yes_no(said)
     return _csv(
-        HEADERS["standings"][lang],
+        _standings_header(said),
         (
             (r.place, r.player, r.name, clubs.get(r.player, ""), r.big, r.small, r.games,
              yes if r.player in corrected else no, yes if r.excluded else no)
@@ -79,7 +94,8 @@ def standings_csv(
 
 def results_csv(results: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes:
     """The tournament's results (as ``GET .../results`` lists them), a seat a line."""
-    yes, no = YES[lang]
+    said = catalogue(Language(lang))
+    yes, no = _yes_no(said)
     lines = []
     for x in results:
         for seat, e in x["seats"].items():
@@ -89,4 +105,4 @@ def results_csv(results: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes
                 e["small"], e["big"], yes if x["counts"] else no, x["held"] or "",
                 yes if x["corrected"] else no,
             ))  # fmt: skip
-    return _csv(HEADERS["results"][lang], lines)
+    return _csv(_results_header(said), lines)

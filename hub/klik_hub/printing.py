@@ -6,9 +6,10 @@ fallback if a table's device fails: the sheet has a line per game for every seat
 small and big points, and the signatures.
 
 The markup is in Jinja2 templates, ``templates/sheets.html`` and ``templates/standings.html``
-(both extend ``base.html``, which inlines ``print.css``); this module picks the words and
-shapes the data for them. Autoescaping escapes every value a user typed (a tournament's,
-a player's, a club's name), so nothing here escapes by hand.
+(both extend ``base.html``, which inlines ``print.css``); their words are the catalogue's
+(``klik.words``, context "print"), and this module shapes the data for them. Autoescaping
+escapes every value a user typed (a tournament's, a player's, a club's name), so nothing here
+escapes by hand.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from klik.words import Language, catalogue
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
@@ -31,29 +33,6 @@ TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-
-TEXT = {
-    "pl": {
-        "sheets": "Karty stołów", "standings": "Klasyfikacja", "round": "Runda", "table": "Stół",
-        "seat": "Miejsce", "no": "Nr", "player": "Gracz", "club": "Klub", "game": "Gra",
-        "rack": "tabliczka", "small": "małe", "big": "duże", "place": "Miejsce",
-        "games": "Gier", "signatures": "Podpisy graczy", "judge": "Sędzia",
-        "starts": "zaczyna", "corrected": "✎ poprawiony wynik w grach tego gracza",
-        "drawn_starts": "Gra 1: zaczyna, kto wylosuje najwyższą kostkę (trzyma przycisk); "
-        "każda następna gra: kolejne miejsce",
-        "excluded": "wykluczony",
-    },
-    "en": {
-        "sheets": "Table sheets", "standings": "Standings", "round": "Round", "table": "Table",
-        "seat": "Seat", "no": "No.", "player": "Player", "club": "Club", "game": "Game",
-        "rack": "rack", "small": "small", "big": "big", "place": "Place",
-        "games": "Games", "signatures": "Players' signatures", "judge": "Judge",
-        "starts": "starts", "corrected": "✎ a corrected result among this player's games",
-        "drawn_starts": "Game 1: whoever draws the highest tile starts (holds their button); "
-        "each next game: the next seat",
-        "excluded": "excluded",
-    },
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,8 +79,7 @@ def sheets(
         drawn_first=drawn_first,
         games=games,
         sheets=pages,
-        t=TEXT[lang],
-        lang=lang,
+        **_words(lang),
     )
 
 
@@ -115,5 +93,11 @@ def standings(
     """The standings on paper, with a mark by a player whose counted games were corrected,
     and by a player the judge excluded."""
     return TEMPLATES.get_template("standings.html").render(
-        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, t=TEXT[lang], lang=lang
+        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, **_words(lang)
     )
+
+
+def _words(lang: str) -> dict[str, Any]:
+    """What a template needs to speak ``lang``: the catalogue's functions and the page's tag."""
+    said = catalogue(Language(lang))
+    return {"lang": lang, "pgettext": said.pgettext, "_": said.gettext}

@@ -24,8 +24,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
+from klik.errors import KlikError
 from klik.link import protocol as p
-from klik_hub import exports, printing
+from klik.words import N_, Language, Words, language_of, words
+from klik_hub import exports, faults, printing
 from klik_hub.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster
@@ -62,9 +64,9 @@ class TournamentIn(BaseModel):
         # As a player's name: no control, bidirectional-override or zero-width character,
         # which would turn a projected title around or hide one tournament behind another.
         if any(unicodedata.category(ch).startswith("C") for ch in name):
-            raise PydanticCustomError("name", "the name holds a control character")
+            raise PydanticCustomError("name", N_("the name holds a control character"))
         if not name.strip():
-            raise PydanticCustomError("name", "the name is empty")
+            raise PydanticCustomError("name", N_("the name is empty"))
         return name
 
     rules: Literal["tournament", "league"] | None = Field(
@@ -81,8 +83,7 @@ class TournamentIn(BaseModel):
 def _round_kind(kind: p.CommandKind) -> p.CommandKind:
     if kind not in p.ROUND_KINDS:
         allowed = ", ".join(p.ROUND_KINDS)
-        raise PydanticCustomError("kind", "a round's tables are told one of {allowed}",
-                                  {"allowed": allowed})  # fmt: skip
+        raise PydanticCustomError("kind", faults.ROUND_KIND, {"allowed": allowed})
     return kind
 
 
@@ -193,6 +194,12 @@ def error(status: int, message: str, **more: Any) -> JSONResponse:
     return JSONResponse({"error": message, **more}, status_code=status)
 
 
+def reader(request: Request) -> Language:
+    """The language of whoever reads the answer: the console says its own in
+    ``Accept-Language`` with every request; a script that says none reads English."""
+    return language_of(request.headers.get("accept-language"))
+
+
 class Checked(APIRoute):
     """A route that refuses a JSON body nested deeper than ``protocol.MAX_DEPTH`` (422)
     before FastAPI parses it: Python's JSON parser recurses, and a player list nested 5,000
@@ -212,8 +219,8 @@ class Checked(APIRoute):
         return checked
 
 
-class BadListError(ValueError):
-    def __init__(self, status: int, message: str) -> None:
+class BadListError(KlikError, ValueError):
+    def __init__(self, status: int, message: Words) -> None:
         super().__init__(message)
         self.status = status
 
@@ -221,19 +228,20 @@ class BadListError(ValueError):
 def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
     """The players of an enrolment's body: a CSV file or a JSON list (RosterError if bad)."""
     if len(data) > MAX_CSV:
-        raise BadListError(413, f"the list is over {MAX_CSV} bytes")
+        raise BadListError(413, words("the list is over {most} bytes", most=MAX_CSV))
     if kind not in ("text/csv", "application/json"):
-        raise BadListError(415, "send application/json or text/csv")
+        raise BadListError(415, words("send application/json or text/csv"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as bad:
-        raise BadListError(422, f"byte {bad.start}: not UTF-8; save the file as UTF-8") from None
+        said = words("byte {at}: not UTF-8; save the file as UTF-8", at=bad.start)
+        raise BadListError(422, said) from None
     if kind == "text/csv":
         return roster.from_csv(text)
     try:
         sent = json.loads(text)
     except ValueError:
-        raise BadListError(422, "the body is not JSON") from None
+        raise BadListError(422, words("the body is not JSON")) from None
     return roster.from_json(sent)
 
 
@@ -241,12 +249,13 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
 STATUS_OF = ((NotFoundError, 404), (ConflictError, 409), (TournamentError, 422))
 
 
-def refused(problem: TournamentError) -> JSONResponse:
-    """Any route's TournamentError, as the app's exception handler answers it: one line."""
+def refused(problem: TournamentError, language: Language) -> JSONResponse:
+    """Any route's TournamentError, as the app's exception handler answers it: one line, in
+    the reader's ``language``."""
     status = next(code for kind, code in STATUS_OF if isinstance(problem, kind))
     if isinstance(problem, MissingResultsError):
-        return error(status, str(problem), missing=problem.missing)
-    return error(status, str(problem))
+        return error(status, problem.into(language), missing=problem.missing)
+    return error(status, problem.into(language))
 
 
 def router(store: Store, judge_only: Any) -> APIRouter:
@@ -256,11 +265,16 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     kept = Tournaments(store)
 
     @api.post("", status_code=201, dependencies=guarded)
-    def create(tournament: TournamentIn) -> JSONResponse:
+    def create(tournament: TournamentIn, request: Request) -> JSONResponse:
         """A new tournament → 201 ``{"id": ...}``."""
         if tournament.format not in f.preset_names():
             allowed = ", ".join(f.preset_names())
-            return error(422, f"format {tournament.format!r}: allowed are {allowed}")
+            said = words(
+                "format {format!r}: allowed are {formats}",
+                format=tournament.format,
+                formats=allowed,
+            )
+            return error(422, said.into(reader(request)))
         new = kept.create(
             tournament.name.strip(), tournament.rules, tournament.format, tournament.move_time_s
         )
@@ -288,9 +302,9 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             enrolled = kept.enrol(tid, entrants, allow_same_name=allow_same_name)
             return JSONResponse(enrolled, status_code=201)
         except BadListError as problem:
-            return error(problem.status, str(problem))
+            return error(problem.status, problem.into(reader(request)))
         except roster.RosterError as problem:
-            return error(422, str(problem))
+            return error(422, problem.into(reader(request)))
 
     @api.get("/{tid}/players")
     def players(tid: Id) -> JSONResponse:

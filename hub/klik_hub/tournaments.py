@@ -24,6 +24,7 @@ from sqlalchemy import Connection, and_, delete, func, insert, or_, select, upda
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
 from klik.link import protocol as p
+from klik.words import Words, nwords, words
 from klik_hub.schema import (
     commands,
     corrections,
@@ -80,7 +81,7 @@ class ConflictError(TournamentError):
 class MissingResultsError(ConflictError):
     """The current round has games without a result; ``missing`` lists them."""
 
-    def __init__(self, message: str, missing: list[dict[str, int]]) -> None:
+    def __init__(self, message: str | Words, missing: list[dict[str, int]]) -> None:
         super().__init__(message)
         self.missing = missing
 
@@ -129,7 +130,7 @@ class Tournaments:
         try:
             fmt.check_rules(rules)
         except f.FormatError as error:
-            raise TournamentError(str(error)) from None
+            raise TournamentError(error.message) from None
         with self.store.writing() as db:
             new = db.execute(
                 insert(tournaments)
@@ -195,12 +196,17 @@ class Tournaments:
             try:
                 check_new(entrants, enrolled, allow_same_name=allow_same_name)
             except EnrolledAlreadyError as error:
-                raise ConflictError(str(error)) from None
+                raise ConflictError(error.message) from None
             if len(enrolled) + len(entrants) > MAX_PLAYERS:
-                raise TournamentError(
-                    f"players: tournament {tid} has {len(enrolled)} and the list "
-                    f"{len(entrants)}; a tournament takes at most {MAX_PLAYERS}"
+                said = words(
+                    "players: tournament {tid} has {enrolled} and the list {listed}; "
+                    "a tournament takes at most {most}",
+                    tid=tid,
+                    enrolled=len(enrolled),
+                    listed=len(entrants),
+                    most=MAX_PLAYERS,
                 )
+                raise TournamentError(said)
             first = max(enrolled, default=0) + 1
             rows = [
                 {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
@@ -235,7 +241,8 @@ class Tournaments:
                 )
             ).first()
             if row is None:
-                raise NotFoundError(f"tournament {tid} has no player {player_no}")
+                said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
+                raise NotFoundError(said)
             before = {"name": row.name, "club": row.club, "active": bool(row.active)}
             wanted = {k: v for k, v in change.items() if v is not None}
             if "name" in wanted or "club" in wanted:
@@ -244,11 +251,11 @@ class Tournaments:
                         wanted.get("name", row.name), wanted.get("club", row.club), "player"
                     )
                 except RosterError as error:
-                    raise TournamentError(str(error)) from None
+                    raise TournamentError(error.message) from None
                 wanted |= {"name": checked.name, "club": checked.club}
             after = before | wanted
             if after == before:
-                raise TournamentError("name, club, active: nothing would change")
+                raise TournamentError(words("name, club, active: nothing would change"))
             db.execute(
                 update(players)
                 .where(players.c.tournament_id == tid, players.c.player_no == player_no)
@@ -303,20 +310,29 @@ class Tournaments:
         ``exclusion`` keeps the player out of every later draw and marks them on the standings;
         a ``warning`` is only logged."""
         if kind not in SANCTIONS:
-            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(SANCTIONS)}")
-        if (kind == "deduction") != (big is not None):
-            raise TournamentError(
-                f"big: a deduction takes 1 to {MAX_DEDUCTION} big points, and only a deduction"
+            said = words(
+                "kind {kind!r}: allowed are {kinds}", kind=kind, kinds=", ".join(SANCTIONS)
             )
+            raise TournamentError(said)
+        if (kind == "deduction") != (big is not None):
+            said = words(
+                "big: a deduction takes 1 to {most} big points, and only a deduction",
+                most=MAX_DEDUCTION,
+            )
+            raise TournamentError(said)
         if big is not None and not 1 <= big <= MAX_DEDUCTION:
-            raise TournamentError(f"big: a deduction takes 1 to {MAX_DEDUCTION} big points")
+            said = words("big: a deduction takes 1 to {most} big points", most=MAX_DEDUCTION)
+            raise TournamentError(said)
         with self.store.writing() as db:
             row = self._tournament(db, tid, lock=True)
             names = self._names(db, tid)
             if str(player_no) not in names:
-                raise TournamentError(f"player: no player {player_no} in tournament {tid}")
+                said = words(
+                    "player: no player {player} in tournament {tid}", player=player_no, tid=tid
+                )
+                raise TournamentError(said)
             if kind == "exclusion" and str(player_no) in self._excluded(db, tid):
-                raise ConflictError(f"player {player_no} is excluded already")
+                raise ConflictError(words("player {player} is excluded already", player=player_no))
             drawn = self._rounds(db, tid)
             stage = drawn[-1].stage if drawn else f.load_format(row.format).stages[0].name
             args: dict[str, Any] = {"stage": stage, "big": big}
@@ -410,9 +426,12 @@ class Tournaments:
             earlier = self._rounds(db, tid)
             following = len(earlier) + 1
             if round_no is not None and round_no != following:
-                raise ConflictError(
-                    f"round: round {round_no} is not the next to draw; round {following} is"
+                said = words(
+                    "round: round {round} is not the next to draw; round {next} is",
+                    round=round_no,
+                    next=following,
                 )
+                raise ConflictError(said)
             if not earlier:
                 _check_field(fmt, len(active), override=override)
             if earlier and not override:
@@ -420,11 +439,14 @@ class Tournaments:
                 missing = self._missing(last, self._counted(db, tid, names, earlier))
                 if missing:
                     games = sum(m["missing"] for m in missing)
-                    raise MissingResultsError(
-                        f"round {last.round_no}: {games} games without a result at "
-                        f"{len(missing)} tables; draw with override to go on anyway",
-                        missing,
+                    said = words(
+                        "round {round}: {games} without a result {tables}; "
+                        "draw with override to go on anyway",
+                        round=last.round_no,
+                        games=nwords("{n} game", "{n} games", games),
+                        tables=nwords("at {n} table", "at {n} tables", len(missing)),
                     )
+                    raise MissingResultsError(said, missing)
             stage, ahead = _next_stage(fmt, [x.stage for x in earlier])
             if stage.tables is f.Tables.RANDOM:
                 try:
@@ -436,7 +458,8 @@ class Tournaments:
                     ]
                     tables = d.draw_round(list(active), met, seed, ahead=ahead)
                 except d.DrawError as problem:
-                    raise ConflictError(f"{problem}; enrol more players") from None
+                    said = words("{problem}; enrol more players", problem=problem.message)
+                    raise ConflictError(said) from None
             else:
                 judge = Judged(field, tuple(str(p) for p in tie_break))
                 tables = self._seeded(
@@ -490,12 +513,14 @@ class Tournaments:
             drawn = self._rounds(db, tid)
             found = [x for x in drawn if x.round_no == round_no]
             if not found:
-                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+                raise NotFoundError(_no_round(tid, round_no))
             if drawn[-1].round_no != round_no:
-                raise ConflictError(
-                    f"round {round_no}: only the last round drawn, {drawn[-1].round_no}, "
-                    "can be undone"
+                said = words(
+                    "round {round}: only the last round drawn, {last}, can be undone",
+                    round=round_no,
+                    last=drawn[-1].round_no,
                 )
+                raise ConflictError(said)
             kept = found[0]
             reported = set(
                 db.execute(
@@ -510,10 +535,16 @@ class Tournaments:
                 }
             if reported:
                 shown = ", ".join(map(str, sorted(reported)))
-                raise ConflictError(
-                    f"round {round_no}: tables {shown} have reported results; it stays drawn "
-                    "(exclude the results or draw the next round)"
+                said = nwords(
+                    "round {round}: table {tables} has reported results; it stays drawn "
+                    "(exclude the results or draw the next round)",
+                    "round {round}: tables {tables} have reported results; it stays drawn "
+                    "(exclude the results or draw the next round)",
+                    len(reported),
+                    round=round_no,
+                    tables=shown,
                 )
+                raise ConflictError(said)
             where = (seatings.c.tournament_id == tid, seatings.c.round_no == round_no)
             db.execute(delete(seatings).where(*where))
             db.execute(
@@ -533,7 +564,7 @@ class Tournaments:
             drawn_rounds = self._rounds(db, tid)
             found = [x for x in drawn_rounds if x.round_no == round_no]
             if not found:
-                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+                raise NotFoundError(_no_round(tid, round_no))
             kept = found[0]
             names = self._names(db, tid)
             listed = self._counted(db, tid, names, drawn_rounds)
@@ -557,12 +588,15 @@ class Tournaments:
         sends a table its lineup first if it was never sent, so no round is played as
         "Gracz A-D" because the judge started it before sending the lineups."""
         if kind not in p.ROUND_KINDS:
-            raise TournamentError(f"kind {kind!r}: allowed are {', '.join(p.ROUND_KINDS)}")
+            kinds = ", ".join(p.ROUND_KINDS)
+            raise TournamentError(
+                words("kind {kind!r}: allowed are {kinds}", kind=kind, kinds=kinds)
+            )
         with self.store.reading() as db:
             row = self._tournament(db, tid)
             found = [x for x in self._rounds(db, tid) if x.round_no == round_no]
             if not found:
-                raise NotFoundError(f"tournament {tid} has no round {round_no}")
+                raise NotFoundError(_no_round(tid, round_no))
             kept = found[0]
             paired = set(db.execute(select(devices.c.table_no)).scalars())
             names = self._names(db, tid)
@@ -584,7 +618,14 @@ class Tournaments:
                 }
         if unpaired := [k for k in numbers if k not in paired]:
             shown = ", ".join(map(str, unpaired))
-            raise ConflictError(f"tables {shown} are not paired: klik pair --table {unpaired[0]}")
+            said = nwords(
+                "table {tables} is not paired: klik pair --table {first}",
+                "tables {tables} are not paired: klik pair --table {first}",
+                len(unpaired),
+                tables=shown,
+                first=unpaired[0],
+            )
+            raise ConflictError(said)
         orders: list[tuple[int, str, dict[str, Any]]] = []
         for k in numbers:
             if kind == "game" or (kind == "start" and k not in sent):
@@ -653,16 +694,20 @@ class Tournaments:
             mine = found is not None and found.tournament == str(tid)
             stray = found is not None and found.tournament is None
             if found is None or not (mine or (stray and request.get("kind") == "assign")):
-                raise NotFoundError(f"tournament {tid} has no result {result_id}")
+                said = words("tournament {tid} has no result {result}", tid=tid, result=result_id)
+                raise NotFoundError(said)
             body = json.loads(found.body)
             earlier = self._made(db, tid).get(result_id, [])
             try:
                 made = cr.check(request, body, RULE_SETS[row.rules], earlier)
             except cr.CorrectionError as error:
-                raise TournamentError(str(error)) from None
+                raise TournamentError(error.message) from None
             names = self._names(db, tid)
             if made.kind is cr.Kind.PLAYER and str(made.value) not in names:
-                raise TournamentError(f"value: no player {made.value} in tournament {tid}")
+                said = words(
+                    "value: no player {player} in tournament {tid}", player=made.value, tid=tid
+                )
+                raise TournamentError(said)
             if made.assign is not None:
                 self._check_assign(db, tid, made.assign, names)
             new = db.execute(
@@ -687,23 +732,39 @@ class Tournaments:
     ) -> None:
         """The slot of an ``assign`` must be one the tournament has, for its table's players."""
         if unknown := [p for _, p in assign.players if p not in names]:
-            raise TournamentError(f"players: no player {unknown[0]} in tournament {tid}")
+            said = words(
+                "players: no player {player} in tournament {tid}", player=unknown[0], tid=tid
+            )
+            raise TournamentError(said)
         found = [x for x in self._rounds(db, tid) if x.round_no == assign.round_no]
         if not found:
-            raise TournamentError(f"round: tournament {tid} has no round {assign.round_no}")
+            said = words(
+                "round: tournament {tid} has no round {round}", tid=tid, round=assign.round_no
+            )
+            raise TournamentError(said)
         kept = found[0]
         if not 1 <= assign.table <= len(kept.tables):
-            raise TournamentError(
-                f"table: round {kept.round_no} has tables 1 to {len(kept.tables)}"
+            said = words(
+                "table: round {round} has tables 1 to {most}",
+                round=kept.round_no,
+                most=len(kept.tables),
             )
+            raise TournamentError(said)
         if assign.game > kept.games:
-            raise TournamentError(f"game: round {kept.round_no} has games 1 to {kept.games}")
+            said = words(
+                "game: round {round} has games 1 to {most}", round=kept.round_no, most=kept.games
+            )
+            raise TournamentError(said)
         seated = sorted(kept.tables[assign.table - 1])
         if sorted(p for _, p in assign.players) != seated:
             shown = ", ".join(seated)
-            raise TournamentError(
-                f"players: table {assign.table} of round {kept.round_no} seats players {shown}"
+            said = words(
+                "players: table {table} of round {round} seats players {players}",
+                table=assign.table,
+                round=kept.round_no,
+                players=shown,
             )
+            raise TournamentError(said)
 
     def corrections(self, tid: int) -> list[dict[str, Any]]:
         """The audit log, newest first: every correction (``"log": "correction"``) and every
@@ -765,7 +826,8 @@ class Tournaments:
             fmt = f.load_format(row.format)
             if stage is not None and stage not in [s.name for s in fmt.stages]:
                 allowed = ", ".join(s.name for s in fmt.stages)
-                raise TournamentError(f"stage {stage!r}: allowed are {allowed}")
+                said = words("stage {stage!r}: allowed are {stages}", stage=stage, stages=allowed)
+                raise TournamentError(said)
             names = self._names(db, tid)
             drawn = self._rounds(db, tid)
             scores = self._scores(db, tid, names, drawn)
@@ -812,7 +874,7 @@ class Tournaments:
         query = select(tournaments).where(tournaments.c.id == tid)
         row = db.execute(query.with_for_update() if lock else query).first()
         if row is None:
-            raise NotFoundError(f"no tournament {tid}")
+            raise NotFoundError(words("no tournament {tid}", tid=tid))
         return row
 
     @staticmethod
@@ -1049,7 +1111,7 @@ class Tournaments:
             )
             return f.seat_stage(stage, played, field=judge.field)
         except f.SeedingError as error:
-            raise ConflictError(str(error)) from None
+            raise ConflictError(error.message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1164,17 +1226,27 @@ def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:
     """Before the first draw: ``count`` players can play ``fmt`` to its end, and are as many
     as its rules take (unless the judge overrides that)."""
     if (why := f.cannot_finish(fmt, count)) is not None:
-        raise ConflictError(
-            f"the format {fmt.name} cannot be played to its end with {count} players ({why}); "
-            f"it can with {f.playable(fmt)} players"
+        said = words(
+            "the format {format} cannot be played to its end with {n} players ({why}); "
+            "it can with {playable} players",
+            format=fmt.name,
+            n=count,
+            why=why,
+            playable=f.playable(fmt),
         )
+        raise ConflictError(said)
     if fmt.players is not None and not override:
         fewest, most = fmt.players
         if not fewest <= count <= most:
-            raise ConflictError(
-                f"the format {fmt.name} takes {fewest} to {most} players and {count} are "
-                "enrolled; draw with override to play anyway"
+            said = words(
+                "the format {format} takes {fewest} to {most} players and {n} are enrolled; "
+                "draw with override to play anyway",
+                format=fmt.name,
+                fewest=fewest,
+                most=most,
+                n=count,
             )
+            raise ConflictError(said)
 
 
 def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:
@@ -1185,4 +1257,11 @@ def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:
             return stage, 0  # open-ended: the judge draws until the evening ends
         if had < stage.rounds:
             return stage, stage.rounds - had - 1
-    raise ConflictError(f"every round of the format {fmt.name} is drawn ({len(drawn)} rounds)")
+    said = words(
+        "every round of the format {format} is drawn ({n} rounds)", format=fmt.name, n=len(drawn)
+    )
+    raise ConflictError(said)
+
+
+def _no_round(tid: int, round_no: int) -> Words:
+    return words("tournament {tid} has no round {round}", tid=tid, round=round_no)

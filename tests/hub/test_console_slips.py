@@ -99,23 +99,55 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize(
-    ("players", "message"),
+    ("players", "lang", "message"),
     [
-        (8, "Wylosowano rundę 1. Uwaga: stół 2 nie jest sparowany z hubem (klik pair --table 2)."),
-        (
+        (  # one table unpaired: "stół … jest"
+            8,
+            "pl",
+            "Wylosowano rundę 1. Uwaga: stół 2 nie jest sparowany z hubem (klik pair --table 2).",
+        ),
+        (  # two: "stoły … są"
             12,
+            "pl",
             "Wylosowano rundę 1. Uwaga: stoły 2, 3 nie są sparowane z hubem (klik pair --table 2).",
+        ),
+        (  # the same in English
+            12,
+            "en",
+            "Round 1 drawn. Note: tables 2, 3 are not paired with the hub (klik pair --table 2).",
         ),
     ],
 )
-def test_a_draw_with_unpaired_tables_warns_at_once_in_polish_plurals(
-    page: Page, hub: Hub, players: int, message: str
+def test_a_draw_with_unpaired_tables_warns_at_once_in_the_language_s_plurals(
+    page: Page, hub: Hub, players: int, lang: str, message: str
 ) -> None:
     url, store = hub
     tid = create(url, name="Liga")
     enrol(url, tid, players)
     store.pair(1)
-    page.goto(f"{url}/?t={tid}")
+    page.goto(f"{url}/?t={tid}&lang={lang}")
     page.get_by_test_id("tab-round").click()
     page.get_by_test_id("r-draw").click()
     expect(page.get_by_test_id("message")).to_have_text(message)
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub: Hub) -> None:
+    """A name that looks like markup is a name (the console builds elements, never markup from
+    data), and one English word with two Polish ones ("Name": "Nazwa", "Imię i nazwisko")
+    comes out as its context says."""
+    url, _ = hub
+    named = '<b>Liga</b> & "Turniej"'
+    tid = create(url, name=named)
+    player = '<img src=x onerror="document.title=1">Ala'
+    answer = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": player, "club": "<i>SP</i>"}])
+    assert answer.status_code == 201, answer.text
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-setup").click()
+    expect(page.locator("#players tbody tr")).to_have_text(f"1{player}<i>SP</i>")
+    expect(page.locator("#players img, #players i")).to_have_count(0)
+    expect(page.get_by_test_id("tournament").locator("option:checked")).to_have_text(
+        f"{tid}. {named}"
+    )
+    expect(page.locator("#create label").first).to_have_text("Nazwa")
+    expect(page.locator("#players thead")).to_have_text("NrImię i nazwiskoKlub / szkoła")

@@ -55,6 +55,12 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
          refused=[{"seq": 3, "game": 5, "error": "body.finished_at: not a time"}])  # fmt: skip
     receipts = [r["receipt"] for r in store.results()]
 
+    # Every request the console makes says its language, the one the hub's errors come in.
+    languages: list[str | None] = []
+    page.on(
+        "request",
+        lambda r: "/api/" in r.url and languages.append(r.header_value("accept-language")),
+    )
     page.goto(url)
     rows = page.locator("#tables tbody tr")
     expect(rows).to_have_count(3)
@@ -70,12 +76,20 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
     if os.environ.get("KLIK_WRITE_DOCS") == "1":
         page.screenshot(path=str(DOCS / "hub.png"))
 
-    rows.nth(0).get_by_role("button", name="Pauza").click()
+    with page.expect_request("**/commands") as command:
+        rows.nth(0).get_by_role("button", name="Pauza").click()
+    assert command.value.header_value("accept-language") == "pl"
     expect(rows.nth(0)).to_contain_text("wysłano")
     assert [c["kind"] for c in store.tables()[0]["commands"]] == ["pause"]
+    assert set(languages) == {"pl"}  # every request so far, and there were some
 
     page.get_by_text("English").click()
     expect(page.locator("h1")).to_have_text("Klik — judge's hub")
+    expect(page.locator("#tables thead")).to_contain_text("Pile")  # the glossary's word
+    expect(rows.nth(2)).to_contain_text("not yet")
+    with page.expect_request("**/api/v1/tables") as asked:
+        pass  # the next second's refresh
+    assert asked.value.header_value("accept-language") == "en"
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)

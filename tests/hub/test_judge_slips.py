@@ -150,7 +150,7 @@ def test_the_last_round_is_undone_until_a_result_comes(hub: Hub) -> None:
     refused = httpx.delete(f"{url}{API}/{tid}/rounds/1")
     assert refused.status_code == 409
     assert refused.json() == {
-        "error": "round 1: tables 2 have reported results; it stays drawn "
+        "error": "round 1: table 2 has reported results; it stays drawn "
         "(exclude the results or draw the next round)"
     }
     log = httpx.get(f"{url}{API}/{tid}/corrections").json()

@@ -20,7 +20,8 @@ from klik.link.courier import Courier, Delivery, State
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik.table import screens
-from klik.table.view import Language
+from klik.table.view import Delivery as Shown
+from klik.words import Language, catalogue
 from klik_hub.store import Store
 from tests.helpers.courier import Clock
 from tests.helpers.hubkit import result_body
@@ -170,7 +171,7 @@ def test_a_table_paired_again_is_told_so_once(
     ],
 )
 def test_the_three_screen_texts_are_the_contracts(state: State, words: str) -> None:
-    assert screens.TEXTS[Language.PL][state.value] == words
+    assert catalogue(Language.PL).gettext(screens.DELIVERY[Shown(state.value)]) == words
 
 
 def _keys(config: dict[str, str]) -> tuple[str, str]:

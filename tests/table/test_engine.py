@@ -23,7 +23,7 @@ from klik.table.i2cbus import RecordingBus
 from klik.table.panels import PanelConfig, Panels, open_panels, recording_serials
 from klik.table.screens import render
 from klik.table.signals import Outputs
-from klik.table.view import Screen
+from klik.table.view import Alert, AlertKind, PausedBy, Screen
 
 CONFIG = c.from_text('[panels]\ninterface = "sim"\n[players]\nA = "Ania"\nB = "Bartek"\n')
 
@@ -54,7 +54,7 @@ class Table:
 
     def to(self, until: float) -> Table:
         engine = self.engine
-        now = engine.replay.now
+        now = engine.driver.now
         while (wake := engine.next_wake(now)) is not None and wake <= until:
             now = max(wake, now + 1e-6)
             engine.tick(now)
@@ -95,10 +95,10 @@ def test_after_a_power_cut_the_game_comes_back_paused_with_its_time(tmp_path: Pa
     game = second.game
     assert (game.phase, game.mover, game.paused_by) == (g.Phase.PAUSED, "B", g.RECOVERY)
     assert game.left_s == pytest.approx(60 - (125.0 - 110.0), abs=1.0)
-    assert offset == pytest.approx(second.engine.replay.now - 3.0)
+    assert offset == pytest.approx(second.engine.driver.now - 3.0)
     assert {v.screen for v in second.engine.views.values()} == {Screen.PAUSED}
     assert second.screen("B").paused_by == g.RECOVERY
-    now = second.engine.replay.now
+    now = second.engine.driver.now
     second.press("C", now + 1)  # only the mover goes on
     assert second.game.phase is g.Phase.PAUSED
     second.press("B", now + 2)
@@ -148,7 +148,7 @@ def test_a_stuck_button_is_shown_until_released(tmp_path: Path) -> None:
     table.press("D", 1.0)
     table.engine.handle(Edge("C", True, 2.0), 2.0)
     table.to(13.0)  # C's button has been down for 11 s
-    assert all("stuck:C" in v.alerts for v in table.engine.views.values())
+    assert all(Alert(AlertKind.STUCK, "C") in v.alerts for v in table.engine.views.values())
     # At 2 s it looked like a judge call, as a stuck button cannot be told from one until then:
     # the clock will stop when A's move ends.
     assert (table.game.phase, table.game.called_by) == (g.Phase.MOVE, "C")
@@ -183,7 +183,7 @@ def test_all_four_seats_pressing_at_once(tmp_path: Path) -> None:
     assert (table.game.mover, len(table.game.moves)) == ("B", 1)
     ignored = [
         n.seat
-        for n in table.engine.replay.commands
+        for n in table.engine.driver.commands
         if isinstance(n, g.Note) and n.kind is g.NoteKind.IGNORED
     ]
     assert sorted(ignored) == ["B", "C", "D"]
@@ -243,7 +243,7 @@ def test_a_press_during_a_panel_failure_still_counts(
     assert (table.game.mover, len(table.game.moves)) == ("B", 1)  # the clock never stopped
     assert table.panels.out == frozenset("C")
     assert sum("panel C" in r.getMessage() for r in caplog.records) == 1
-    assert all("panel:C" in table.screen(seat).alerts for seat in "ABD")
+    assert all(Alert(AlertKind.PANEL, "C") in table.screen(seat).alerts for seat in "ABD")
     assert buses["A"].ram.image().tobytes() == render(table.screen("A")).tobytes()
     buses["C"].fail = False  # plugged back in
     table.to(12.0)
@@ -260,7 +260,7 @@ def test_a_panel_missing_at_start_is_reported_and_the_game_goes_on(tmp_path: Pat
     table.press("D", 1.0).press("A", 3.0)
     assert table.game.mover == "B"
     assert table.panels.out == frozenset("B")
-    assert "panel:B" in table.screen("A").alerts
+    assert Alert(AlertKind.PANEL, "B") in table.screen("A").alerts
     assert "panel:B" not in table.screen("B").alerts  # no use telling a screen that is out
 
 
@@ -284,3 +284,22 @@ def test_a_seat_calling_the_judge_sees_its_bar_fill_until_the_clock_stops(tmp_pa
     assert table.engine.status(12.1).judge is True  # the hub chimes at once
     table.press("A", 20.0)
     assert (table.game.phase, table.game.paused_by, table.game.mover) == (g.Phase.PAUSED, "C", "B")
+
+
+def test_holding_the_judge_key_takes_the_last_hand_over_back(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    table.engine.start(0.0)
+    table.press("D", 1.0).press("A", 5.0)  # A's move ended; B's runs
+    assert table.game.mover == "B"
+    table.engine.handle(JudgeEdge(True, 6.0), 6.0)
+    table.to(8.0)  # held, not let go yet: nothing happens before the release
+    assert (table.game.phase, table.game.mover) == (g.Phase.MOVE, "B")
+    table.engine.handle(JudgeEdge(False, 9.5), 9.5)  # 3.5 s: a hold, not a tap
+    game = table.game
+    assert (game.phase, game.mover, game.paused_by, game.undone) == (
+        g.Phase.PAUSED,
+        "A",
+        "judge",
+        True,
+    )
+    assert table.screen("A").paused_by is PausedBy.JUDGE

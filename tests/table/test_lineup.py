@@ -303,27 +303,28 @@ class Cut(Exception):  # noqa: N818 (the power, cut)
     """The power went."""
 
 
+# The two writes of the step to the round's next game, in the order the session makes them;
+# the power goes right after the one named.
+@pytest.mark.parametrize("cut_after", ["journal", "lineup"])
 def test_a_cut_during_the_next_game_tap_never_plays_a_rounds_game_as_an_ordinary_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut_after: str
 ) -> None:
     """The step to the round's next game writes two things: the new game's journal and the
-    round's count (lineup.json). The power goes right after the first of them: after the
-    restart the table is either still on the finished game or on the round's next game, and
-    either way plays the round's games in turn (a cut here once made game 2 the round's third,
-    and the round's last game an ordinary one)."""
+    round's count (lineup.json). The power goes right after one of them: after the restart
+    the table is either still on the finished game or on the round's next game, and either
+    way plays the round's games in turn (a cut here once made game 2 the round's third, and
+    the round's last game an ordinary one)."""
     first, _ = first_game_played(tmp_path)
-    real_keep, real_start = first.engine._keep_lineup, first.journal.start
+    rounds = first.engine.session.rounds
+    writes = {"journal": (first.journal, "start"), "lineup": (rounds, "keep")}
+    owner, name = writes[cut_after]
+    real = getattr(owner, name)
 
-    def keep_then_cut(kept: Any) -> None:
-        real_keep(kept)
+    def write_then_cut(*args: Any) -> None:
+        real(*args)
         raise Cut
 
-    def start_then_cut(header: dict[str, Any]) -> None:
-        real_start(header)
-        raise Cut
-
-    monkeypatch.setattr(first.engine, "_keep_lineup", keep_then_cut)
-    monkeypatch.setattr(first.journal, "start", start_then_cut)
+    monkeypatch.setattr(owner, name, write_then_cut)
     with pytest.raises(Cut):
         first.engine.new_game(130.0)
     first.journal.close()

@@ -24,6 +24,8 @@ from klik.core.table import new_table
 from klik.table import replay, screens
 from klik.table.view import (
     STEPS,
+    Alert,
+    AlertKind,
     Delivery,
     Language,
     Screen,
@@ -33,6 +35,9 @@ from klik.table.view import (
     calling_step,
     seat_views,
 )
+from klik.words import catalogue
+
+STUCK_B, HUB = Alert(AlertKind.STUCK, "B"), Alert(AlertKind.HUB)
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 
@@ -88,12 +93,16 @@ VIEWS: dict[str, SeatView] = {
         BASE, name="Grzegorz Brzęczyszczykiewicz", mover_name="Konstanty Ildefons Gałczyński"
     ),
     "move-en": replace(BASE, language=Language.EN, final_round=True),
-    "move-alert-stuck": replace(MOVER, alerts=("stuck:B",)),
-    "move-alerts-all": replace(BASE, final_round=True, alerts=("stuck:B", "panel:C", "hub")),
-    "move-alerts-en": replace(MOVER, language=Language.EN, alerts=("panel:C", "hub")),
+    "move-alert-stuck": replace(MOVER, alerts=(STUCK_B,)),
+    "move-alerts-all": replace(
+        BASE, final_round=True, alerts=(STUCK_B, Alert(AlertKind.PANEL, "C"), HUB)
+    ),
+    "move-alerts-en": replace(
+        MOVER, language=Language.EN, alerts=(Alert(AlertKind.PANEL, "C"), HUB)
+    ),
     "timed-out-mover": replace(TIMED_OUT, seat="A", name="Ania"),
     "timed-out-other": TIMED_OUT,
-    "timed-out-mover-alert": replace(TIMED_OUT, seat="A", name="Ania", alerts=("hub",)),
+    "timed-out-mover-alert": replace(TIMED_OUT, seat="A", name="Ania", alerts=(HUB,)),
     "timed-out-en": replace(TIMED_OUT, seat="A", name="Ania", language=Language.EN),
     "paused-seat-caller": replace(PAUSED, paused_by="B"),  # B called the judge: B may withdraw
     "paused-seat-other": replace(PAUSED, seat="C", name="Łucja", paused_by="B"),
@@ -105,7 +114,7 @@ VIEWS: dict[str, SeatView] = {
     "scoring": replace(COUNT, rack=25),
     "scoring-big": replace(COUNT, rack=828),  # the largest rack there can be
     "scoring-exhausted": replace(COUNT, rack=7, ending="exhausted", winner=None, winner_name=""),
-    "scoring-alert": replace(COUNT, rack=7, alerts=("stuck:D",)),
+    "scoring-alert": replace(COUNT, rack=7, alerts=(Alert(AlertKind.STUCK, "D"),)),
     "scoring-en": replace(COUNT, rack=25, language=Language.EN),
     "waiting": replace(COUNT, screen=Screen.WAITING, rack=25, waiting_for=("A", "D")),
     "waiting-not-opened": replace(  # C went out; B never opened: the penalty, not counted
@@ -164,7 +173,9 @@ VIEWS: dict[str, SeatView] = {
     "result-two": replace(
         RESULT, seat="A", scores=SCORES[:2], delivery=Delivery.SENT, receipt="R-77"
     ),
-    "result-alert": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234", alerts=("panel:D",)),
+    "result-alert": replace(
+        RESULT, delivery=Delivery.SENT, receipt="R-1234", alerts=(Alert(AlertKind.PANEL, "D"),)
+    ),
     "result-en": replace(
         RESULT, language=Language.EN, ending="exhausted", delivery=Delivery.UNREACHABLE
     ),
@@ -271,10 +282,8 @@ def test_nothing_is_drawn_off_the_screen(name: str) -> None:
 
 
 def alert_texts(view: SeatView) -> list[str]:
-    texts = screens.TEXTS[view.language]
-    return [
-        texts[kind].format(seat=seat) for kind, _, seat in (a.partition(":") for a in view.alerts)
-    ]
+    say = catalogue(view.language).gettext
+    return [say(screens.ALERTS[a.kind]).format(seat=a.seat or "") for a in view.alerts]
 
 
 def test_alerts_are_shown_black_on_a_lit_bar() -> None:
@@ -284,10 +293,6 @@ def test_alerts_are_shown_black_on_a_lit_bar() -> None:
         assert shown[:1] == alert_texts(view)[:1], name  # the first alert, at least
         assert all(drawn[text] == 0 for text in shown), name
     assert len(alert_texts(VIEWS["move-alerts-all"])) == 3
-
-
-def test_both_languages_have_every_text() -> None:
-    assert set(screens.PL) == set(screens.EN)
 
 
 def test_the_mover_sees_the_time_large() -> None:
@@ -366,7 +371,15 @@ views = st.builds(
     delivery=st.sampled_from(Delivery),
     receipt=st.none() | st.text(alphabet="R-0123456789", max_size=12),
     alerts=st.lists(
-        st.sampled_from(["stuck:A", "stuck:D", "panel:B", "panel:C", "hub"]),
+        st.sampled_from(
+            [
+                Alert(AlertKind.STUCK, "A"),
+                Alert(AlertKind.STUCK, "D"),
+                Alert(AlertKind.PANEL, "B"),
+                Alert(AlertKind.PANEL, "C"),
+                HUB,
+            ]
+        ),
         max_size=3,
         unique=True,
     ).map(tuple),

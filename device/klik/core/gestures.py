@@ -25,6 +25,11 @@ Gestures, each dated with ``at``:
 
 What a gesture *means* (end a move, call the judge, add 10 points) is the engine's business.
 
+The judge key is simpler: no debounce, no marks, no double taps; its raw edges come from
+``klik.table.gpio``. A press let go before ``long_hold_s`` is a ``JudgeTap``, one held for
+``long_hold_s`` or more a ``JudgeHold``; both are known only at the release and dated with
+it (``judge_edge``).
+
 Everything here is a pure function of the events given; nothing reads a clock. Work that
 is due at a moment (a burst settling, a mark) is an *item* with the time it takes effect
 (``effective``) and the time it can be decided (``decided``); ``klik.core.table`` takes
@@ -236,3 +241,49 @@ def _settle(button: Button, settings: GestureSettings) -> tuple[Button, Gesture 
         return released, DoubleTap(b.seat, pressed_at, first)
     released = Button(b.seat, False, False, b.raw_at, None, None, 0, pressed_at)
     return released, Tap(b.seat, pressed_at, at)
+
+
+# --- the judge key ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeKey:
+    """The judge key's state: when the press that is down now began (None while it is up)."""
+
+    pressed_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeTap:
+    """The judge key let go before ``long_hold_s``: start, pause, resume or the next game."""
+
+    at: float  # the release, when the tap is known
+    pressed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeHold:
+    """The judge key let go after ``long_hold_s`` or more: take the last hand-over back."""
+
+    at: float  # the release, when the hold is known
+    pressed_at: float
+
+
+JudgeGesture = JudgeTap | JudgeHold
+
+
+def judge_edge(
+    key: JudgeKey, pressed: bool, at: float, settings: GestureSettings
+) -> tuple[JudgeKey, JudgeGesture | None]:
+    """One edge of the judge key at ``at`` (seconds); the table's session calls it for each.
+
+    A press (even a second one without a release between) starts the press anew; a release
+    with no press before it (the key was down when the table started) means nothing.
+    """
+    if pressed:
+        return JudgeKey(at), None
+    if key.pressed_at is None:
+        return key, None
+    held = at - key.pressed_at
+    gesture = JudgeHold if held >= settings.long_hold_s else JudgeTap
+    return JudgeKey(), gesture(at, key.pressed_at)

@@ -60,9 +60,19 @@ class Daemon:
         self.journal = Journal(state / "journal.jsonl") if journal else None
         if self.journal is not None:
             state.mkdir(parents=True, exist_ok=True)
-        self.engine = Engine(config, self.journal, screens, set_outputs=self.gpio.set)
-        self.engine.wall_clock = wall_clock
-        self.courier = self._link(state) if journal else None
+        outbox: Outbox | None = None
+        self.courier: Courier | None = None
+        if journal and (linked := self._link(state)) is not None:
+            outbox, self.courier = linked
+        self.engine = Engine(
+            config,
+            self.journal,
+            screens,
+            set_outputs=self.gpio.set,
+            outbox=outbox,
+            on_kept=None if self.courier is None else self.courier.wake,
+            wall_clock=wall_clock,
+        )
         self.beat = 0.0  # the engine loop's last round, on the table clock
         # The table clock's moment at ``start``: the pins are live from construction, but an
         # edge before the clock was set was stamped on the raw monotonic clock (``offset``
@@ -73,8 +83,13 @@ class Daemon:
         self._stopping = threading.Event()
         self.failure: BaseException | None = None
 
-    def _link(self, state: Path) -> Courier | None:
-        """The outbox and the courier to the hub, when ``[hub] link`` is on."""
+    def _link(self, state: Path) -> tuple[Outbox, Courier] | None:
+        """The outbox and the courier to the hub, when ``[hub] link`` is on.
+
+        Made before the engine, which takes the outbox and wakes the courier. The courier,
+        once started, reads the engine's ``status`` and hands it news and commands through
+        the engine thread's queue (``call``).
+        """
         hub = self.config.hub
         if hub.link == "off":
             return None
@@ -83,7 +98,6 @@ class Daemon:
             outbox = Outbox(path)
         except OutboxCorruptError:
             outbox = Outbox.start_anew(path)  # one line says what was moved aside
-        self.engine.outbox = outbox
         key = p.key_bytes(hub.key)
         link: Link
         heartbeat_s = hub.heartbeat_s
@@ -106,8 +120,7 @@ class Daemon:
         )
         if isinstance(link, SerialLink):
             link.on_push = courier.push
-        self.engine.on_kept = courier.wake
-        return courier
+        return outbox, courier
 
     def _command(self, order: Command) -> bool:
         """Carry out a hub command on the engine thread and wait until it has (the courier

@@ -14,12 +14,12 @@ from PIL import Image
 from klik.errors import InputError
 from klik.script import Script
 from klik.table import config as c
-from klik.table import replay as r
+from klik.table.driver import Driver
 from klik.table.engine import Engine
 
 
-def run_with_frames(script: Script, directory: Path) -> r.Replay:
-    """Replay ``script`` writing ``DIR/<seat>-<nnnn>-<ms>.png``; returns the finished replay."""
+def run_with_frames(script: Script, directory: Path) -> Driver:
+    """Replay ``script`` writing ``DIR/<seat>-<nnnn>-<ms>.png``; returns the finished driver."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -38,11 +38,11 @@ def run_with_frames(script: Script, directory: Path) -> r.Replay:
         _run_until(engine, event.at)
         engine.handle(event, event.at)
     _run_until(engine, script.end)
-    return engine.replay
+    return engine.driver
 
 
 def _run_until(engine: Engine, until: float) -> None:
-    now = engine.replay.now
+    now = engine.driver.now
     while (wake := engine.next_wake(now)) is not None and wake <= until:
         now = wake if wake > now else now + 1e-6  # never stand still on a moment already done
         engine.tick(now)

@@ -6,58 +6,36 @@ so a whole game replays in milliseconds and never sleeps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from klik.core import game as g
 from klik.core import table as t
 from klik.core.scoring import Result
 from klik.script import Script
+from klik.table.driver import Driver
 
 Json = dict[str, Any]
 
 
-@dataclass
-class Replay:
-    """A table driven by a script, with what its shell would have done."""
-
-    table: t.Table
-    now: float = 0.0
-    commands: list[g.Command] = field(default_factory=list)
-
-    def apply(self, event: t.Event) -> None:
-        self.advance(event.at)
-        self.table, commands = t.step(self.table, event)
-        self.commands.extend(commands)
-        self.now = max(self.now, event.at)
-
-    def advance(self, until: float) -> None:
-        """Tick at every moment the table names, up to ``until``."""
-        while (due := t.next_due(self.table)) is not None and due <= until:
-            self.table, commands = t.step(self.table, g.Tick(due))
-            self.commands.extend(commands)
-        self.table, commands = t.step(self.table, g.Tick(until))
-        self.commands.extend(commands)
-        self.now = max(self.now, until)
-
-    def recover(self, at: float) -> None:
-        """The table comes back from a power cut at ``at`` (``klik.core.table.recover``)."""
-        self.advance(at)
-        self.table, commands = t.recover(self.table, at)
-        self.commands.extend(commands)
+#: The live driver's old name, kept for the tests that still import it from here
+#: (``tests/helpers/play.py``, ``tests/table/test_screens.py``); new code says ``Driver``.
+Replay = Driver
 
 
-def run(script: Script) -> Replay:
-    replay = Replay(t.new_table(script.settings))
+def run(script: Script) -> Driver:
+    """``klik replay``: the script's events through a table of its settings, to its end."""
+    driver = Driver(t.new_table(script.settings))
     for event in script.events:
-        replay.apply(event)
-    replay.advance(script.end)
-    return replay
+        driver.apply(event)
+    driver.advance(script.end)
+    return driver
 
 
-def record(replay: Replay) -> Json:
-    """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond."""
-    game, now = replay.table.game, replay.now
+def record(driver: Driver) -> Json:
+    """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond.
+
+    Also the virtual table's snapshot (``klik.table.presenter``), from its live driver."""
+    game, now = driver.table.game, driver.now
     left = game.time_left(now)
     started = game.moves[0].start if game.moves else game.move_start
     return {
@@ -75,7 +53,7 @@ def record(replay: Replay) -> Json:
         "paused_by": game.paused_by,
         "called_by": game.called_by,  # a seat called the judge: the clock stops after the move
         "racks": dict(game.racks) if game.phase is g.Phase.SCORING else None,
-        "log": [_command(c) for c in replay.commands if not isinstance(c, g.ResultReady)],
+        "log": [_command(c) for c in driver.commands if not isinstance(c, g.ResultReady)],
         "now": _ms(now),
     }
 

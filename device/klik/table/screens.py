@@ -28,166 +28,48 @@ from math import ceil
 from PIL import Image, ImageDraw, ImageFont
 from PIL.Image import Transpose as Turn
 
-from klik.table.view import STEPS, Language, Screen, SeatScore, SeatView
+from klik.table.view import STEPS, Alert, AlertKind, Delivery, Screen, SeatScore, SeatView
+from klik.words import N_, catalogue
 
 WIDTH, HEIGHT = 128, 64
 TICK = "✓"  # drawn by hand: see _split_ticks
 
-PL: dict[str, str] = {
-    "header_long": "Stół {table} · Gra {game}",
-    "header": "St.{table} G{game}",
-    "starts": "Zaczyna: {seat} {name}",
-    "press_to_start": "Naciśnij, by zacząć",
-    "wait_start": "Czekamy na start",
-    "draw_who": "Kto ma najwyższą",
-    "draw_tile": "kostkę, zaczyna:",
-    "draw_hold": "trzymaj przycisk 1 s",
-    "move": "Ruch: {seat} {time}",
-    "pile": "Pula: {n}",
-    "final": "OSTATNIA RUNDA",
-    "final_pile": "Koniec puli —",
-    "final_time": "Koniec czasu rundy —",
-    "hint_done": "klik = gotowe",
-    "hint_draw": "trzymaj = dobieram",
-    "calling": "Wzywanie sędziego…",
-    "called": "{seat} wzywa sędziego",
-    "called_mover": "{seat}: sędzia! Dokończ ruch",
-    "called_withdraw": "klik = odwołaj",
-    "timed_out": "CZAS MINĄŁ",
-    "restore": "Przywróć stół:",
-    "restore_tap": "klik = bez dobierania",
-    "restore_hold": "trzymaj = kara +{n}",
-    "restoring": "{seat} przywraca stół",
-    "paused": "PAUZA",
-    "by_seat": "Sędzia wezwany przez {seat}",
-    "by_judge": "Pauza sędziego",
-    "by_hub": "Pauza z huba",
-    "undone_judge": "Sędzia cofnął ruch {seat}",
-    "undone_hub": "Hub cofnął ruch {seat}",
-    "by_recovery": "Po awarii zasilania",
-    "press_to_resume": "Naciśnij, by wznowić",
-    "press_to_withdraw": "Klik odwołuje wezwanie",
-    "rack_sum": "Suma na tabliczce:",
-    "hint_tap": "klik +1",
-    "hint_hold": "trzymaj +10",
-    "hint_down": "klik, trzymaj −10",
-    "hint_double": "2× klik = OK",
-    "count_rummikub": "Rummikub! {seat} · {name}",
-    "count_exhausted": "Koniec gry",
-    "confirmed": "Zatwierdzono: {n}",
-    "won": "Wygrana!",
-    "not_opened": "Bez wyłożenia",
-    "penalty": "kara {points}, bez liczenia",
-    "reopen": "2× klik = popraw",
-    "waiting_for": "Czekamy na: {seats}",
-    "free": "Miejsce wolne",
-    "free_why": "w tej grze",
-    "rummikub": "Rummikub!",
-    "exhausted": "Pula wyczerpana",
-    "why_won_rummikub": "Rummikub — wygrana",
-    "why_not_opened": "bez wyłożenia: {points}",
-    "why_rack": "na tabliczce: {rack}",
-    "why_lowest": "najniższa suma: {rack}",
-    "why_more": "tabliczka {rack} − {low}",
-    "place": "{n}. miejsce",
-    "col_small": "małe pkt",
-    "col_big": "duże",
-    "col_place": "miejsce",
-    "see_table": "klik = cały stół",
-    "kept": "Wynik zapisany",
-    "sending": "Wysyłanie…",
-    "sent": "Wysłano ✓ {receipt}",
-    "unreachable": "Brak huba — zapisany",  # "Hub nieosiągalny — …" is wider than the screen
-    "kept_n": "Zapisany, czeka: {n}",  # more than one result waits for the hub
-    "unreachable_n": "Brak huba — czeka {n}",
-    "refused": "Wynik odrzucony: gra {game}",
-    "unsaved": "Wynik niezapisany!",
-    "unpaired": "Sparuj stół ponownie",
-    "server_error": "Hub: błąd serwera",
-    "bad_certificate": "Zły certyfikat huba",
-    "stuck": "Przycisk {seat} zablokowany",
-    "panel": "Ekran {seat} nie działa",
-    "hub": "Brak łączności z hubem",
-}
+#: The screens' words are in the catalogue (``klik.words``); a screen gets gettext for its
+#: seat's language. These tables pick a message by what the view says; ``N_`` only marks
+#: each for extraction, and the screen translates it when it draws.
+Say = Callable[[str], str]
 
-EN: dict[str, str] = {
-    "header_long": "Table {table} · Game {game}",
-    "header": "T.{table} G{game}",
-    "starts": "Starts: {seat} {name}",
-    "press_to_start": "Press to start",
-    "wait_start": "Waiting for the start",
-    "draw_who": "The highest tile",
-    "draw_tile": "starts the game:",
-    "draw_hold": "hold your button 1 s",
-    "move": "Move: {seat} {time}",
-    "pile": "Pile: {n}",
-    "final": "FINAL ROUND",
-    "final_pile": "The pile is empty —",
-    "final_time": "Round time is up —",
-    "hint_done": "tap = done",
-    "hint_draw": "hold = draw a tile",
-    "calling": "Calling the judge…",
-    "called": "{seat} calls the judge",
-    "called_mover": "{seat}: judge! Finish the move",
-    "called_withdraw": "tap = withdraw",
-    "timed_out": "TIME IS UP",
-    "restore": "Restore the table:",
-    "restore_tap": "tap = no draw",
-    "restore_hold": "hold = penalty +{n}",
-    "restoring": "{seat} restores the table",
-    "paused": "PAUSE",
-    "by_seat": "Judge called by {seat}",
-    "by_judge": "Judge's pause",
-    "by_hub": "Paused by the hub",
-    "undone_judge": "Judge took back {seat}'s move",
-    "undone_hub": "Hub took back {seat}'s move",
-    "by_recovery": "After a power cut",
-    "press_to_resume": "Press to resume",
-    "press_to_withdraw": "Tap to cancel the call",
-    "rack_sum": "Rack total:",
-    "hint_tap": "tap +1",
-    "hint_hold": "hold +10",
-    "hint_down": "tap, hold −10",
-    "hint_double": "2× tap = OK",
-    "count_rummikub": "Rummikub! {seat} · {name}",
-    "count_exhausted": "Game over",
-    "confirmed": "Confirmed: {n}",
-    "won": "You won!",
-    "not_opened": "Not opened",
-    "penalty": "penalty {points}, no count",
-    "reopen": "2× tap = correct",
-    "waiting_for": "Waiting for: {seats}",
-    "free": "Free seat",
-    "free_why": "in this game",
-    "rummikub": "Rummikub!",
-    "exhausted": "Pile exhausted",
-    "why_won_rummikub": "Rummikub — won",
-    "why_not_opened": "not opened: {points}",
-    "why_rack": "on the rack: {rack}",
-    "why_lowest": "lowest total: {rack}",
-    "why_more": "rack {rack} − {low}",
-    "place": "place {n}",
-    "col_small": "small",
-    "col_big": "big",
-    "col_place": "place",
-    "see_table": "tap = whole table",
-    "kept": "Result stored",
-    "sending": "Sending…",
-    "sent": "Sent ✓ {receipt}",
-    "unreachable": "Hub down — stored",
-    "kept_n": "Stored, {n} waiting",
-    "unreachable_n": "Hub down — {n} waiting",
-    "refused": "Result refused: game {game}",
-    "unsaved": "Result NOT stored!",
-    "unpaired": "Pair the table again",
-    "server_error": "Hub: server error",
-    "bad_certificate": "Wrong hub certificate",
-    "stuck": "Button {seat} stuck",
-    "panel": "Screen {seat} out",
-    "hub": "Hub unreachable",
+ALERTS: Mapping[AlertKind, str] = {
+    AlertKind.STUCK: N_("Button {seat} stuck"),
+    AlertKind.PANEL: N_("Screen {seat} out"),
+    AlertKind.HUB: N_("Hub unreachable"),
 }
-
-TEXTS: Mapping[Language, Mapping[str, str]] = {Language.PL: PL, Language.EN: EN}
+PAUSED_BY: Mapping[str, str] = {
+    "judge": N_("Judge's pause"),
+    "hub": N_("Paused by the hub"),
+    "recovery": N_("After a power cut"),
+    "seat": N_("Judge called by {seat}"),
+}
+UNDONE_BY: Mapping[str, str] = {
+    "judge": N_("Judge took back {seat}'s move"),
+    "hub": N_("Hub took back {seat}'s move"),
+}
+DELIVERY: Mapping[Delivery, str] = {
+    Delivery.KEPT: N_("Result stored"),
+    Delivery.SENDING: N_("Sending…"),
+    Delivery.SENT: N_("Sent ✓ {receipt}"),
+    Delivery.UNREACHABLE: N_("Hub down — stored"),
+    Delivery.REFUSED: N_("Result refused: game {game}"),
+    Delivery.UNSAVED: N_("Result NOT stored!"),
+    Delivery.UNPAIRED: N_("Pair the table again"),
+    Delivery.SERVER_ERROR: N_("Hub: server error"),
+    Delivery.BAD_CERTIFICATE: N_("Wrong hub certificate"),
+}
+#: More than one result waits for the hub: the count instead of the plain word.
+DELIVERY_WAITING: Mapping[Delivery, str] = {
+    Delivery.KEPT: N_("Stored, {n} waiting"),
+    Delivery.UNREACHABLE: N_("Hub down — {n} waiting"),
+}
 
 Font = ImageFont.FreeTypeFont
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, the far edges excluded
@@ -309,7 +191,7 @@ def _signed(points: int) -> str:
     return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
 
 
-def _header(v: SeatView, t: Mapping[str, str], title: str | None = None) -> Block:
+def _header(v: SeatView, _: Say, title: str | None = None) -> Block:
     """Table and game on the left (in full where it fits beside the name), or ``title``
     instead; this seat's letter, as a badge, and its player's name on the right. Taller than
     a line so accented capitals keep their accents on row 0."""
@@ -317,9 +199,9 @@ def _header(v: SeatView, t: Mapping[str, str], title: str | None = None) -> Bloc
     badge = text_width(v.seat, f) + 8  # the badge's box and the gap before it
     name_width = text_width(v.name, f) + 4 if v.name else 0
     if title is None:
-        left = t["header_long"].format(table=v.table, game=v.game_no)
+        left = _("Table {table} · Game {game}").format(table=v.table, game=v.game_no)
         if text_width(left, f) + badge + name_width > WIDTH:
-            left = t["header"].format(table=v.table, game=v.game_no)
+            left = _("T.{table} G{game}").format(table=v.table, game=v.game_no)
         left, f = fit(left, SMALL, WIDTH - badge - 2)
     else:
         left, f = fit(title, SMALL, WIDTH - badge - 2)
@@ -336,188 +218,189 @@ def _header(v: SeatView, t: Mapping[str, str], title: str | None = None) -> Bloc
     return Block(cells, 12, keep=-1)
 
 
-def _alert(code: str, t: Mapping[str, str]) -> Block:
-    kind, _, seat = code.partition(":")
-    return _line(t[kind].format(seat=seat) if kind in t else code, 0, lit=True)
+def _alert(alert: Alert, _: Say) -> Block:
+    return _line(_(ALERTS[alert.kind]).format(seat=alert.seat or ""), 0, lit=True)
 
 
-def _ready(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _ready(v: SeatView, _: Say) -> list[Block]:
     if v.draw_starter:  # 001: whoever drew the highest tile starts; they say so by holding
         return [
-            _line(t["draw_who"], 0, MEDIUM),
-            _line(t["draw_tile"], 0, MEDIUM),
-            _line(t["draw_hold"], 1, lit=True),
+            _line(_("The highest tile"), 0, MEDIUM),
+            _line(_("starts the game:"), 0, MEDIUM),
+            _line(_("hold your button 1 s"), 1, lit=True),
         ]
     name = v.mover_name if v.mover == v.starter else ""
-    starts = t["starts"].format(seat=v.starter or "", name=name).rstrip()
+    starts = _("Starts: {seat} {name}").format(seat=v.starter or "", name=name).rstrip()
     if v.seat == v.opener:
-        return [_line(starts, 0, MEDIUM), _line(t["press_to_start"], 1, lit=True)]
-    return [_line(starts, 0, MEDIUM), _line(t["wait_start"], 1)]
+        return [_line(starts, 0, MEDIUM), _line(_("Press to start"), 1, lit=True)]
+    return [_line(starts, 0, MEDIUM), _line(_("Waiting for the start"), 1)]
 
 
-def _status(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _status(v: SeatView, _: Say) -> list[Block]:
     """The lines every seat sees while the game runs: why the final round came, then the
     pile (a pile that ran out says so in the first line instead)."""
-    pile = [_line(t["pile"].format(n=v.tiles_left), 3)]
+    pile = [_line(_("Pile: {n}").format(n=v.tiles_left), 3)]
     if not v.final_round:
         return pile
     if v.tiles_left == 0:
-        return [_line(t["final_pile"], 2), _line(t["final"], 2, BOLD)]
-    return [_line(t["final_time"], 2), _line(t["final"], 2, BOLD), *pile]
+        return [_line(_("The pile is empty —"), 2), _line(_("FINAL ROUND"), 2, BOLD)]
+    return [_line(_("Round time is up —"), 2), _line(_("FINAL ROUND"), 2, BOLD), *pile]
 
 
-def _calling(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _calling(v: SeatView, _: Say) -> list[Block]:
     """A seat holding its button to call the judge: a bar fills over the 2 s, so nobody lets
     go a moment too soon."""
     if v.calling is None:
         return []
     bar = (0, 12, round(WIDTH * v.calling / STEPS), 16)
     frame = (0, 16, WIDTH, 17)
-    cell = Cell(t["calling"], SMALL, WIDTH // 2, 10, "m")
+    cell = Cell(_("Calling the judge…"), SMALL, WIDTH // 2, 10, "m")
     return [Block((cell,), 17, keep=0, bars=(bar, frame))]
 
 
-def _called(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _called(v: SeatView, _: Say) -> list[Block]:
     """A seat called the judge (000 s, 004 17): every screen says who, lit; the mover is told
     to finish the move, the caller how to withdraw. The clock stops once the move ends."""
     if v.called_by is None:
         return []
     if v.is_mover:
-        return [_line(t["called_mover"].format(seat=v.called_by), 1, lit=True)]
-    said = [_line(t["called"].format(seat=v.called_by), 1, lit=True)]
-    return [*said, _line(t["called_withdraw"], 2)] if v.seat == v.called_by else said
+        return [_line(_("{seat}: judge! Finish the move").format(seat=v.called_by), 1, lit=True)]
+    said = [_line(_("{seat} calls the judge").format(seat=v.called_by), 1, lit=True)]
+    return [*said, _line(_("tap = withdraw"), 2)] if v.seat == v.called_by else said
 
 
-def _move(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _move(v: SeatView, _: Say) -> list[Block]:
     time = _clock(v.seconds_left)
     if v.is_mover:
         # In the last seconds the clock is drawn black on a lit bar: seen from the side too.
         clock = _line(time, 0, BIG, lit=v.warn)
         if v.first_round:  # every seat's first move: how to end it
             # Kept after the final round's lines but before the pile's.
-            hints = [_line(t["hint_done"], 3), _line(t["hint_draw"], 3)]
-            return [clock, *_called(v, t), *hints, *_status(v, t)]
-        return [clock, *_called(v, t), *_status(v, t)]
-    move = _line(t["move"].format(seat=v.mover or "", time=time), 0, MEDIUM)
+            hints = [_line(_("tap = done"), 3), _line(_("hold = draw a tile"), 3)]
+            return [clock, *_called(v, _), *hints, *_status(v, _)]
+        return [clock, *_called(v, _), *_status(v, _)]
+    move = _line(_("Move: {seat} {time}").format(seat=v.mover or "", time=time), 0, MEDIUM)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
-    return [move, *_called(v, t), *name, *_status(v, t), *_calling(v, t)]
+    return [move, *_called(v, _), *name, *_status(v, _), *_calling(v, _)]
 
 
-def _timed_out(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _timed_out(v: SeatView, _: Say) -> list[Block]:
     if v.is_mover:
         return [
-            _line(t["timed_out"], 0, MEDIUM),
-            _line(t["restore"], 3, align="l"),
-            _line(t["restore_tap"], 2, align="l"),
-            _line(t["restore_hold"].format(n=v.penalty_tiles), 2, align="l"),
+            _line(_("TIME IS UP"), 0, MEDIUM),
+            _line(_("Restore the table:"), 3, align="l"),
+            _line(_("tap = no draw"), 2, align="l"),
+            _line(_("hold = penalty +{n}").format(n=v.penalty_tiles), 2, align="l"),
         ]
-    restoring = _line(t["restoring"].format(seat=v.mover or ""), 2)
+    restoring = _line(_("{seat} restores the table").format(seat=v.mover or ""), 2)
     name = [_line(v.mover_name, 4)] if v.mover_name else []
-    timed_out = _line(t["timed_out"], 0, MEDIUM, lit=True)
-    return [timed_out, *_called(v, t), restoring, *name, *_status(v, t), *_calling(v, t)]
+    timed_out = _line(_("TIME IS UP"), 0, MEDIUM, lit=True)
+    return [timed_out, *_called(v, _), restoring, *name, *_status(v, _), *_calling(v, _)]
 
 
-def _paused(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _paused(v: SeatView, _: Say) -> list[Block]:
     by = v.paused_by or ""
     kind = by if by in ("judge", "hub", "recovery") else "seat"
     stopped = f"{v.mover or ''} {_clock(v.seconds_left)}".strip()
-    paused = Cell(t["paused"], MEDIUM, 2, 15, boxed=True, width=WIDTH // 2)
+    paused = Cell(_("PAUSE"), MEDIUM, 2, 15, boxed=True, width=WIDTH // 2)
     head = Block((paused, Cell(stopped, MEDIUM, WIDTH, 15, align="r", width=56)), 17, keep=0)
-    why = t[f"by_{kind}"].format(seat=by)
-    if v.undone and kind in ("judge", "hub"):
-        why = t[f"undone_{kind}"].format(seat=v.mover or "")
+    why = _(PAUSED_BY[kind]).format(seat=by)
+    if v.undone and kind in UNDONE_BY:
+        why = _(UNDONE_BY[kind]).format(seat=v.mover or "")
     blocks = [head, _line(why, 2)] if by else [head]
     if kind == "recovery" and v.is_mover:
-        blocks.append(_line(t["press_to_resume"], 2, lit=True))
+        blocks.append(_line(_("Press to resume"), 2, lit=True))
     elif by == v.seat:
-        blocks.append(_line(t["press_to_withdraw"], 2))
+        blocks.append(_line(_("Tap to cancel the call"), 2))
     elif v.mover_name:
         blocks.append(_line(f"{v.mover} {v.mover_name}", 4))
     return blocks
 
 
-def _count_title(v: SeatView, t: Mapping[str, str]) -> str:
+def _count_title(v: SeatView, _: Say) -> str:
     """Who went out, or that the game is over: every seat sees it through the count."""
     if v.ending == "rummikub" and v.winner:
-        return t["count_rummikub"].format(seat=v.winner, name=v.winner_name).rstrip(" ·")
-    return t["count_exhausted"]
+        return _("Rummikub! {seat} · {name}").format(seat=v.winner, name=v.winner_name).rstrip(" ·")
+    return _("Game over")
 
 
-def _scoring(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _scoring(v: SeatView, _: Say) -> list[Block]:
     # The sum, large, on the left and the four gestures beside it: both fit only side by side.
-    hints = (t["hint_tap"], t["hint_hold"], t["hint_down"], t["hint_double"])
+    hints = (_("tap +1"), _("hold +10"), _("tap, hold −10"), _("2× tap = OK"))
     cells = (
         Cell(str(v.rack), BIG, 20, 32, align="m", width=40),
         *(Cell(h, x=42, baseline=8 + 10 * i, width=WIDTH - 42) for i, h in enumerate(hints)),
     )
-    return [_line(t["rack_sum"], 2, align="l"), Block(cells, 38, keep=0)]
+    return [_line(_("Rack total:"), 2, align="l"), Block(cells, 38, keep=0)]
 
 
-def _waiting(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _waiting(v: SeatView, _: Say) -> list[Block]:
     if v.seat == v.winner:
-        blocks = [_line(t["won"], 0, MEDIUM)]
+        blocks = [_line(_("You won!"), 0, MEDIUM)]
     elif v.penalty is not None:
         blocks = [
-            _line(t["not_opened"], 0, MEDIUM),
-            _line(t["penalty"].format(points=_signed(v.penalty)), 1),
+            _line(_("Not opened"), 0, MEDIUM),
+            _line(_("penalty {points}, no count").format(points=_signed(v.penalty)), 1),
         ]
         if v.waiting_for:
-            blocks.append(_line(t["waiting_for"].format(seats=", ".join(v.waiting_for)), 1))
+            blocks.append(
+                _line(_("Waiting for: {seats}").format(seats=", ".join(v.waiting_for)), 1)
+            )
         return blocks
     else:
-        blocks = [_line(t["confirmed"].format(n=v.rack), 0, MEDIUM)]
+        blocks = [_line(_("Confirmed: {n}").format(n=v.rack), 0, MEDIUM)]
     if v.waiting_for:
-        blocks.append(_line(t["waiting_for"].format(seats=", ".join(v.waiting_for)), 1))
+        blocks.append(_line(_("Waiting for: {seats}").format(seats=", ".join(v.waiting_for)), 1))
         if v.seat != v.winner:
-            blocks.append(_line(t["reopen"], 2))
+            blocks.append(_line(_("2× tap = correct"), 2))
     return blocks
 
 
-def _reason(v: SeatView, t: Mapping[str, str], own: SeatScore) -> str:
+def _reason(v: SeatView, _: Say, own: SeatScore) -> str:
     """Why this seat got its small points, in a few words."""
     if v.ending == "rummikub":
         if own.place == 1 and own.rack == 0 and own.small >= 0:
-            return t["why_won_rummikub"]
+            return _("Rummikub — won")
         if not own.opened:
-            return t["why_not_opened"].format(points=_signed(own.small))
-        return t["why_rack"].format(rack=own.rack)
+            return _("not opened: {points}").format(points=_signed(own.small))
+        return _("on the rack: {rack}").format(rack=own.rack)
     low = min((s.rack for s in v.scores if s.place == 1), default=own.rack)
     if own.place == 1:
-        return t["why_lowest"].format(rack=own.rack)
-    return t["why_more"].format(rack=own.rack, low=low)
+        return _("lowest total: {rack}").format(rack=own.rack)
+    return _("rack {rack} − {low}").format(rack=own.rack, low=low)
 
 
-def _result(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _result(v: SeatView, _: Say) -> list[Block]:
     """This seat's small points and place, large, with why; a tap shows the whole table."""
     if v.whole_table:
-        return _whole_table(v, t)
+        return _whole_table(v, _)
     own = next((s for s in v.scores if s.seat == v.seat), None)
     if own is None:
-        return _whole_table(v, t)
+        return _whole_table(v, _)
     row = Block(
         (
             Cell(_signed(own.small), MEDIUM, 2, 15, "l", width=46),  # "−100": 42 px
-            Cell(t["place"].format(n=own.place), MEDIUM, WIDTH, 15, "r", width=WIDTH - 48),
+            Cell(_("place {n}").format(n=own.place), MEDIUM, WIDTH, 15, "r", width=WIDTH - 48),
         ),
         17,
         keep=0,
     )
     return [
         row,
-        _line(_reason(v, t, own), 1),
-        _line(_delivery(v, t), 1),
-        _line(t["see_table"], 3),
+        _line(_reason(v, _, own), 1),
+        _line(_delivery(v, _), 1),
+        _line(_("tap = whole table"), 3),
     ]
 
 
-def _whole_table(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _whole_table(v: SeatView, _: Say) -> list[Block]:
     """Every seat's small points, big points and place under labelled columns, 10 rows
     apart (four seats, the header and the labels just fit), this seat's row lit."""
     labels = Block(
         (
-            Cell(t["col_small"], x=52, baseline=9, align="r", width=48),
-            Cell(t["col_big"], x=86, baseline=9, align="r", width=32),
-            Cell(t["col_place"], x=WIDTH, baseline=9, align="r", width=40),
+            Cell(_("small"), x=52, baseline=9, align="r", width=48),
+            Cell(_("big"), x=86, baseline=9, align="r", width=32),
+            Cell(_("place"), x=WIDTH, baseline=9, align="r", width=40),
         ),
         11,
         keep=1,  # an alert comes first
@@ -534,23 +417,22 @@ def _whole_table(v: SeatView, t: Mapping[str, str]) -> list[Block]:
             Cell(text, x=x, baseline=10 * i + 9, align=a, width=40, dark=own) for text, x, a in row
         ]
     rows = Block(tuple(cells), max(10 * len(v.scores) - 1, 22), keep=0, bars=tuple(bars))
-    return [labels, rows, _line(_delivery(v, t), 2)]
+    return [labels, rows, _line(_delivery(v, _), 2)]
 
 
-def _delivery(v: SeatView, t: Mapping[str, str]) -> str:
+def _delivery(v: SeatView, _: Say) -> str:
     """Where the result is: sent with the hub's receipt, or kept and how many results wait."""
-    key = v.delivery.value
-    if v.waiting > 1 and f"{key}_n" in t:
-        key = f"{key}_n"
-    return t[key].format(receipt=v.receipt or "", n=v.waiting, game=v.game_no).rstrip()
+    said = DELIVERY_WAITING.get(v.delivery) if v.waiting > 1 else None
+    said = said or DELIVERY[v.delivery]
+    return _(said).format(receipt=v.receipt or "", n=v.waiting, game=v.game_no).rstrip()
 
 
-def _free(v: SeatView, t: Mapping[str, str]) -> list[Block]:
+def _free(v: SeatView, _: Say) -> list[Block]:
     """A seat the round's table of 3 leaves empty: nobody should wait for it."""
-    return [_line(t["free"], 2, MEDIUM), _line(t["free_why"], 1)]
+    return [_line(_("Free seat"), 2, MEDIUM), _line(_("in this game"), 1)]
 
 
-_BODIES: dict[Screen, Callable[[SeatView, Mapping[str, str]], list[Block]]] = {
+_BODIES: dict[Screen, Callable[[SeatView, Say], list[Block]]] = {
     Screen.READY: _ready,
     Screen.MOVE: _move,
     Screen.TIMED_OUT: _timed_out,
@@ -630,11 +512,11 @@ def _stack(blocks: list[Block]) -> Layout:
 
 def layout(view: SeatView) -> Layout:
     """Where ``render`` puts every bar and text of ``view``'s screen; tests measure it."""
-    t = TEXTS[view.language]
-    alerts = [_alert(code, t) for code in view.alerts]
+    _ = catalogue(view.language).gettext
+    alerts = [_alert(alert, _) for alert in view.alerts]
     counting = view.screen in (Screen.SCORING, Screen.WAITING)
-    header = _header(view, t, _count_title(view, t) if counting else None)
-    return _stack([header, *_BODIES[view.screen](view, t), *alerts])
+    header = _header(view, _, _count_title(view, _) if counting else None)
+    return _stack([header, *_BODIES[view.screen](view, _), *alerts])
 
 
 def _draw(drawing: Layout) -> Image.Image:

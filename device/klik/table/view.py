@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import Enum, StrEnum
 
 from klik.core import game as g
+from klik.words import Language
 
 
 class Screen(Enum):
@@ -41,9 +42,50 @@ class Delivery(Enum):
     BAD_CERTIFICATE = "bad_certificate"  # not the hub this table was paired with
 
 
-class Language(Enum):
-    PL = "pl"
-    EN = "en"
+class PausedBy(StrEnum):
+    """Who stopped the clock, unless a seat did (then its letter: the seat called the judge).
+
+    The values are the core's words (``klik.core.game``: an order's ``by``, ``RECOVERY``), so
+    a view's ``paused_by`` equals what the game holds and the screens find their words by it.
+    """
+
+    JUDGE = "judge"  # the judge key, or the virtual table's pause
+    HUB = "hub"  # the judge's console, through the hub
+    RECOVERY = g.RECOVERY  # the table came back after a power cut; the mover's tap resumes
+
+
+#: What a view's ``paused_by`` holds: a ``PausedBy``, or the letter of a seat that called.
+Pauser = PausedBy | str
+
+
+def pauser(by: str | None) -> Pauser | None:
+    """The game's ``paused_by`` (a plain string in the core) as a view holds it."""
+    if by is None:
+        return None
+    try:
+        return PausedBy(by)
+    except ValueError:
+        return by  # a seat's letter
+
+
+class AlertKind(StrEnum):
+    """A problem every screen shows as one lit line, until it is over."""
+
+    STUCK = "stuck"  # a seat's button held down past stuck_s
+    PANEL = "panel"  # a seat's screen is not answering (not shown on that screen)
+    HUB = "hub"  # the hub has not answered lately
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """One alert of a seat's screen: its kind and the seat it is about, if any
+    (``klik.table.screens`` finds its words by the kind)."""
+
+    kind: AlertKind
+    seat: str | None = None
+
+    def __str__(self) -> str:  # the log's short code: "stuck:B", "panel:C", "hub"
+        return self.kind.value if self.seat is None else f"{self.kind.value}:{self.seat}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +138,7 @@ class SeatView:
     starter: str | None = None  # READY: who moves first
     opener: str | None = None  # READY: the seat whose tap starts the clock
     draw_starter: bool = False  # READY: who starts is drawn: the highest tile's seat holds
-    paused_by: str | None = None  # a seat letter, "judge", "hub" or RECOVERY
+    paused_by: Pauser | None = None  # PAUSED: who stopped the clock
     rack: int = 0  # SCORING / WAITING: this seat's rack sum so far
     waiting_for: tuple[str, ...] = ()  # WAITING: seats that have not confirmed yet
     scores: tuple[SeatScore, ...] = ()  # RESULT, in seat order
@@ -113,7 +155,7 @@ class SeatView:
     delivery: Delivery = Delivery.KEPT
     receipt: str | None = None
     waiting: int = 0
-    alerts: tuple[str, ...] = field(default=())  # problems to show, as short codes (see below)
+    alerts: tuple[Alert, ...] = field(default=())  # problems to show, one line each
 
     @property
     def is_mover(self) -> bool:
@@ -124,9 +166,6 @@ class SeatView:
 STEPS = 8
 #: ...from this long into the hold (a tap or a quick press shows nothing).
 CALLING_FROM_S = 0.25
-
-# Alert codes, drawn as one line each: "stuck:B" (B's button held down), "panel:C" (C's screen
-# is out), "hub" (the hub is unreachable).
 
 
 def seat_views(
@@ -164,9 +203,9 @@ def seat_view(
     seconds = None if left is None else math.ceil(left - 1e-9)
     phase_is_move = game.phase is g.Phase.MOVE
     alerts = tuple(
-        [f"stuck:{s}" for s in sorted(info.stuck)]
-        + [f"panel:{s}" for s in sorted(info.panels_out) if s != seat]
-        + (["hub"] if info.hub_down else [])
+        [Alert(AlertKind.STUCK, s) for s in sorted(info.stuck)]
+        + [Alert(AlertKind.PANEL, s) for s in sorted(info.panels_out) if s != seat]
+        + ([Alert(AlertKind.HUB)] if info.hub_down else [])
     )
     base = SeatView(
         seat=seat,
@@ -181,7 +220,7 @@ def seat_view(
         warn=phase_is_move and left is not None and 0 < left <= settings.warn_s,
         tiles_left=game.pile.tiles_left,
         final_round=game.final_round or game.round_over,
-        paused_by=game.paused_by,
+        paused_by=pauser(game.paused_by),
         alerts=alerts,
         calling=calling_step(game, now, seat, pressed or {}),
         called_by=game.called_by,

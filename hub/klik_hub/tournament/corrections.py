@@ -31,6 +31,8 @@ from enum import Enum
 from typing import Any
 
 from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
+from klik.errors import KlikError
+from klik.words import words
 
 MAX_REASON = 500
 
@@ -48,7 +50,7 @@ SEATED = (Kind.RACK, Kind.COULD_OPEN, Kind.PLAYER)  # the kinds that name a seat
 MAX_ROUND, MAX_TABLE, MAX_GAME = 10_000, 999, 9
 
 
-class CorrectionError(ValueError):
+class CorrectionError(KlikError, ValueError):
     """A correction that cannot be made; the message names the field and what is allowed."""
 
 
@@ -124,33 +126,39 @@ def check(
     try:
         what = Kind(kind)
     except ValueError:
-        raise CorrectionError(f"kind: allowed are {kinds}") from None
+        raise CorrectionError(words("kind: allowed are {kinds}", kinds=kinds)) from None
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-        raise CorrectionError(f"reason: say why, in 1 to {MAX_REASON} characters")
+        raise CorrectionError(words("reason: say why, in 1 to {most} characters", most=MAX_REASON))
     if what in SEATED:
         if seat not in seats:
-            raise CorrectionError(f"seat: allowed are {', '.join(seats)}")
+            raise CorrectionError(words("seat: allowed are {seats}", seats=", ".join(seats)))
     elif seat is not None:
-        raise CorrectionError(f"seat: {what.value} is for the whole game: null")
+        raise CorrectionError(words("seat: {kind} is for the whole game: null", kind=what.value))
     assign = None
     if what is Kind.RACK:
         if type(value) is not int or not 0 <= value <= rules.max_rack:
-            raise CorrectionError(f"value: a rack sum from 0 to {rules.max_rack}")
+            raise CorrectionError(words("value: a rack sum from 0 to {most}", most=rules.max_rack))
         if body["ending"] == Ending.RUMMIKUB.value and seat in body["winners"]:
-            raise CorrectionError(f"seat: {seat} went out (Rummikub): its rack is 0")
+            raise CorrectionError(
+                words("seat: {seat} went out (Rummikub): its rack is 0", seat=seat)
+            )
     elif what is Kind.PLAYER:
         if type(value) is not int or value < 1:
-            raise CorrectionError("value: the player's id (start number), 1 or more")
+            raise CorrectionError(words("value: the player's id (start number), 1 or more"))
         now = amend(body, earlier).players
         if twice := [s for s, p in now.items() if s != seat and p == str(value)]:
             raise CorrectionError(
-                f"value: player {value} already sits at seat {twice[0]} of this game"
+                words(
+                    "value: player {player} already sits at seat {seat} of this game",
+                    player=value,
+                    seat=twice[0],
+                )
             )
     elif what is Kind.ASSIGN:
         assign = _assign(request, seats)
         value = True
     elif type(value) is not bool:
-        raise CorrectionError("value: true or false")
+        raise CorrectionError(words("value: true or false"))
     assert isinstance(value, int)  # bool is an int: RACK and PLAYER checked it is a number
     return Correction(what, seat, value, reason.strip(), assign=assign)
 
@@ -160,17 +168,21 @@ def _assign(request: Mapping[str, Any], seats: Sequence[str]) -> Assign:
     for key, high in (("round", MAX_ROUND), ("table", MAX_TABLE), ("game", MAX_GAME)):
         number = request.get(key)
         if type(number) is not int or not 1 <= number <= high:
-            raise CorrectionError(f"{key}: a whole number from 1 to {high}")
+            raise CorrectionError(
+                words("{key}: a whole number from 1 to {most}", key=key, most=high)
+            )
         numbers[key] = number
     players = request.get("players")
-    allowed = f"players: each of the seats {', '.join(seats)} with a player's id, 1 or more"
+    allowed = words(
+        "players: each of the seats {seats} with a player's id, 1 or more", seats=", ".join(seats)
+    )
     if not isinstance(players, Mapping) or set(players) != set(seats):
         raise CorrectionError(allowed)
     if not all(type(p) is int and p >= 1 for p in players.values()):
         raise CorrectionError(allowed)
     ids = [players[s] for s in seats]
     if len(set(ids)) != len(ids):
-        raise CorrectionError("players: a player sits at two seats")
+        raise CorrectionError(words("players: a player sits at two seats"))
     return Assign(
         numbers["round"],
         numbers["table"],

@@ -28,6 +28,8 @@ from collections.abc import Hashable, Sequence
 from random import Random
 from typing import TypeVar
 
+from klik.errors import KlikError
+from klik.words import words
 from klik_hub.tournament.planes import plane_rounds
 
 P = TypeVar("P", bound=Hashable)
@@ -42,7 +44,7 @@ RANDOM_WALK = 0.1  # how often the search takes a random swap instead of the bes
 CANDIDATES = 48  # swap partners weighed at each step (all of them for a small field)
 
 
-class DrawError(ValueError):
+class DrawError(KlikError, ValueError):
     """The players cannot be drawn as asked; the message says why and what is allowed."""
 
 
@@ -52,13 +54,20 @@ def table_sizes(players: int) -> tuple[int, ...]:
     The fewest tables that hold everyone at 4 or fewer; 5 players fit no such tables.
     """
     if players < MIN_TABLE:
-        raise DrawError(f"{players} players: a table needs at least {MIN_TABLE}")
+        raise DrawError(
+            words("{n} players: a table needs at least {least}", n=players, least=MIN_TABLE)
+        )
     tables = -(-players // MAX_TABLE)
     fours = players - MIN_TABLE * tables
     if fours < 0:
         raise DrawError(
-            f"{players} players cannot sit at tables of {MIN_TABLE}–{MAX_TABLE}: "
-            f"allowed are {MIN_TABLE}, {MAX_TABLE} or 6 and more"
+            words(
+                "{n} players cannot sit at tables of {least}–{most}: "
+                "allowed are {least}, {most} or 6 and more",
+                n=players,
+                least=MIN_TABLE,
+                most=MAX_TABLE,
+            )
         )
     return (MAX_TABLE,) * fours + (MIN_TABLE,) * (tables - fours)
 
@@ -90,7 +99,7 @@ def draw_rounds(
     rounds left room for the last.
     """
     if rounds < 1:
-        raise DrawError(f"{rounds} rounds: allowed are 1 or more")
+        raise DrawError(words("{n} rounds: allowed are 1 or more", n=rounds))
     return _draw(list(range(1, players + 1)), (), rounds, seed, steps)
 
 
@@ -110,7 +119,7 @@ def _draw(
     players: Sequence[P], earlier: Sequence[Round[P]], rounds: int, seed: int, steps: int | None
 ) -> list[Round[P]]:
     if len(set(players)) != len(players):
-        raise DrawError("a player is listed twice")
+        raise DrawError(words("a player is listed twice"))
     sizes = table_sizes(len(players))
     rng = Random(seed)
     index = {p: i for i, p in enumerate(players)}

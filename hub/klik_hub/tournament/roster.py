@@ -20,6 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from klik.errors import KlikError
+from klik.words import N_, Words, nwords, words
+
 MAX_NAME = 100  # characters; a seat's screen shows the first dozen
 # A tournament's players, enrolled at once or in turn: far above any hall (seed 001: 36), and
 # what a draw and the standings are sized for (1,000 players: a draw in 0.2 s; 10,000 took
@@ -30,7 +33,7 @@ CLUB_HEADERS = {"club", "klub", "szkoła", "szkola", "school", "team", "drużyna
 DELIMITERS = ";\t,"  # the first that the first line holds; none: a single column
 
 
-class RosterError(ValueError):
+class RosterError(KlikError, ValueError):
     """A list of players that cannot be enrolled; the message says where and why."""
 
 
@@ -44,38 +47,55 @@ class Entrant:
 
     name: str
     club: str = ""
-    where: str = field(default="", compare=False)  # ``line 7``, ``players[6]``
+    where: str | Words = field(default="", compare=False)  # ``line 7``, ``players[6]``
 
 
-def entrant(name: Any, club: Any, where: str) -> Entrant:
+def entrant(name: Any, club: Any, where: str | Words) -> Entrant:
     """One checked entry; ``where`` names it in the error (``line 7``, ``players[6]``)."""
     if not isinstance(name, str):
-        raise RosterError(f"{where}: name must be text")
+        raise RosterError(words("{where}: name must be text", where=where))
     if club is not None and not isinstance(club, str):
-        raise RosterError(f"{where}: club must be text")
+        raise RosterError(words("{where}: club must be text", where=where))
     name, club = _tidy(name), _tidy(club or "")
     if not name:
-        raise RosterError(f"{where}: the name is empty")
-    for what, text in (("name", name), ("club", club)):
+        raise RosterError(words("{where}: the name is empty", where=where))
+    for long, control, text in (
+        (
+            N_("{where}: the name is {n} characters; at most {most}"),
+            N_("{where}: the name holds a control character"),
+            name,
+        ),
+        (
+            N_("{where}: the club is {n} characters; at most {most}"),
+            N_("{where}: the club holds a control character"),
+            club,
+        ),
+    ):
         if len(text) > MAX_NAME:
-            raise RosterError(f"{where}: the {what} is {len(text)} characters; at most {MAX_NAME}")
+            raise RosterError(words(long, where=where, n=len(text), most=MAX_NAME))
         if any(unicodedata.category(ch).startswith("C") for ch in text):
-            raise RosterError(f"{where}: the {what} holds a control character")
+            raise RosterError(words(control, where=where))
     return Entrant(name, club)
 
 
 def from_json(entries: Any) -> list[Entrant]:
     """A JSON list of ``{"name": ..., "club": ...}`` (club optional) as entrants."""
     if not isinstance(entries, list):
-        raise RosterError('players: send a list of {"name": ..., "club": ...}')
+        raise RosterError(words('players: send a list of {"name": ..., "club": ...}'))
     checked = []
     for k, entry in enumerate(entries):
-        where = f"players[{k}]"
+        where = f"players[{k}]"  # a JSON path: the same in every language
         if not isinstance(entry, dict):
-            raise RosterError(f'{where}: must be {{"name": ..., "club": ...}}')
+            raise RosterError(words('{where}: must be {{"name": ..., "club": ...}}', where=where))
         unknown = sorted(set(entry) - {"name", "club"})
         if unknown:
-            raise RosterError(f"{where}: unknown field {unknown[0]!r}; allowed: name, club")
+            raise RosterError(
+                words(
+                    "{where}: unknown field {field!r}; allowed: name, club",
+                    where=where,
+                    field=unknown[0],
+                )
+            )
         checked.append((where, entrant(entry.get("name"), entry.get("club"), where)))
     return _whole(checked)
 
@@ -88,10 +108,10 @@ def from_csv(text: str) -> list[Entrant]:
     delimiter = next((d for d in DELIMITERS if d in first), ",")
     reader = csv.reader(lines, delimiter=delimiter, strict=True)
     columns: Sequence[str] | None = None
-    checked: list[tuple[str, Entrant]] = []
+    checked: list[tuple[str | Words, Entrant]] = []
     try:
         for row in reader:
-            where = f"line {reader.line_num}"
+            where = words("line {n}", n=reader.line_num)
             if not any(cell.strip() for cell in row):
                 continue
             if columns is None:
@@ -100,12 +120,16 @@ def from_csv(text: str) -> list[Entrant]:
                     continue  # a header line
                 columns = ("name", "club")
             if len(row) > len(columns) and any(cell.strip() for cell in row[len(columns) :]):
-                allowed = " and ".join(c for c in columns if c)
-                raise RosterError(f"{where}: {len(row)} fields; allowed are {allowed}")
+                allowed = (
+                    N_("{where}: {n} fields; allowed are name and club")
+                    if "club" in columns
+                    else N_("{where}: {n} fields; allowed are name")
+                )
+                raise RosterError(words(allowed, where=where, n=len(row)))
             cells = dict(zip(columns, row, strict=False))
             checked.append((where, entrant(cells.get("name", ""), cells.get("club", ""), where)))
     except csv.Error as error:
-        raise RosterError(f"line {reader.line_num}: {error}") from None
+        raise RosterError(words("line {n}: {error}", n=reader.line_num, error=str(error))) from None
     return _whole(checked)
 
 
@@ -119,22 +143,31 @@ def _columns(row: Sequence[str]) -> tuple[str, ...]:
     )
 
 
-def _whole(checked: Iterable[tuple[str, Entrant]]) -> list[Entrant]:
+def _whole(checked: Iterable[tuple[str | Words, Entrant]]) -> list[Entrant]:
     """The entrants, once the list as a whole is sound: not empty, no one listed twice."""
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], str | Words] = {}
     entrants = []
     for where, one in checked:
         key = (one.name.casefold(), one.club.casefold())
         if key in seen:
-            club = f" ({one.club})" if one.club else ""
-            raise RosterError(f"{where}: {one.name}{club} is listed twice (also {seen[key]})")
+            twice = words(
+                "{where}: {player} is listed twice (also {other})",
+                where=where,
+                player=_shown(one),
+                other=seen[key],
+            )
+            raise RosterError(twice)
         seen[key] = where
         entrants.append(replace(one, where=where))
     if not entrants:
-        raise RosterError("no players in the list")
+        raise RosterError(words("no players in the list"))
     if len(entrants) > MAX_PLAYERS:
         raise RosterError(
-            f"{len(entrants)} players in the list; a tournament takes at most {MAX_PLAYERS}"
+            words(
+                "{n} players in the list; a tournament takes at most {most}",
+                n=len(entrants),
+                most=MAX_PLAYERS,
+            )
         )
     return entrants
 
@@ -155,15 +188,31 @@ def check_new(
     again = [(e, known[_key(e)]) for e in entrants if _key(e) in known]
     if again and len(again) == len(entrants):
         shown = ", ".join(f"{_shown(e)} (id {k})" for e, k in again[:5])
-        more = f" and {len(again) - 5} more" if len(again) > 5 else ""
-        raise EnrolledAlreadyError(
-            f"every player of the list is enrolled already: {shown}{more}; was it sent twice?"
-        )
+        if len(again) > 5:
+            said = nwords(
+                "every player of the list is enrolled already: {players} and {n} more; "
+                "was it sent twice?",
+                "every player of the list is enrolled already: {players} and {n} more; "
+                "was it sent twice?",
+                len(again) - 5,
+                players=shown,
+            )
+        else:
+            said = words(
+                "every player of the list is enrolled already: {players}; was it sent twice?",
+                players=shown,
+            )
+        raise EnrolledAlreadyError(said)
     if again and not allow_same_name:
         first, k = again[0]
         raise EnrolledAlreadyError(
-            f"{first.where}: {_shown(first)} is enrolled already (id {k}); if it is another "
-            "player of the same name, send the list with allow_same_name=true"
+            words(
+                "{where}: {player} is enrolled already (id {id}); if it is another player of "
+                "the same name, send the list with allow_same_name=true",
+                where=first.where,
+                player=_shown(first),
+                id=k,
+            )
         )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from klik.errors import KlikError
 from klik.link.protocol.words import TYPES
+from klik.words import N_
 
 VERSION = 1
 
@@ -47,7 +48,7 @@ ENVELOPE_DEPTH = MAX_DEPTH + 4
 # Text no database of the hub can keep: PostgreSQL refuses NUL in text, and a lone surrogate
 # (JSON's "\ud800") has no UTF-8 at all. Both are refused wherever text comes in.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-NOT_STORABLE = "must not hold NUL (U+0000) or a lone surrogate (U+D800 to U+DFFF)"
+NOT_STORABLE = N_("must not hold NUL (U+0000) or a lone surrogate (U+D800 to U+DFFF)")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # In JSON written or read as ASCII, NUL and surrogates (a lone one, or half of a pair) can
 # only be the escapes \u0000 and \ud800 to \udfff. A match only means "walk it to be sure"

@@ -1,0 +1,371 @@
+"""The game's session: the table's games one after the other, from the queue's items.
+
+The engine (``klik.table.engine``) makes one and hands it every item, tick and hub command on
+the engine thread. For every item: journal it (fsynced) → step the core through the driver →
+carry out its commands (a sound to the presenter, a note to the log, a finished result to the
+keeper) → redraw through the presenter.
+
+The session owns the game's life: it recovers the journalled game at start (or begins a new
+one), numbers the games (``klik.table.store.GameCounter``: numbers never go back), begins
+each game's journal, checkpoints a running clock, turns the judge key's taps and holds
+(``klik.core.gestures.judge_edge``) into orders, and plays a tournament round's games with
+its lineup (``klik.table.rounds``). Time comes in as numbers (``now``, the table's clock).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from klik.core import game as g
+from klik.core import gestures as gs
+from klik.core import table as t
+from klik.faults import kill_point
+from klik.link import courier as c
+from klik.link.protocol import CommandKind, Heartbeat
+from klik.table import journal as j
+from klik.table.config import Config
+from klik.table.driver import Driver
+from klik.table.gpio import JudgeEdge
+from klik.table.keeper import Keeper, Played
+from klik.table.lineup import Lineup
+from klik.table.lineup import parse as parse_lineup
+from klik.table.presenter import Presenter
+from klik.table.rounds import Rounds
+from klik.table.store import GameCounter
+from klik.table.view import PausedBy, TableInfo
+from klik.words import Language
+
+log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
+
+Item = t.Edge | JudgeEdge | g.Order
+ORDERS = frozenset(action.value for action in g.Action)  # what a command may order the clock
+
+
+class Session:
+    """This table's games, on the engine thread only (``status`` excepted: it reads)."""
+
+    def __init__(
+        self,
+        config: Config,
+        settings: g.Settings,
+        journal: j.Journal | None,
+        *,
+        counter: GameCounter | None,
+        rounds: Rounds,
+        keeper: Keeper,
+        presenter: Presenter,
+    ) -> None:
+        self.config = config
+        self.settings = settings  # the table's own: a round's lineup changes a game's
+        self.journal = journal  # None: nothing survives a restart (a script's frames)
+        self.counter = counter  # None: game numbers start from 1 at every start
+        self.rounds = rounds
+        self.keeper = keeper
+        self.presenter = presenter
+        self.driver = Driver(t.new_table(settings))
+        self.game_no = 1
+        self.game_started = False  # game_no is a game of this table (not the default)
+        self.names = config.players  # the names of a game without a lineup
+        self.shown_names = config.players  # this game's names: those, or the lineup's
+        self.game_lineup: Lineup | None = None  # the lineup this game is played under
+        self.stuck: frozenset[str] = frozenset()  # seats whose button is held past stuck_s
+        self.judge = gs.JudgeKey()
+        self.next_checkpoint: float | None = None
+
+    @property
+    def game(self) -> g.Game:
+        return self.driver.table.game
+
+    def info(self) -> TableInfo:
+        """What the screens show besides the game, from the session and its collaborators."""
+        return TableInfo(
+            table=self.config.table.name,
+            game_no=self.game_no,
+            names=self.shown_names,
+            language=Language(self.config.table.language),
+            stuck=self.stuck,
+            panels_out=self.presenter.panels_out,
+            delivery=self.keeper.delivery,
+            receipt=self.keeper.receipt,
+            waiting=self.keeper.waiting,
+            seats=self.settings.seats,
+        )
+
+    def played(self) -> Played:
+        return Played(self.game_no, self.shown_names, self.game_lineup)
+
+    # --- the game's life ----------------------------------------------------------------
+
+    def start(self, now: float) -> float:
+        """Recover the journalled game, or begin a new one; returns the table clock's offset.
+
+        The table's clock continues from the journal's last moment, so a game recovered after
+        a reboot (when the monotonic clock starts again from zero) keeps its time left. The
+        recovery settles what the journal holds, lets every button go and pauses a running
+        clock (``klik.core.table.recover``); it is journalled too, so that a second power cut
+        replays it exactly.
+        """
+        self.keeper.restore()
+        recovered = None if self.journal is None else j.read(self.journal.path)
+        if recovered is None or not self._replay_journal(recovered):
+            self._new_game(now, self._next_game_no())
+            return 0.0
+        last = self.driver.now
+        if self.journal is not None:
+            self.journal.append(j.Recovery(last))
+        before = len(self.driver.commands)
+        self.driver.recover(last)
+        self._carry_out(self.driver.commands[before:])
+        if self.game.paused_by == PausedBy.RECOVERY:
+            log.warning(
+                "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %.1f s",
+                self.config.table.name,
+                self.game_no,
+                self.game.mover,
+                self.game.left_s or 0.0,
+            )
+        self.keeper.find(self.game, self.played(), last)
+        self.refresh(last)
+        return last - now
+
+    def _replay_journal(self, recovered: j.Recovered) -> bool:
+        """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
+        header = recovered.header
+        lineup = None
+        if "lineup" in header:
+            lineup = parse_lineup(header["lineup"], self.config.seat_letters)  # checked by j.read
+        seats = list(self.settings.seats if lineup is None else lineup.seats)
+        if header["seats"] != seats:
+            log.error(
+                "journal: seats %s differ from the config's %s; new game",
+                ", ".join(recovered.header["seats"]),
+                ", ".join(seats),
+            )
+            return False
+        game_no = recovered.game_no
+        if self.counter is not None and self.counter.last() < game_no:
+            self.counter.begin(game_no)
+        self.game_no = game_no
+        if lineup is None:
+            starter = header.get("starter") or g.starter_of(self.settings, game_no)
+            settings = replace(self.settings, starter=starter)
+        else:
+            settings = lineup.settings(self.settings)
+            self.shown_names = lineup.names
+        self.game_lineup = lineup
+        if lineup is not None:
+            self.rounds.catch_up(lineup)
+        table, last = j.replay_entries(t.new_table(settings), recovered.entries)
+        self.driver = Driver(table, max(last, recovered.at))
+        return True
+
+    def _next_game_no(self) -> int:
+        """Game numbers never go back: one more than any game this table has begun."""
+        counted = 0 if self.counter is None else self.counter.last()
+        return max(counted, self.game_no if self.game_started else 0) + 1
+
+    def new_game(self, now: float) -> bool:
+        """The next game at this table (judge key or the virtual table), once this one is done."""
+        if self.game.phase is not g.Phase.DONE:
+            return False
+        self._new_game(now, self._next_game_no())
+        return True
+
+    def _new_game(self, now: float, game_no: int) -> None:
+        lineup = self.rounds.lineup
+        if lineup is not None and not lineup.spent:
+            # A round's game: its seats, rules and move time; seat A starts its first game.
+            settings = lineup.settings(self.settings)
+            self.game_lineup = lineup
+            self.shown_names = lineup.names
+        else:
+            # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
+            settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
+            self.game_lineup = None
+            self.shown_names = self.names
+        if self.counter is not None:
+            self.counter.begin(game_no)
+        self.game_started = True
+        self.driver = Driver(t.new_table(settings), now)
+        self.game_no = game_no
+        self.keeper.new_game()
+        self.presenter.silence()
+        self.next_checkpoint = None
+        if self.journal is not None:
+            header: dict[str, Any] = {
+                "table": self.config.table.name,
+                "game_no": game_no,
+                "seats": list(settings.seats),
+                "starter": settings.starter,
+                "at": now,
+            }
+            if self.game_lineup is not None:
+                header["lineup"] = self.game_lineup.json()
+            self.journal.start(header)
+        # The new journal, with the lineup as this game began, is the step from one game to
+        # the next; the round's count in lineup.json follows it. A cut in between is mended at
+        # the restart from the journal (``Rounds.catch_up``): never a round's game played as
+        # an ordinary one.
+        if self.game_lineup is not None:
+            kill_point("round-game-journalled")
+            self.rounds.keep(replace(self.game_lineup, begun=self.game_lineup.begun + 1))
+            kill_point("round-game-counted")
+        log.info("stół %s: gra %d gotowa", self.config.table.name, game_no)
+        self.refresh(now)
+
+    # --- items from the queue -------------------------------------------------------------
+
+    def handle(self, item: Item, now: float) -> None:
+        """One item from the queue; ``now`` is the table clock when it was taken off."""
+        if isinstance(item, JudgeEdge):
+            self._judge(item)
+        elif isinstance(item, t.Edge):
+            if not item.pressed and item.seat in self.stuck:
+                self.stuck = self.stuck - {item.seat}
+            self._do(item)
+        else:
+            self._do(item)
+        self.refresh(max(now, self.driver.now))
+
+    def _judge(self, edge: JudgeEdge) -> None:
+        """The judge key: tap = start / pause / resume / next game; hold = undo a hand-over."""
+        self.judge, gesture = gs.judge_edge(self.judge, edge.pressed, edge.at, self.config.buttons)
+        if gesture is None:
+            return
+        phase = self.game.phase
+        if isinstance(gesture, gs.JudgeHold):
+            self._do(g.Order(g.Action.UNDO, gesture.at))
+        elif phase is g.Phase.DONE:
+            self._new_game(gesture.at, self._next_game_no())
+        elif phase is g.Phase.READY:
+            self._do(g.Order(g.Action.START, gesture.at))
+        elif phase is g.Phase.PAUSED:
+            self._do(g.Order(g.Action.RESUME, gesture.at))
+        else:
+            self._do(g.Order(g.Action.PAUSE, gesture.at))
+
+    def _do(self, event: t.Edge | g.Order) -> None:
+        if self.journal is not None:
+            self.journal.append(event)
+        before = len(self.driver.commands)
+        self.driver.apply(event)
+        self._carry_out(self.driver.commands[before:])
+
+    def tick(self, now: float) -> None:
+        """Time has reached ``now``: due work, the checkpoint, the retries, the redraw."""
+        before, game = len(self.driver.commands), self.game
+        self.driver.advance(max(now, self.driver.now))
+        self._carry_out(self.driver.commands[before:])
+        running = self.game.phase is g.Phase.MOVE
+        # A checkpoint when time decided something (a tap recognised, a timeout), so that a
+        # recovery replays up to that moment and not just to the last edge; and at least
+        # every checkpoint_s while the clock runs. It is taken a little early, so that it
+        # rides on the redraw of the seconds instead of waking the engine a second time.
+        interval = self.config.table.checkpoint_s
+        due = self.next_checkpoint is None or now >= self.next_checkpoint - 0.1 * interval
+        if self.journal is not None and (self.game is not game or (running and due)):
+            self.journal.append(j.Checkpoint(now))
+            self.next_checkpoint = now + interval if running else None
+        elif not running:
+            self.next_checkpoint = None
+        self.keeper.retry(now, self.game_no)
+        self.presenter.retry(now)
+        self.refresh(now)
+
+    def next_wake(self, now: float) -> float | None:
+        """The next moment the session has something to do without a new item."""
+        due = [t.next_due(self.driver.table), self.next_checkpoint]
+        times = [d for d in due if d is not None]
+        times += self.presenter.next_wake(self.game, now, self.pressed())
+        return min(times) if times else None
+
+    def _carry_out(self, commands: list[g.Command]) -> None:
+        for command in commands:
+            if isinstance(command, g.Sound):
+                self.presenter.sound(command)
+            elif isinstance(command, g.Note):
+                log.info("stół %s: %s", self.config.table.name, command.text)
+                if command.kind is g.NoteKind.STUCK and command.seat is not None:
+                    self.stuck = self.stuck | {command.seat}
+                if command.kind is g.NoteKind.STARTER_DRAWN and command.seat is not None:
+                    self._starter_drawn(command.seat)
+            elif isinstance(command, g.ResultReady):
+                self.keeper.keep(command, self.game, self.played())
+
+    def _starter_drawn(self, seat: str) -> None:
+        """The round's first starter was drawn: kept with the lineup, so the round's next
+        games go on from the next seat after it (and a restart knows it)."""
+        played = self.game_lineup
+        if played is None or played.first_starter != "draw":
+            return
+        self.game_lineup = replace(played, drawn=seat)
+        self.rounds.drawn(played, seat)
+
+    # --- the hub ------------------------------------------------------------------------------
+
+    def command(self, command: c.Command, now: float) -> None:
+        """A hub → table command, carried out once by the courier's word."""
+        if command.kind == CommandKind.PLAYERS:
+            names = {s: n for s, n in command.args.items() if s in self.settings.seats}
+            if all(isinstance(n, str) for n in names.values()):
+                merged = {**dict(self.names), **{s: str(n)[:40] for s, n in names.items()}}
+                self.names = tuple(sorted(merged.items()))
+                if self.game_lineup is None:
+                    self.shown_names = self.names
+                log.info("stół %s: gracze od huba: %s", self.config.table.name, merged)
+        elif command.kind == CommandKind.GAME:
+            self._take_lineup(command.args, now)
+        elif command.kind in ORDERS:  # the hub's (and the virtual table's) orders
+            self._do(g.Order(g.Action(command.kind), now, by="hub"))
+        else:
+            log.warning("stół %s: nieznane polecenie huba %r", self.config.table.name, command.kind)
+        self.refresh(max(now, self.driver.now))
+
+    def _take_lineup(self, args: Any, now: float) -> None:
+        """The hub's lineup for a round: kept, and played from the next game on. A game that
+        has not started yet (or is over) gives way to the round's first game at once."""
+        if self.rounds.take(args) is None:
+            return
+        phase = self.game.phase
+        if phase is g.Phase.READY:
+            self._new_game(now, self.game_no)  # nothing was played: the same number
+        elif phase is g.Phase.DONE:
+            self._new_game(now, self._next_game_no())
+
+    def delivered(self, news: c.Delivery, now: float) -> None:
+        """The courier's news: this game's result sent, or how many wait."""
+        self.keeper.delivered(news)
+        self.refresh(now)
+
+    def status(self, now: float) -> Heartbeat:
+        """The heartbeat's state of the table (read from another thread: games never change);
+        the courier adds its outbox's part."""
+        game = self.game
+        left = game.time_left(now)
+        return Heartbeat(
+            game=self.game_no,
+            state=game.phase.value,
+            mover=game.mover,
+            left_ms=None if left is None else max(0, round(left * 1000)),
+            draw_tiles=game.pile.tiles_left,
+            # a seat's call: waiting for the move's end (called_by), or the clock stopped for it
+            judge=game.called_by is not None
+            or (game.phase is g.Phase.PAUSED and game.paused_by in self.settings.seats),
+            paused_by=game.paused_by,
+            called_by=game.called_by,
+            # who sits where, so the judge's console names the mover and a caller
+            names={s: n for s, n in self.shown_names if s in game.settings.seats},
+        )
+
+    # --- outputs -----------------------------------------------------------------------------
+
+    def pressed(self) -> dict[str, float]:
+        """When each seat button that is down now was pressed (settled, bounce gone)."""
+        buttons = self.driver.table.buttons
+        return {b.seat: b.pressed_at for b in buttons if b.down and b.pressed_at is not None}
+
+    def refresh(self, now: float) -> None:
+        """Redraw the seats whose view changed and set the LEDs and buzzer for ``now``."""
+        self.presenter.refresh(self.driver, self.info(), self.pressed(), now)

@@ -1,0 +1,146 @@
+"""Every word a player or judge reads, in one gettext catalogue per language.
+
+The messages' ids are English (gettext's convention: a missing translation still reads), and
+``locale/pl/LC_MESSAGES/klik.po`` gives each one in Polish, with Polish plural forms
+(``nplurals=3``: "1 gra", "2 gry", "5 gier"). English needs no catalogue of its own: its words
+are the ids, and gettext's English plural rule is the default one.
+
+Where the words are used:
+
+* the table's screens (``klik.table.screens``) and its virtual table's page;
+* the hub's printed pages (Jinja2's i18n extension with these translations), its CSV
+  headers, its console and projector (``/words/{lang}.json``, the same catalogue as JSON);
+* every error a person reads: a ``KlikError`` carries ``Words``, the message still in no
+  language, and whoever shows it picks the language (the console's, the page's).
+
+``make words`` extracts the ids from the code (``pybabel extract``, configured in
+``pyproject.toml``), merges them into the ``.po`` and compiles the ``.mo`` that gettext reads;
+``tests/test_words.py`` fails when a message lacks its Polish or the ``.mo`` is stale.
+
+Marking a message: ``_("Pile: {n}")`` where the language is known, ``words("…", n=3)`` where it
+is not yet (an error), ``nwords("{n} game", "{n} games", n)`` for a plural, and
+``pgettext``/``pwords`` with a context where one English word needs two Polish ones.
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+
+DOMAIN = "klik"
+
+
+class Language(StrEnum):
+    """The languages everything a person reads is written in; Polish is the default."""
+
+    PL = "pl"
+    EN = "en"
+
+
+DEFAULT = Language.PL
+
+
+@cache
+def catalogue(language: Language) -> gettext.NullTranslations:
+    """The translations for ``language``, read once from the package's ``locale/``.
+
+    English is the ids themselves. A missing Polish catalogue is a broken install, so it
+    raises (``FileNotFoundError``) rather than quietly showing English to Polish players.
+    """
+    if language is Language.EN:
+        return gettext.NullTranslations()
+    with resources.as_file(resources.files("klik").joinpath("locale")) as folder:
+        return gettext.translation(DOMAIN, localedir=folder, languages=[language.value])
+
+
+def language_of(header: str | None, default: Language = Language.EN) -> Language:
+    """The first language of an ``Accept-Language`` header that Klik speaks, else ``default``.
+
+    Quality values are honoured in order of preference (``en;q=0.5, pl`` is Polish); a tag's
+    region is ignored (``pl-PL`` is Polish). Never raises: a garbled header is no preference.
+    """
+    if not header:
+        return default
+    ranked: list[tuple[float, int, str]] = []
+    for order, part in enumerate(header.split(",")[:16]):  # a header is a person's, not a list
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        name, _, value = params.strip().partition("=")
+        if name.strip() == "q":
+            try:
+                quality = float(value)
+            except ValueError:
+                continue
+        ranked.append((-quality, order, tag.strip().lower().split("-")[0]))
+    for negative, _, tag in sorted(ranked):
+        if negative < 0 and tag in {language.value for language in Language}:
+            return Language(tag)
+    return default
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A message in no language yet: its English id, its arguments, and for a plural the
+    plural id and the count that picks the form. ``str()`` is English; ``into`` any language.
+
+    Built by ``words``/``nwords``/``pwords`` (which ``pybabel extract`` looks for), carried by
+    errors (``KlikError``) up to whoever knows the reader's language.
+    """
+
+    msgid: str
+    args: Mapping[str, object] = field(default_factory=dict)
+    plural: str | None = None
+    n: int = 1
+    context: str | None = None
+
+    def into(self, language: Language) -> str:
+        """The message in ``language``, its ``{names}`` filled in."""
+        found = catalogue(language)
+        if self.plural is not None and self.context is not None:
+            text = found.npgettext(self.context, self.msgid, self.plural, self.n)
+        elif self.plural is not None:
+            text = found.ngettext(self.msgid, self.plural, self.n)
+        elif self.context is not None:
+            text = found.pgettext(self.context, self.msgid)
+        else:
+            text = found.gettext(self.msgid)
+        args = {name: _shown(value, language) for name, value in self.args.items()}
+        return text.format(**args) if args or self.plural is not None else text
+
+    def __str__(self) -> str:
+        return self.into(Language.EN)
+
+
+def _shown(value: object, language: Language) -> object:
+    """An argument that is itself ``Words`` (a reason inside a message) in the same language."""
+    return value.into(language) if isinstance(value, Words) else value
+
+
+def N_(msgid: str) -> str:  # noqa: N802  (gettext's own name for it, which extractors know)
+    """Marks ``msgid`` for the catalogue where it is stored, to be translated where it is shown."""
+    return msgid
+
+
+def words(msgid: str, /, **args: object) -> Words:
+    """A message for later: ``words("byte {at}: not UTF-8", at=3)``."""
+    return Words(msgid, args)
+
+
+def nwords(singular: str, plural: str, n: int, /, **args: object) -> Words:
+    """A plural message for later; ``{n}`` is the count unless ``args`` says otherwise."""
+    return Words(singular, {"n": n, **args}, plural, n)
+
+
+def pwords(context: str, msgid: str, /, **args: object) -> Words:
+    """A message for later whose English id needs a context to pick its translation."""
+    return Words(msgid, args, context=context)
+
+
+def text(message: str | Words, language: Language) -> str:
+    """What a person reads: ``Words`` in ``language``; a plain string as it is (a name, a
+    library's own message)."""
+    return message.into(language) if isinstance(message, Words) else message
