@@ -82,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim = commands.add_parser(
         "sim",
         help="the virtual table: the real daemon with mock pins, played in a browser",
-        description="Serve the virtual table on http://127.0.0.1:8100 (see [sim] in the config).",
+        description="Serve the virtual table (needs klik[sim]) on http://127.0.0.1:8100 "
+        "(see [sim] in the config).",
     )
     sim.add_argument(
         "--config",

@@ -6,11 +6,18 @@ from dataclasses import replace
 
 import pytest
 
-from klik.core.game import RECOVERY, EndedBy, Move, NoteKind, Phase, Settings, starter_of
+from klik.core.game import RECOVERY, EndedBy, Move, Note, NoteKind, Phase, Settings, starter_of
 from klik.core.scoring import Ending
-from tests.helpers.play import Play
 
 # --- ready ------------------------------------------------------------------------------
+from klik.table import notes
+from klik.words import Language
+from tests.helpers.play import Play
+
+
+def said(note: Note) -> str:
+    """The note as the table's log says it in Polish (``klik.table.notes``)."""
+    return notes.said(note, Language.PL)
 
 
 def test_the_seat_before_the_starter_starts_the_game() -> None:
@@ -85,7 +92,7 @@ def test_another_seats_two_second_hold_calls_the_judge_and_the_clock_stops_after
     game = play.game
     assert (game.phase, game.called_by, game.mover) == (Phase.MOVE, "C", "A")
     assert play.sounds == [(12.0, "judge")]  # the judge is called at once (the hub chimes)
-    assert play.notes[-1].text == "C wzywa sędziego: zegar stanie po ruchu"
+    assert said(play.notes[-1]) == "C wzywa sędziego: zegar stanie po ruchu"
     play.to(30.0)
     assert play.time_left() == 30.0  # the mover's clock goes on
     play.tap("A", 30.0)  # A finishes the disputed move
@@ -134,13 +141,13 @@ def test_a_drawn_starter_holds_its_button_then_the_seat_before_it_starts_the_clo
     # 001 PRZYGOTOWANIE GRY: whoever drew the highest tile starts the first game.
     play = Play(draw_starter=True).tap("D", 1.0).order("start", 2.0, by="hub")
     assert play.game.phase is Phase.READY  # nobody knows the starter yet: nothing starts
-    assert [n.text for n in play.notes] == [
+    assert [said(n) for n in play.notes] == [
         "D: pominięto (najpierw: kto ma najwyższą kostkę, trzyma przycisk)",
         "pominięto (hub: start, gdy wiadomo, kto zaczyna)",
     ]
     play.hold("C", 3.0)  # C drew the highest tile
     assert (play.game.settings.starter, play.game.settings.draw_starter) == ("C", False)
-    assert play.notes[-1].text == "C zaczyna: najwyższa kostka"
+    assert said(play.notes[-1]) == "C zaczyna: najwyższa kostka"
     play.tap("B", 6.0)  # B sits before C: its tap starts C's clock
     assert (play.game.phase, play.game.mover) == (Phase.MOVE, "C")
 
@@ -156,7 +163,7 @@ def test_the_movers_press_at_the_moment_its_clock_starts_is_the_last_moves() -> 
     # A press within REACTION_S of the start was meant for what came before: logged as such.
     play = Play().order("start", 3.0, by="hub").tap("A", 3.05).to(4.0)
     assert (play.game.mover, play.game.moves) == ("A", ())
-    assert play.notes[-1].text == "A: pominięto (naciśnięto przed startem ruchu)"
+    assert said(play.notes[-1]) == "A: pominięto (naciśnięto przed startem ruchu)"
     play.tap("A", 5.0)
     assert play.game.mover == "B"
 
@@ -245,7 +252,7 @@ def test_auto_timeout_window_closes_after_five_seconds() -> None:
 
 def test_the_caller_withdraws_before_the_move_ends_and_the_clock_never_stops() -> None:
     play = Play(move_time_s=60).start(0.0).hold("C", 10.0, length=2.5).tap("C", 20.0)
-    assert (play.game.called_by, play.notes[-1].text) == (None, "C wycofuje wezwanie sędziego")
+    assert (play.game.called_by, said(play.notes[-1])) == (None, "C wycofuje wezwanie sędziego")
     play.tap("A", 30.0)
     game = play.game
     assert (game.phase, game.mover, game.deadline) == (Phase.MOVE, "B", 90.0)
@@ -398,7 +405,7 @@ def test_a_seat_that_never_laid_tiles_is_scored_as_not_opened() -> None:
 
 def test_judge_orders_are_logged() -> None:
     play = Play().start(0.0).order("pause", 5.0).order("resume", 9.0, by="hub")
-    orders = [(n.at, n.text) for n in play.notes if n.kind is NoteKind.ORDER]
+    orders = [(n.at, said(n)) for n in play.notes if n.kind is NoteKind.ORDER]
     assert orders == [(5.0, "sędzia: pauza"), (9.0, "hub: wznowienie")]
 
 
@@ -478,7 +485,7 @@ def test_in_the_count_a_press_between_a_tap_and_a_hold_changes_nothing(
     play = counting().press("A", 10.0, length).to(12.0)
     assert play.game.rack("A") == rack
     if rack == 0:
-        assert play.notes[-1].text == "A: ani klik, ani trzymanie: suma bez zmian"
+        assert said(play.notes[-1]) == "A: ani klik, ani trzymanie: suma bez zmian"
     play.double("A", 13.0)  # the confirmation still works after an unclear press
     assert "A" in play.game.confirmed
 
@@ -511,7 +518,7 @@ def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
     assert play.game.rack("A") == 828
     refused = [n for n in play.notes if n.kind is NoteKind.IGNORED and n.seat == "A"]
     assert [n.at for n in refused] == [11.0, 15.0]
-    assert "828" in refused[0].text
+    assert "828" in said(refused[0])
 
 
 def test_after_the_count_a_tap_turns_a_seats_screen_to_the_whole_table_and_back() -> None:

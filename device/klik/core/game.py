@@ -204,15 +204,36 @@ class Sound:
     kind: SoundKind
 
 
+class Why(Enum):
+    """Why a press or an order was not acted on (a note of kind IGNORED); its ``args``."""
+
+    START_BELONGS_TO = "start_belongs_to"  # starter: the seat whose tap starts the game
+    DRAW_FIRST = "draw_first"  # the starter is drawn: whoever drew the highest tile holds
+    BEFORE_MOVE_START = "before_move_start"  # the mover's press was meant for the last move
+    NOT_YOUR_MOVE = "not_your_move"  # mover: the seat on the move
+    HANDING_OVER = "handing_over"  # mover: time is up and that seat hands over
+    PAUSED = "paused"  # the clock is stopped
+    START_AFTER_DRAW = "start_after_draw"  # by: a start before it is known who starts
+    FINAL_ROUND_ALREADY = "final_round_already"  # the final round is on already
+    NOT_NOW = "not_now"  # by, action, phase: an order the game's state has no use for
+    CALLED_ALREADY = "called_already"  # by: the seat that called the judge first
+    UNCLEAR_PRESS = "unclear_press"  # in the count: longer than a tap, shorter than a hold
+    OVER_THE_TOP = "over_the_top"  # top: a rack sum past every tile there is
+
+
 @dataclass(frozen=True, slots=True)
 class Note:
-    """One line for the table's log: what happened, who, and why it was not acted on."""
+    """One line for the table's log: what happened, who, and why it was not acted on.
+
+    Typed, never prose: ``kind``, for IGNORED ``why``, and the names the line needs in
+    ``args``; the table's log says it in its language (``klik.table.notes``)."""
 
     at: float
     kind: NoteKind
     seat: str | None
-    text: str
-    order: Order | None = None  # the order an ORDER note reports (the log says it in any language)
+    why: Why | None = None
+    args: Mapping[str, str | int | float] = field(default_factory=dict)
+    order: Order | None = None  # the order an ORDER note reports
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,8 +368,7 @@ def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
         case Order():
             return _order(game, event)
         case Stuck(seat=seat, at=at):
-            text = f"przycisk {seat} zablokowany: pomijany do zwolnienia"
-            return game, (Note(at, NoteKind.STUCK, seat, text),)
+            return game, (Note(at, NoteKind.STUCK, seat),)
         case _:
             return _gesture(game, event)
 
@@ -426,10 +446,10 @@ def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if isinstance(g, Tap) and g.seat == before_starter:
         return _start(game, g.at)
     if isinstance(g, Held) and Mark.LONG in g.marks:
-        note = Note(g.at, NoteKind.REDEAL, g.seat, f"{g.seat} prosi o ponowne rozdanie")
+        note = Note(g.at, NoteKind.REDEAL, g.seat)
         return _spend(game, g.seat, g.pressed_at), (note,)
     if isinstance(g, Tap):
-        return game, (_ignored(g.at, g.seat, f"start należy do {before_starter}"),)
+        return game, (_ignored(g.at, g.seat, Why.START_BELONGS_TO, starter=before_starter),)
     return game, ()
 
 
@@ -439,11 +459,9 @@ def _draw_starter(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if isinstance(g, Held) and Mark.HOLD in g.marks:
         settings = replace(game.settings, starter=g.seat, draw_starter=False)
         drawn = replace(_spend(game, g.seat, g.pressed_at), settings=settings)
-        text = f"{g.seat} zaczyna: najwyższa kostka"
-        return drawn, (Note(g.at, NoteKind.STARTER_DRAWN, g.seat, text),)
+        return drawn, (Note(g.at, NoteKind.STARTER_DRAWN, g.seat),)
     if isinstance(g, Tap):
-        why = "najpierw: kto ma najwyższą kostkę, trzyma przycisk"
-        return game, (_ignored(g.at, g.seat, why),)
+        return game, (_ignored(g.at, g.seat, Why.DRAW_FIRST),)
     return game, ()
 
 
@@ -475,12 +493,13 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         return _withdraw_call(game, g)
     if isinstance(g, Held) and Mark.HOLD in g.marks and _late_penalty(game, g.seat):
         # The draw is not recorded, but the judge can see that the seat tried.
-        text = f"{g.seat}: dobranie kary po czasie ({game.settings.penalty_window_s:g} s)"
-        return game, (Note(g.at, NoteKind.LATE, g.seat, text),)
-    if isinstance(g, Tap):
+        late = {"window_s": game.settings.penalty_window_s}
+        return game, (Note(g.at, NoteKind.LATE, g.seat, args=late),)
+    if isinstance(g, Tap) and g.seat == game.mover:
         # The mover's own press this soon after its clock started was meant for the last move.
-        why = "naciśnięto przed startem ruchu" if g.seat == game.mover else f"ruch ma {game.mover}"
-        return game, (_ignored(g.at, g.seat, why),)
+        return game, (_ignored(g.at, g.seat, Why.BEFORE_MOVE_START),)
+    if isinstance(g, Tap):
+        return game, (_ignored(g.at, g.seat, Why.NOT_YOUR_MOVE, mover=game.mover or ""),)
     return game, ()
 
 
@@ -499,7 +518,7 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if isinstance(g, Tap) and g.seat == game.called_by:
         return _withdraw_call(game, g)
     if isinstance(g, Tap):
-        return game, (_ignored(g.at, g.seat, f"czas minął: przekazuje {seat}"),)
+        return game, (_ignored(g.at, g.seat, Why.HANDING_OVER, mover=seat),)
     return game, ()
 
 
@@ -515,7 +534,7 @@ def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
         game = _spend(game, g.seat, g.pressed_at)
         return _restart(game, g.at)
     if isinstance(g, Tap):
-        return game, (_ignored(g.at, g.seat, "pauza"),)
+        return game, (_ignored(g.at, g.seat, Why.PAUSED),)
     return game, ()
 
 
@@ -542,8 +561,7 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
             # Longer than a tap, shorter than a hold: which one was meant is unclear, so the
             # sum stays as it was (the screen shows the four gestures) and can never be
             # confirmed wrong by it. A double tap's first tap is always shorter than this.
-            text = f"{seat}: ani klik, ani trzymanie: suma bez zmian"
-            return game, (Note(g.at, NoteKind.IGNORED, seat, text),)
+            return game, (Note(g.at, NoteKind.IGNORED, seat, Why.UNCLEAR_PRESS),)
         return _add(game, seat, 1, g.at)
     if isinstance(g, Held) and (Mark.HOLD in g.marks or Mark.REPEAT in g.marks):
         if g.after_tap is not None and g.after_tap >= game.scoring_at:
@@ -561,24 +579,12 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 # --- judge and hub ----------------------------------------------------------------------
 
 
-ORDER_WORDS = {
-    Action.START: "start gry",
-    Action.PAUSE: "pauza",
-    Action.RESUME: "wznowienie",
-    Action.RESTART: "ruch od nowa, pełny czas",
-    Action.UNDO: "cofnięcie przekazania",
-    Action.ROUND_OVER: "koniec czasu rundy: ostatnia runda po tym ruchu",
-    Action.END: "koniec gry",
-}
-
-
 def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     """Carry out a judge's or hub's order; every order that takes effect is logged."""
     after, commands = _apply_order(game, order)
     if after is game:
         return after, commands
-    who = "sędzia" if order.by == "judge" else order.by
-    note = Note(order.at, NoteKind.ORDER, None, f"{who}: {ORDER_WORDS[order.action]}", order)
+    note = Note(order.at, NoteKind.ORDER, None, order=order)
     return after, (note, *commands)
 
 
@@ -586,7 +592,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     phase, action, at = game.phase, order.action, order.at
     running = phase in (Phase.MOVE, Phase.TIMED_OUT)
     if action is Action.START and phase is Phase.READY and game.settings.draw_starter:
-        return game, (_ignored(at, None, f"{order.by}: start, gdy wiadomo, kto zaczyna"),)
+        return game, (_ignored(at, None, Why.START_AFTER_DRAW, by=order.by),)
     if action is Action.START and phase is Phase.READY:
         return _start(game, at)
     if action is Action.PAUSE and running:
@@ -599,21 +605,17 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
     if action is Action.UNDO and game.undo is not None and phase is not Phase.DONE:
         restored = replace(_undo_point(*game.undo), paused_by=order.by, undone=True)
         assert restored.mover is not None
-        note = Note(
-            at, NoteKind.UNDONE, restored.mover, f"cofnięto: ruch wraca do {restored.mover}"
-        )
-        return restored, (note,)
+        return restored, (Note(at, NoteKind.UNDONE, restored.mover),)
     if action is Action.ROUND_OVER and (running or phase is Phase.PAUSED):
         if game.final_round or game.round_over:
-            return game, (_ignored(at, None, "ostatnia runda już trwa"),)
+            return game, (_ignored(at, None, Why.FINAL_ROUND_ALREADY),)
         return replace(game, round_over=True), ()
     if action is Action.END and (running or phase is Phase.PAUSED):
         return _enter_scoring(
             game, at, Ending.EXHAUSTED, None, exhausted_by=Exhaustion.JUDGE, undo=(game, at)
         )
-    return game, (
-        _ignored(at, None, f"{order.by}: {action.value} niemożliwe w stanie {phase.value}"),
-    )
+    why = Why.NOT_NOW
+    return game, (_ignored(at, None, why, by=order.by, action=action.value, phase=phase.value),)
 
 
 # --- transitions ------------------------------------------------------------------------
@@ -716,10 +718,7 @@ def _next_move(
         # A seat called the judge during the move just ended: the clock stops before the
         # next move, which keeps its full time; the caller's tap (or the judge) resumes it.
         stopped, _ = _pause(moved, at, game.called_by)
-        note = Note(
-            at, NoteKind.STOPPED_FOR_JUDGE, game.called_by, "zegar stoi: czekamy na sędziego"
-        )
-        return stopped, (note,)
+        return stopped, (Note(at, NoteKind.STOPPED_FOR_JUDGE, game.called_by),)
     return moved, ()
 
 
@@ -755,17 +754,15 @@ def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
     mover finishes the move, and the clock stops before the next move starts."""
     game = _spend(game, g.seat, g.pressed_at)
     if game.called_by is not None:
-        text = f"{g.seat}: sędzia już wezwany przez {game.called_by}"
-        return game, (Note(g.at, NoteKind.IGNORED, g.seat, text),)
-    note = Note(
-        g.at, NoteKind.JUDGE_CALLED, g.seat, f"{g.seat} wzywa sędziego: zegar stanie po ruchu"
-    )
+        called = Note(g.at, NoteKind.IGNORED, g.seat, Why.CALLED_ALREADY, {"by": game.called_by})
+        return game, (called,)
+    note = Note(g.at, NoteKind.JUDGE_CALLED, g.seat)
     return replace(game, called_by=g.seat), (Sound(g.at, SoundKind.JUDGE), note)
 
 
 def _withdraw_call(game: Game, g: Tap) -> tuple[Game, tuple[Command, ...]]:
     """The calling seat taps before the move ends: the call is withdrawn, the clock goes on."""
-    note = Note(g.at, NoteKind.CALL_WITHDRAWN, g.seat, f"{g.seat} wycofuje wezwanie sędziego")
+    note = Note(g.at, NoteKind.CALL_WITHDRAWN, g.seat)
     return replace(game, called_by=None), (note,)
 
 
@@ -848,8 +845,8 @@ def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Com
     rack = game.rack(seat) + points
     notes: tuple[Command, ...] = ()
     if rack > top:
-        text = f"{seat}: suma ponad {top} (wszystkie kostki) niemożliwa"
-        notes, rack = (Note(at, NoteKind.IGNORED, seat, text),), game.rack(seat)
+        over = Note(at, NoteKind.IGNORED, seat, Why.OVER_THE_TOP, {"top": top})
+        notes, rack = (over,), game.rack(seat)
     racks = tuple((s, max(0, rack) if s == seat else r) for s, r in game.racks)
     return replace(game, racks=racks), notes
 
@@ -924,6 +921,5 @@ def _is_spent(game: Game, g: Gesture) -> bool:
     return isinstance(g, Held) and (g.seat, g.pressed_at) in game.spent
 
 
-def _ignored(at: float, seat: str | None, why: str) -> Note:
-    who = f"{seat}: " if seat else ""
-    return Note(at, NoteKind.IGNORED, seat, f"{who}pominięto ({why})")
+def _ignored(at: float, seat: str | None, why: Why, **args: str | int | float) -> Note:
+    return Note(at, NoteKind.IGNORED, seat, why, args)

@@ -55,7 +55,7 @@ def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
     if isinstance(event, Edge):
         seats = table.game.settings.seats
         if event.seat not in seats:
-            note = g.Note(at, g.NoteKind.NOT_SEATED, None, f"przycisk {event.seat!r} poza stołem")
+            note = g.Note(at, g.NoteKind.NOT_SEATED, None, args={"button": event.seat})
             return table, (*commands, note)
         i = seats.index(event.seat)
         button = gestures.edge(table.buttons[i], event.pressed, at)

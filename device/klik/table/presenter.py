@@ -23,6 +23,7 @@ from klik.table import signals
 from klik.table.config import Config
 from klik.table.driver import Driver
 from klik.table.view import SeatView, TableInfo, next_view_change, seat_views
+from klik.words import Language
 
 
 class Screens(Protocol):
@@ -133,7 +134,7 @@ class Presenter:
         return [d for d in due if d is not None]
 
     def _publish(self, driver: Driver, info: TableInfo) -> None:
-        record = r.record(driver)
+        record = r.record(driver, Language(self.config.table.language))
         record["table"] = info.table
         record["game_no"] = info.game_no
         with self._lock:

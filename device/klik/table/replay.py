@@ -12,7 +12,9 @@ from klik.core import game as g
 from klik.core import table as t
 from klik.core.scoring import Result
 from klik.script import Script
+from klik.table import notes
 from klik.table.driver import Driver
+from klik.words import DEFAULT, Language
 
 Json = dict[str, Any]
 
@@ -31,8 +33,9 @@ def run(script: Script) -> Driver:
     return driver
 
 
-def record(driver: Driver) -> Json:
-    """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond.
+def record(driver: Driver, language: Language = DEFAULT) -> Json:
+    """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond,
+    the log's lines in ``language`` (``klik.table.notes``).
 
     Also the virtual table's snapshot (``klik.table.presenter``), from its live driver."""
     game, now = driver.table.game, driver.now
@@ -53,7 +56,7 @@ def record(driver: Driver) -> Json:
         "paused_by": game.paused_by,
         "called_by": game.called_by,  # a seat called the judge: the clock stops after the move
         "racks": dict(game.racks) if game.phase is g.Phase.SCORING else None,
-        "log": [_command(c) for c in driver.commands if not isinstance(c, g.ResultReady)],
+        "log": [_command(c, language) for c in driver.commands if not isinstance(c, g.ResultReady)],
         "now": _ms(now),
     }
 
@@ -79,7 +82,7 @@ def _move(move: g.Move) -> Json:
     }
 
 
-def _command(command: g.Command) -> Json:
+def _command(command: g.Command, language: Language) -> Json:
     if isinstance(command, g.Sound):
         return {"at": _ms(command.at), "sound": command.kind.value}
     assert isinstance(command, g.Note)
@@ -87,7 +90,7 @@ def _command(command: g.Command) -> Json:
         "at": _ms(command.at),
         "note": command.kind.value,
         "seat": command.seat,
-        "text": command.text,
+        "text": notes.said(command, language),
     }
     if command.order is not None:
         note |= {"order": command.order.action.value, "by": command.order.by}

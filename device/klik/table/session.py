@@ -25,6 +25,7 @@ from klik.faults import kill_point
 from klik.link import courier as c
 from klik.link.protocol import CommandKind, Heartbeat
 from klik.table import journal as j
+from klik.table import notes
 from klik.table.config import Config
 from klik.table.driver import Driver
 from klik.table.gpio import JudgeEdge
@@ -35,7 +36,7 @@ from klik.table.presenter import Presenter
 from klik.table.rounds import Rounds
 from klik.table.store import GameCounter
 from klik.table.view import PausedBy, TableInfo
-from klik.words import Language
+from klik.words import DEFAULT, Language
 
 log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
 
@@ -286,7 +287,7 @@ class Session:
             if isinstance(command, g.Sound):
                 self.presenter.sound(command)
             elif isinstance(command, g.Note):
-                log.info("stół %s: %s", self.config.table.name, command.text)
+                log.info("stół %s: %s", self.config.table.name, notes.said(command, DEFAULT))
                 if command.kind is g.NoteKind.STUCK and command.seat is not None:
                     self.stuck = self.stuck | {command.seat}
                 if command.kind is g.NoteKind.STARTER_DRAWN and command.seat is not None:

@@ -21,6 +21,9 @@ shows them all on one page. The page asks with relative paths, so it works under
 A press must be sent as ``Content-Type: application/json`` (else 415) and, from a browser,
 from this server's own page (a foreign ``Origin`` gets 403); another method on a path gets
 405 with ``Allow``. Every error is one line of JSON, ``{"error": "..."}``.
+
+The routes are a Starlette app (``Api``) on uvicorn (``simserver``): the hub's web stack,
+installed on a laptop with ``klik[sim]`` and never on a table, whose daemon needs neither.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ import errno
 import io
 import json
 import logging
-import re
 import shutil
 import signal
 import tempfile
@@ -37,7 +39,6 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
@@ -48,12 +49,35 @@ from klik.table.config import Config, make_state_dir
 from klik.table.daemon import Daemon
 from klik.table.panels import open_panels
 
+EXTRA = ("starlette", "uvicorn", "h11", "anyio")  # klik[sim]: the web stack and its parts
+
+
+class NotInstalledError(KlikError, ImportError):
+    """The virtual table's web stack is missing: ``pip install 'klik[sim]'`` (one line)."""
+
+
+try:
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.convertors import Convertor, register_url_convertor
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import BaseRoute, Mount, Route, Router
+
+    from klik.table.simserver import METHODS, json_line
+    from klik.table.simserver import Server as HttpServer
+except ModuleNotFoundError as missing:
+    package = (missing.name or "").partition(".")[0]
+    if package not in EXTRA:  # not the extra's: a bug to see whole
+        raise
+    raise NotInstalledError(
+        f"the virtual table is not installed here ({package}): pip install 'klik[sim]'"
+    ) from None
+
 log = logging.getLogger("klik.table.sim")
 
-TABLE_PATH = re.compile(r"^/t/(\d{1,2})(/.*)?$")  # /t/2/api/state: table 2's API
-SEAT_BUTTON = re.compile(r"^/api/seats/([A-Za-z])/button$")
-SEAT_SCREEN = re.compile(r"^/api/seats/([A-Za-z])/screen\.png$")
-MAX_BODY = 1024
+MAX_BODY = 1024  # bytes; a longer body is not read (simserver.Gate)
 EMPTY: Mapping[str, str] = {}
 
 
@@ -88,21 +112,19 @@ def make_daemon(config: Config, state_dir: str) -> Daemon:
 
 
 IDLE_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is closed
-PAGES = ("/", "/index.html", "/api/state", "/favicon.ico", "/hall")
 ORDERS = "/api/orders"
 ORDER_NAMES = tuple(action.value for action in g.Action)
+HTML = "text/html; charset=utf-8"
 
 
-class Server(ThreadingHTTPServer):
-    """The virtual table's HTTP server: one thread per connection.
+class Server(HttpServer):
+    """The virtual tables' HTTP server: ``Api`` on uvicorn, bound to ``address`` at once.
 
-    A connection that sends nothing for ``idle_timeout_s`` (a half-sent request, a browser's
-    idle keep-alive) is closed, so silent clients cannot hold threads for ever; the listen
-    queue takes a crowd of clients at once (socketserver's default is 5).
+    As socketserver's servers: ``serve_forever()`` in a thread, ``shutdown()`` from another,
+    then ``server_close()``; ``server_address`` is the bound address (port 0 picks one). A
+    connection that sends nothing for ``idle_timeout_s`` (a half-sent request, a browser's
+    idle keep-alive) is closed; the listen queue takes a crowd of clients at once.
     """
-
-    daemon_threads = True
-    request_queue_size = 128
 
     def __init__(
         self,
@@ -113,248 +135,265 @@ class Server(ThreadingHTTPServer):
     ) -> None:
         self.tables = [tables] if isinstance(tables, Daemon) else list(tables)
         self.table = self.tables[0]
-        self.idle_timeout_s = idle_timeout_s
-        super().__init__(address, Handler)
+        app = Api(self.tables).app()
+        super().__init__(address, app, max_body=MAX_BODY, idle_timeout_s=idle_timeout_s)
 
 
-def allowed_methods(path: str) -> tuple[str, ...] | None:
-    """The methods ``path`` answers (for the ``Allow`` header), or None if there is no such path."""
-    if path in PAGES or SEAT_SCREEN.match(path):
-        return ("GET", "HEAD")
-    if path in ("/api/judge", ORDERS) or SEAT_BUTTON.match(path):
-        return ("POST",)
-    return None
+class SeatLetter(Convertor[str]):
+    """``{seat:klik_seat}``: one letter, either case, as the seat's capital."""
+
+    regex = "[A-Za-z]"
+
+    def convert(self, value: str) -> str:
+        return value.upper()
+
+    def to_string(self, value: str) -> str:
+        return value
 
 
-class Handler(BaseHTTPRequestHandler):
-    """Answers one connection's requests; every error is one line of JSON, ``{"error": ...}``.
+class TableNumber(Convertor[int]):
+    """``{k:klik_table}``: one or two digits; ``/t/123/`` is no table path at all."""
 
-    A button press must be ``Content-Type: application/json`` and, if it names an
-    ``Origin`` (a browser always does), come from this server's own page: any other page
-    open in the same browser could otherwise press the buttons. Scripts send no Origin.
+    regex = "[0-9]{1,2}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+# Starlette keeps convertors for the whole process: "klik_" keeps them apart from others'.
+register_url_convertor("klik_seat", SeatLetter())
+register_url_convertor("klik_table", TableNumber())
+
+
+class RefusedError(Exception):
+    """A request the API turns down: the status and the one line that says why."""
+
+    def __init__(self, status: HTTPStatus, message: str, headers: Mapping[str, str] = EMPTY):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers
+
+
+class Api:
+    """The routes of one or more virtual tables; every error is one line of JSON.
+
+    Table 1's page and API are at ``/``, table ``k``'s also under ``/t/k/``. The GET routes
+    answer HEAD too. Starlette runs the plain functions, which read the engine or encode a
+    PNG, in its worker threads; a press or an order reads its body on the event loop and
+    then waits for the engine in a worker thread, so no wait holds up another request.
     """
 
-    server: Server
-    protocol_version = "HTTP/1.1"
-    table: Daemon  # the table this request is about (``/t/k/…``, else table 1)
+    def __init__(self, tables: Sequence[Daemon]) -> None:
+        self.tables = list(tables)
 
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.idle_timeout_s)
+    def app(self) -> Starlette:
+        """The Starlette app (for ``simserver.Server``)."""
+        table: list[BaseRoute] = [
+            Route("/", self.page, methods=["GET"]),
+            Route("/index.html", self.page, methods=["GET"]),
+            Route("/hall", self.hall_page, methods=["GET"]),
+            Route("/favicon.ico", self.favicon, methods=["GET"]),
+            Route("/api/state", self.api_state, methods=["GET"]),
+            Route("/api/seats/{seat:klik_seat}/screen.png", self.screen, methods=["GET"]),
+            Route("/api/seats/{seat:klik_seat}/button", self.button, methods=["POST"]),
+            Route("/api/judge", self.judge, methods=["POST"]),
+            Route(ORDERS, self.order, methods=["POST"]),
+        ]
+        routes: list[BaseRoute] = [
+            # The page's relative paths need the folder's slash: /t/2 goes to /t/2/.
+            Route("/t/{k:klik_table}", self.folder, methods=list(METHODS)),
+            Mount("/t/{k:klik_table}", app=Router(table, redirect_slashes=False)),
+            *table,
+        ]
+        app = Starlette(
+            routes=routes,
+            exception_handlers={
+                RefusedError: self._refused,
+                HTTPException: self._unrouted,
+                Exception: self._failed,
+            },
+        )
+        app.router.redirect_slashes = False  # /api/state/ is no page, not a redirect
+        return app
 
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s " + format, self.address_string(), *args)
+    # --- GET and HEAD: a worker thread each -----------------------------------------------
 
-    # --- GET and HEAD ----------------------------------------------------------------------
+    def page(self, request: Request) -> Response:
+        self._table(request)
+        page = resources.files("klik.table").joinpath("web/index.html").read_bytes()
+        return _send(HTTPStatus.OK, page, HTML)
 
-    def do_GET(self) -> None:
-        self._take_body()
-        path = self._route()
-        if path is None:
-            return
-        if path in ("/", "/index.html"):
-            page = resources.files("klik.table").joinpath("web/index.html").read_bytes()
-            self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
-        elif path == "/hall":
-            self._send(HTTPStatus.OK, hall(len(self.server.tables)), "text/html; charset=utf-8")
-        elif path == "/api/state":
-            self._json(HTTPStatus.OK, state(self.table))
-        elif match := SEAT_SCREEN.match(path):
-            seat = match.group(1).upper()
-            image = self.table.engine.snapshot().images.get(seat)
-            if image is None:
-                self._error(HTTPStatus.NOT_FOUND, f"no seat {seat} at this table")
-                return
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            self._send(HTTPStatus.OK, buffer.getvalue(), "image/png")
-        else:
-            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")  # /favicon.ico
+    def hall_page(self, request: Request) -> Response:
+        self._table(request)
+        return _send(HTTPStatus.OK, hall(len(self.tables)), HTML)
 
-    def do_HEAD(self) -> None:
-        self.do_GET()  # _send leaves the body out
+    def favicon(self, request: Request) -> Response:
+        self._table(request)
+        return _send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
 
-    # --- POST ------------------------------------------------------------------------------
+    def api_state(self, request: Request) -> Response:
+        return _json(HTTPStatus.OK, state(self._table(request)))
 
-    def do_POST(self) -> None:
-        body = self._take_body()
-        path = self._route()
-        if path is None or not self._from_own_page():
-            return
-        table = self.table
-        if self.headers.get_content_type() != "application/json":  # none: "text/plain"
-            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
-            return
-        if path == ORDERS:
-            self._order(body)
-            return
-        pressed = self._pressed(body)
-        if pressed is None:
-            return
-        if match := SEAT_BUTTON.match(path):
-            seat = match.group(1).upper()
-            if seat not in table.config.seat_letters:
-                seats = ", ".join(table.config.seat_letters)
-                self._error(HTTPStatus.NOT_FOUND, f"no seat {seat} at this table (seats: {seats})")
-                return
-            pin = table.gpio.button_pin(seat)
-        else:
-            pin = table.gpio.judge_pin()  # /api/judge
-            if pin is None:
-                self._error(HTTPStatus.NOT_FOUND, "this table has no judge key")
-                return
-        with _pins:  # one pin change at a time, as on real hardware
-            if pressed:
-                pin.drive_low()
-            else:
-                pin.drive_high()
-        table.wait_idle(2.0)
-        self._json(HTTPStatus.OK, {"ok": True})
+    def screen(self, request: Request) -> Response:
+        table, seat = self._table(request), request.path_params["seat"]
+        image = table.engine.snapshot().images.get(seat)
+        if image is None:
+            raise RefusedError(HTTPStatus.NOT_FOUND, f"no seat {seat} at this table")
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        return _send(HTTPStatus.OK, buffer.getvalue(), "image/png")
 
-    # --- anything else: 405 on a path we have, 404 on one we have not ----------------------
+    def folder(self, request: Request) -> Response:
+        self._table(request)
+        where = {"Location": f"/t/{request.path_params['k']}/"}
+        return _send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", where)
 
-    def do_PUT(self) -> None:
-        self._refuse()
+    # --- POST: the body on the event loop, the wait for the engine in a worker thread -------
 
-    def do_DELETE(self) -> None:
-        self._refuse()
-
-    def do_PATCH(self) -> None:
-        self._refuse()
-
-    def do_OPTIONS(self) -> None:
-        self._refuse()  # so no CORS preflight passes either
-
-    def do_TRACE(self) -> None:
-        self._refuse()
-
-    def _refuse(self) -> None:
-        self._take_body()
-        self._route()
-
-    # --- checks ----------------------------------------------------------------------------
-
-    def _take_body(self) -> bytes | None:
-        """The request's body, read before any answer so the next request starts in step;
-        None if it is too long to read (the connection is then closed after the answer)."""
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= MAX_BODY or "Transfer-Encoding" in self.headers:
-            self.close_connection = True
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _route(self) -> str | None:
-        """The request's path within its table (``self.table``), or None after answering 404
-        (no such path or table), 405 (with Allow) or a redirect (``/t/2`` to ``/t/2/``)."""
-        path = self.path.split("?", 1)[0]
-        self.table = self.server.table
-        if match := TABLE_PATH.match(path):
-            k, rest = int(match.group(1)), match.group(2)
-            if not 1 <= k <= len(self.server.tables):
-                self._error(
-                    HTTPStatus.NOT_FOUND, f"no table {k} here (1 to {len(self.server.tables)})"
-                )
-                return None
-            if rest is None:  # the page's relative paths need the folder's slash
-                self._send(
-                    HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", {"Location": f"/t/{k}/"}
-                )
-                return None
-            self.table, path = self.server.tables[k - 1], rest
-        methods = allowed_methods(path)
-        if methods is None:
-            if self.command in ("GET", "HEAD"):
-                self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
-            else:
-                self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.command} {path}")
-            return None
-        if self.command not in methods:
-            allow = ", ".join(methods)
-            self._error(
-                HTTPStatus.METHOD_NOT_ALLOWED,
-                f"{self.command} is not allowed on {path}; allowed: {allow}",
-                {"Allow": allow},
+    async def button(self, request: Request) -> Response:
+        table = self._table(request)
+        pressed = _pressed(await _posted(request))
+        seat = request.path_params["seat"]
+        if seat not in table.config.seat_letters:
+            seats = ", ".join(table.config.seat_letters)
+            raise RefusedError(
+                HTTPStatus.NOT_FOUND, f"no seat {seat} at this table (seats: {seats})"
             )
-            return None
-        return path
+        return await run_in_threadpool(_press, table, table.gpio.button_pin(seat), pressed)
 
-    def _from_own_page(self) -> bool:
-        """No Origin (a script) or this server's own (its page); else False after a 403."""
-        origin = self.headers.get("Origin")
-        if origin is None or origin == f"http://{self.headers.get('Host')}":
-            return True
-        self._error(HTTPStatus.FORBIDDEN, f"{origin[:100]} may not press buttons here")
-        return False
+    async def judge(self, request: Request) -> Response:
+        table = self._table(request)
+        pressed = _pressed(await _posted(request))
+        pin = table.gpio.judge_pin()
+        if pin is None:
+            raise RefusedError(HTTPStatus.NOT_FOUND, "this table has no judge key")
+        return await run_in_threadpool(_press, table, pin, pressed)
 
-    def _order(self, body: bytes | None) -> None:
+    async def order(self, request: Request) -> Response:
         """Carry out ``{"order": ...}`` the way the hub's command is carried out (by "hub")."""
-        table = self.table
-        allowed = ", ".join(ORDER_NAMES)
+        table = self._table(request)
         try:
-            sent = json.loads(body or b"")
+            sent = json.loads(await _posted(request) or b"")
         except (ValueError, UnicodeDecodeError):
             sent = None
         order = sent.get("order") if isinstance(sent, dict) else None
         if order not in ORDER_NAMES:
-            self._error(HTTPStatus.BAD_REQUEST, f'send {{"order": name}}; names: {allowed}')
-            return
+            allowed = ", ".join(ORDER_NAMES)
+            raise RefusedError(HTTPStatus.BAD_REQUEST, f'send {{"order": name}}; names: {allowed}')
         command = Command(id="sim", kind=str(order), args={})
-        table.call(lambda engine, now: engine.command(command, now))
-        table.wait_idle(2.0)
-        self._json(HTTPStatus.OK, {"ok": True})
+        return await run_in_threadpool(_carry_out, table, command)
 
-    def _pressed(self, body: bytes | None) -> bool | None:
-        """The body's ``pressed`` flag, or None after answering 400 with why."""
-        if not body:
-            self._error(
-                HTTPStatus.BAD_REQUEST, f'send {{"pressed": true|false}} (1 to {MAX_BODY} bytes)'
-            )
-            return None
-        try:
-            sent = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            self._error(HTTPStatus.BAD_REQUEST, 'body is not JSON; send {"pressed": true|false}')
-            return None
-        if not isinstance(sent, dict) or not isinstance(sent.get("pressed"), bool):
-            self._error(HTTPStatus.BAD_REQUEST, 'send {"pressed": true|false}')
-            return None
-        return bool(sent["pressed"])
+    # --- which table, and the errors -------------------------------------------------------
 
-    # --- replies ---------------------------------------------------------------------------
+    def _table(self, request: Request) -> Daemon:
+        """The table the request is about (``/t/k/…``, else table 1); 404 if there is none."""
+        k: int = request.path_params.get("k", 1)
+        if not 1 <= k <= len(self.tables):
+            raise RefusedError(HTTPStatus.NOT_FOUND, f"no table {k} here (1 to {len(self.tables)})")
+        return self.tables[k - 1]
 
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """http.server's own errors (a bad request line, an unknown method) as one JSON line.
+    def _refused(self, _request: Request, error: Exception) -> Response:
+        assert isinstance(error, RefusedError)
+        return _error(error.status, error.message, error.headers)
 
-        The request may not have been read to its end, so the connection is closed after.
+    def _unrouted(self, request: Request, error: Exception) -> Response:
+        """Starlette's 404 (no such path) and 405 (another method), worded as the API's.
+
+        A table that is not there comes first: ``/t/9/api/nothing`` is "no table 9".
         """
-        self.close_connection = True
-        status = HTTPStatus(code)
-        self._error(status, message or status.phrase)
+        assert isinstance(error, HTTPException)
+        try:
+            self._table(request)
+        except RefusedError as refused:
+            return self._refused(request, refused)
+        method = request.method
+        path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
+        if error.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
+            allow = ", ".join(sorted((error.headers or {}).get("Allow", "").split(", ")))
+            message = f"{method} is not allowed on {path}; allowed: {allow}"
+            return _error(HTTPStatus.METHOD_NOT_ALLOWED, message, {"Allow": allow})
+        if error.status_code == HTTPStatus.NOT_FOUND:
+            if method in ("GET", "HEAD"):
+                return _error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+            return _error(HTTPStatus.NOT_FOUND, f"no such endpoint: {method} {path}")
+        return _error(HTTPStatus(error.status_code), error.detail)
 
-    def _json(self, status: HTTPStatus, body: Any, headers: Mapping[str, str] = EMPTY) -> None:
-        data = json.dumps(body, ensure_ascii=False).encode()
-        self._send(status, data, "application/json", headers)
+    def _failed(self, _request: Request, _failure: Exception) -> Response:
+        # A bug: uvicorn logs the traceback; the client gets the one line all errors are.
+        status = HTTPStatus.INTERNAL_SERVER_ERROR
+        return _error(status, status.phrase)
 
-    def _error(self, status: HTTPStatus, message: str, headers: Mapping[str, str] = EMPTY) -> None:
-        self._json(status, {"error": message}, headers)
 
-    def _send(
-        self, status: HTTPStatus, body: bytes, kind: str, headers: Mapping[str, str] = EMPTY
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        for name, value in headers.items():
-            self.send_header(name, value)
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+async def _posted(request: Request) -> bytes:
+    """The body of a press or an order, once the request passed what a browser's must.
+
+    It must be ``Content-Type: application/json`` (415), and if it names an ``Origin`` (a
+    browser always does) come from this server's own page (403): any other page open in
+    the same browser could otherwise press the buttons. Scripts send no Origin.
+    """
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"http://{request.headers.get('host')}":
+        raise RefusedError(HTTPStatus.FORBIDDEN, f"{origin[:100]} may not press buttons here")
+    kind = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+    if kind != "application/json":  # none is "text/plain", as http.server read it
+        raise RefusedError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+    return await request.body()
+
+
+def _pressed(body: bytes) -> bool:
+    """The body's ``pressed`` flag; RefusedError (400) with why if there is none."""
+    if not body:  # none, or one longer than MAX_BODY (not read)
+        raise RefusedError(
+            HTTPStatus.BAD_REQUEST, f'send {{"pressed": true|false}} (1 to {MAX_BODY} bytes)'
+        )
+    try:
+        sent = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise RefusedError(
+            HTTPStatus.BAD_REQUEST, 'body is not JSON; send {"pressed": true|false}'
+        ) from None
+    if not isinstance(sent, dict) or not isinstance(sent.get("pressed"), bool):
+        raise RefusedError(HTTPStatus.BAD_REQUEST, 'send {"pressed": true|false}')
+    return bool(sent["pressed"])
+
+
+def _press(table: Daemon, pin: Any, pressed: bool) -> Response:
+    """Drive a button's mock pin as a finger would; answer once the engine has the edge.
+
+    Runs in a worker thread: it waits for the engine (up to 2 s).
+    """
+    with _pins:  # one pin change at a time, as on real hardware
+        if pressed:
+            pin.drive_low()
+        else:
+            pin.drive_high()
+    table.wait_idle(2.0)
+    return _json(HTTPStatus.OK, {"ok": True})
+
+
+def _carry_out(table: Daemon, command: Command) -> Response:
+    """Hand the engine an order; answer once it is carried out (a worker thread: it waits)."""
+    table.call(lambda engine, now: engine.command(command, now))
+    table.wait_idle(2.0)
+    return _json(HTTPStatus.OK, {"ok": True})
+
+
+def _json(status: HTTPStatus, body: Any, headers: Mapping[str, str] = EMPTY) -> Response:
+    return _send(status, json_line(body), "application/json", headers)
+
+
+def _error(status: HTTPStatus, message: str, headers: Mapping[str, str] = EMPTY) -> Response:
+    return _json(status, {"error": message}, headers)
+
+
+def _send(
+    status: HTTPStatus, body: bytes, kind: str, headers: Mapping[str, str] = EMPTY
+) -> Response:
+    """An answer with exactly this Content-Type, never cached (the page polls the state)."""
+    sent = {"Content-Type": kind, "Cache-Control": "no-store", **headers}
+    return Response(body, status_code=status, headers=sent)
 
 
 _pins = threading.Lock()
@@ -426,15 +465,19 @@ def _serve(configs: list[Config], port: int | None, folder: str) -> int:
     # systemd's stop (SIGTERM) ends the virtual table as Ctrl-C does: journals closed, a
     # temporary folder removed.
     signal.signal(signal.SIGTERM, _interrupt)
+    # uvicorn's own start and stop lines would say nothing the line below does not.
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     try:
         for table in tables:
             table.start()
+        serving = server.start()  # uvicorn's loop in a thread: signals reach this one
         where = f"http://{host}:{port}" + ("/hall" if len(tables) > 1 else "")
         print(f"Wirtualny stół Klik: {where}  (journal: {folder}; Ctrl-C ends)", flush=True)
-        server.serve_forever()
+        serving.join()  # until Ctrl-C or SIGTERM (KeyboardInterrupt)
     except KeyboardInterrupt:
         pass
     finally:
+        server.shutdown()
         server.server_close()
         for table in tables:
             table.stop()
