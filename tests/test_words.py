@@ -18,8 +18,8 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from klik import words as page_words
 from klik.words import Language, Words, catalogue, language_of, nwords, pwords, text, words
-from klik_hub import words as page_words
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "device/klik/locale/pl/LC_MESSAGES"

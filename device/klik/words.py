@@ -25,11 +25,13 @@ is not yet (an error), ``nwords("{n} game", "{n} games", n)`` for a plural, and
 from __future__ import annotations
 
 import gettext
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from importlib import resources
+from typing import Any
 
 DOMAIN = "klik"
 
@@ -144,3 +146,64 @@ def text(message: str | Words, language: Language) -> str:
     """What a person reads: ``Words`` in ``language``; a plain string as it is (a name, a
     library's own message)."""
     return message.into(language) if isinstance(message, Words) else message
+
+
+# --- the catalogue for the pages' scripts -----------------------------------------------
+# A browser picks a plural by its own CLDR rules (``Intl.PluralRules``); Babel's CLDR data maps
+# each category ("one", "few", "many") to the catalogue's form, checked against gettext's own
+# formula for every count up to a thousand. Babel is the hub's and the virtual table's
+# (klik[hub], klik[sim]), never a table's: it is imported only here, when a page asks.
+
+_COUNTS = range(1001)
+
+
+def plural_forms(language: Language) -> dict[str, int]:
+    """CLDR's plural category of a count → the catalogue's form for it, e.g. Polish's
+    ``{"one": 0, "few": 1, "many": 2}``. Raises if the two rules ever disagree."""
+    from babel import Locale  # noqa: PLC0415  (the pages' extra, not the table's)
+
+    rule = Locale(language.value).plural_form
+    found = catalogue(language)
+    gettext_form: Callable[[int], int] = getattr(found, "plural", lambda n: int(n != 1))
+    forms: dict[str, int] = {}
+    for n in _COUNTS:
+        form = forms.setdefault(rule(n), gettext_form(n))
+        if form != gettext_form(n):
+            raise AssertionError(f"{language}: CLDR's {rule(n)!r} is form {form} and {n} isn't")
+    return forms
+
+
+def messages(language: Language) -> dict[str, str | list[str]]:
+    """Every translated message: its id (with ``context\\x04`` before it where it has one) →
+    its text, or its forms for a plural. English is empty: its words are the ids."""
+    from babel.messages.mofile import read_mo  # noqa: PLC0415  (as above)
+
+    if language is Language.EN:
+        return {}
+    mo = resources.files("klik").joinpath(f"locale/{language.value}/LC_MESSAGES/{DOMAIN}.mo")
+    with mo.open("rb") as f:
+        found = read_mo(f)
+    said: dict[str, str | list[str]] = {}
+    for message in found:
+        if not message.id:
+            continue
+        key = message.id if isinstance(message.id, str) else message.id[0]
+        context: Any = message.context  # Babel's .mo reader gives it as bytes
+        if context:
+            key = f"{context.decode() if isinstance(context, bytes) else context}\x04{key}"
+        string: Any = message.string
+        said[key] = string if isinstance(string, str) else list(string)
+    return said
+
+
+@cache
+def script() -> str:
+    """``/words.js``: the catalogue as data, then ``words.js``'s functions that read it
+    (``_``, ``ngettext``, ``pgettext``, ``speak``); served by the hub and the virtual table."""
+    data = {
+        language.value: {"plural": plural_forms(language), "messages": messages(language)}
+        for language in Language
+    }
+    functions = resources.files("klik").joinpath("words.js").read_text(encoding="utf-8")
+    catalogue_line = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return f'"use strict";\nconst CATALOGUE = {catalogue_line};\n{functions}'

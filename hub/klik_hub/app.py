@@ -30,8 +30,9 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from klik import words
 from klik.link import protocol as p
-from klik_hub import faults, judge, tournament_api, words
+from klik_hub import faults, judge, tournament_api
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.store import Store
@@ -300,7 +301,7 @@ def console_router() -> APIRouter:
 
     @web.get("/words.js")
     def catalogue() -> Response:
-        """The catalogue for the console's and the projector's scripts (klik_hub.words)."""
+        """The catalogue for the console's and the projector's scripts (klik.words)."""
         return Response(words.script(), media_type="text/javascript; charset=utf-8")
 
     return web

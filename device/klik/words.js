@@ -1,4 +1,4 @@
-// The catalogue's functions for the hub's pages (klik/words.py says how messages are marked).
+// The catalogue's functions for the pages' scripts (klik/words.py says how messages are marked).
 // /words.js is CATALOGUE (the hub writes it from klik.po) followed by this file; the page's
 // own script comes after it and calls speak() once with its language.
 //   _("Pile: {n}", {n: 5})                      a message with its names filled in
