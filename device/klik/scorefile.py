@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from klik.core.game import SEATS
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.errors import InputError
 from klik.suggest import did_you_mean
 
-SEATS = ("A", "B", "C", "D")
 TOP_KEYS = ("rules", "ending", "winner", "seats")
 SEAT_KEYS = ("rack", "opened", "could_open", "announced")
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
-from klik.core.game import Action, Order, Settings, TimeoutMode
+from klik.core.game import SEAT_LETTERS, SEATS, Action, Order, Settings, TimeoutMode
 from klik.core.gestures import GestureSettings
 from klik.core.scoring import RULE_SETS
 from klik.core.table import Edge
@@ -115,11 +115,11 @@ def _set(
             raise InputError(f"expected key=value, got {pair!r}")
         if key == "seats":
             count = _number(key, value, int) if value.isdigit() else len(value)
-            if not 2 <= count <= 4 or (not value.isdigit() and value != "ABCD"[:count]):
+            if not 2 <= count <= 4 or (not value.isdigit() and value != SEAT_LETTERS[:count]):
                 raise InputError(
                     f"seats must be 2 to 4 (or the letters AB, ABC, ABCD), got {value}"
                 )
-            settings = replace(settings, seats=tuple("ABCD"[:count]))
+            settings = replace(settings, seats=SEATS[:count])
         elif key == "starter":
             settings = replace(settings, starter=value)
         elif key == "rules":

@@ -20,6 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from klik.core.game import nth_starter
 from klik.words import Language, catalogue
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
@@ -71,7 +72,8 @@ def sheets(
             Seat(seat, player, players[player]["name"], players[player]["club"])
             for seat, player in table["seats"].items()
         )
-        starters = tuple(seats[(g - 1) % len(seats)].seat for g in games)
+        letters = [s.seat for s in seats]
+        starters = tuple(nth_starter(letters, letters[0], g) for g in games)
         pages.append(Sheet(table["table"], seats, starters))
     return TEMPLATES.get_template("sheets.html").render(
         tournament=tournament,

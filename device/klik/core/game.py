@@ -50,7 +50,7 @@ clock's time left is always computed from a deadline, never by counting ticks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TypedDict, Unpack
@@ -61,7 +61,10 @@ from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
 from klik.errors import InputError
 
-SEAT_LETTERS = "ABCD"
+#: The seats' letters, clockwise (000 c); a table of n players uses the first n. Defined here
+#: only: the table's config, journal, scripts and score sheets, the wire and the hub use it.
+SEATS: tuple[str, ...] = ("A", "B", "C", "D")
+SEAT_LETTERS = "".join(SEATS)
 #: ``paused_by`` of a table that came back after a crash or power cut: the mover's tap (or the
 #: judge) resumes it, since whoever was on the move is the one waiting to go on.
 RECOVERY = "recovery"
@@ -120,7 +123,7 @@ class Action(Enum):
 class Settings:
     """One game's settings; seconds unless the name says otherwise."""
 
-    seats: tuple[str, ...] = ("A", "B", "C", "D")
+    seats: tuple[str, ...] = SEATS
     starter: str = "A"
     move_time_s: float = 60.0
     rules: RuleSet = RULE_SETS["tournament"]
@@ -333,11 +336,22 @@ class MoveChanges(Changes, total=False):
     window: tuple[str, float] | None
 
 
+def nth_starter(seats: Sequence[str], first: str, game_no: int) -> str:
+    """Who starts game ``game_no`` (from 1) at a table of ``seats`` whose first game ``first``
+    starts: the next seat clockwise each game, round the table (000 f). The one starter rule:
+    the table's games, a round's lineup and the printed sheets all follow it."""
+    return seats[(list(seats).index(first) + game_no - 1) % len(seats)]
+
+
+def opener_of(seats: Sequence[str], starter: str) -> str:
+    """The seat before ``starter``: its tap starts the game's clock (000 f)."""
+    return seats[(list(seats).index(starter) - 1) % len(seats)]
+
+
 def starter_of(settings: Settings, game_no: int) -> str:
     """Who starts game ``game_no`` (from 1) at a table whose first game ``settings.starter``
-    starts: the next seat clockwise each game, round the table's seats (000 f)."""
-    seats = settings.seats
-    return seats[(seats.index(settings.starter) + game_no - 1) % len(seats)]
+    starts (``nth_starter``)."""
+    return nth_starter(settings.seats, settings.starter, game_no)
 
 
 def new_game(settings: Settings) -> Game:
@@ -442,7 +456,7 @@ def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     if game.settings.draw_starter:
         return _draw_starter(game, g)
     seats = game.settings.seats
-    before_starter = seats[seats.index(game.settings.starter) - 1]
+    before_starter = opener_of(seats, game.settings.starter)
     if isinstance(g, Tap) and g.seat == before_starter:
         return _start(game, g.at)
     if isinstance(g, Held) and Mark.LONG in g.marks:

@@ -16,11 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from klik.core.game import EndedBy, Exhaustion, Move
+from klik.core.game import SEATS, EndedBy, Exhaustion, Move
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.link.protocol import Json, ProtocolError
 
-SEATS = ("A", "B", "C", "D")
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
 MAX_ROUND_GAMES = 9  # games of one round at one table (the lineup's ``games``)

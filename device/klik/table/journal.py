@@ -32,6 +32,7 @@ from typing import Any
 
 from klik.core import game as g
 from klik.core import table as t
+from klik.core.game import SEATS
 from klik.core.table import Edge, Event
 from klik.table.lineup import LineupError
 from klik.table.lineup import parse as parse_lineup
@@ -50,7 +51,6 @@ MAX_AT = 1e9
 #: Edges are stamped on the GPIO thread and queued, so one may be journalled just after a
 #: checkpoint the engine wrote a moment later. More than this back in time is damage.
 BACK_S = 10.0
-SEATS = ("A", "B", "C", "D")
 BY = ("judge", "hub", g.RECOVERY)
 MAX_GAME_NO = 10**9
 

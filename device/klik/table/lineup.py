@@ -55,11 +55,11 @@ class Lineup:
         seat each game; a starter still to draw is asked for before the first game)."""
         seats = self.seats
         to_draw = self.first_starter == "draw" and self.drawn is None and self.begun == 0
-        first = seats.index(self.drawn) if self.drawn in seats else 0
+        first = self.drawn if self.drawn in seats else seats[0]
         return replace(
             base,
             seats=seats,
-            starter=seats[(first + self.begun) % len(seats)],
+            starter=g.nth_starter(seats, first, self.begun + 1),
             draw_starter=to_draw,
             rules=RULE_SETS[self.rules],
             move_time_s=float(self.move_time_s),

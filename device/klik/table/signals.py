@@ -88,8 +88,7 @@ def _led(game: g.Game, seat: str, now: float) -> bool:
         half = _blink_half(game, now)
         return True if half is None else _blink_on(now, half)
     if phase is g.Phase.READY:
-        seats = game.settings.seats
-        return seat == seats[(seats.index(game.settings.starter) - 1) % len(seats)]
+        return seat == g.opener_of(game.settings.seats, game.settings.starter)
     if phase is g.Phase.SCORING:
         return seat not in game.confirmed
     return False

@@ -227,8 +227,7 @@ def seat_view(
     )
     phase = game.phase
     if phase is g.Phase.READY:
-        seats = settings.seats
-        opener = seats[(seats.index(settings.starter) - 1) % len(seats)]
+        opener = g.opener_of(settings.seats, settings.starter)
         starter = settings.starter
         return _with(
             base,

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-SEATS = "ABCD"
+from klik.core.game import SEATS
 
 
 class Held(Enum):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from klik.core.game import SEATS
 from klik.link.protocol.envelope import ProtocolError
 
 Json = dict[str, Any]
@@ -21,7 +22,6 @@ MAX_COMMAND_ID = 32  # characters of a command id (the hub makes them of 16)
 MAX_REFUSED = 10  # set-aside results a heartbeat reports, the newest
 MAX_REASON = 200  # characters of a refusal's reason in a heartbeat
 MAX_NAME = 40  # characters of a name on a seat's screen
-SEATS = ("A", "B", "C", "D")
 #: Who else stops a clock (``klik.core.game``): the judge's key, the hub, a restart's recovery.
 PAUSERS = ("judge", "hub", "recovery")
 BIG = 2**53 - 1  # the largest whole number every JSON reader keeps exactly

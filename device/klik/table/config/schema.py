@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any, Literal, get_args, get_origin
 
 from klik.core import game as g
+from klik.core.game import SEATS
 from klik.core.gestures import GestureSettings
 from klik.core.limits import GAME, GESTURES, Range
 from klik.core.scoring import RULE_SETS
@@ -43,8 +44,6 @@ from klik.table.config.types import (
     as_toml,
     kind,
 )
-
-SEATS = ("A", "B", "C", "D")
 
 
 def allowed(limit: Allowed) -> dict[str, Allowed]:
