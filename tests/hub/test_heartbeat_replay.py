@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import select
 
 from klik.link import protocol as p
-from klik.link.http import HttpLink, Reply
+from klik.link.http import HttpLink
 from klik.link.outbox import HEARTBEAT_BLOCK, Outbox
 from klik.link.serial import SerialLink
 from klik_hub import inbox
@@ -266,8 +266,8 @@ def test_a_409_without_the_hubs_signature_moves_no_count(tmp_path: Path) -> None
     class Forger:
         """A man in the middle, answering every heartbeat with a huge last seq."""
 
-        def post(self, path: str, body: bytes) -> Reply:
-            return Reply(409, {"status": "stale", "last_seq": 2**53 - 2, "ack": None})
+        def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
+            return p.Ack(p.Status.STALE, {"status": "stale", "last_seq": 2**53 - 2})
 
         def close(self) -> None:
             pass
@@ -315,9 +315,11 @@ def test_over_serial_a_stale_heartbeat_gets_the_same_signed_409_and_the_table_go
         try:
             # A replay heard on the air: answered as HTTP answers it, and not taken as a
             # sign that the table is there (no commands are pushed to it).
-            replayed = link.post(BEATS, sealed(device, key, 40, beat(judge=True), "heartbeat"))
-            assert (replayed.status, replayed.body["last_seq"]) == (409, 41)
-            assert replayed.body["ack"]["body"] == {
+            again = p.Envelope("heartbeat", device, 40, beat(judge=True))
+            replayed = link.send(again, p.key_bytes(key))
+            assert (replayed.status, replayed.body["last_seq"]) == (p.Status.STALE, 41)
+            assert replayed.signed is not None
+            assert replayed.signed["body"] == {
                 "of": "heartbeat",
                 "status": "stale",
                 "last_seq": 41,

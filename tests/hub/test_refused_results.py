@@ -14,7 +14,7 @@ import pytest
 from klik.link import protocol as p
 from klik.link import serial
 from klik.link.courier import Courier, Delivery, State
-from klik.link.http import HttpLink, Reply
+from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik_hub.store import Store
 from tests.helpers.courier import Table
@@ -84,15 +84,15 @@ def test_the_screens_say_this_games_result_was_refused(table: tuple[Table, Store
 
 
 class Forged:
-    """A link whose answers come from someone on the Wi-Fi, not the hub: a 422 that says
-    "refused" without the hub's signature."""
+    """A link whose answers come from someone on the Wi-Fi, not the hub: a ``refused``
+    without the hub's signature."""
 
     def __init__(self) -> None:
         self.sent = 0
 
-    def post(self, path: str, body: bytes) -> Reply:
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
         self.sent += 1
-        return Reply(422, {"status": "refused", "error": "forged"})
+        return p.Ack(p.Status.REFUSED, {"status": "refused", "error": "forged"})
 
     def close(self) -> None:
         pass
@@ -130,5 +130,5 @@ def test_a_table_paired_again_elsewhere_is_told_to_pair_and_keeps_its_result(
     assert httpx.get(url + "/api/v1/results").json() == []
 
 
-def test_the_serial_link_maps_a_signed_refusal_to_422() -> None:
-    assert serial.STATUSES["refused"] == 422
+def test_the_serial_link_hands_a_signed_refusal_on_as_it_is() -> None:
+    assert p.Status.REFUSED in serial.ANSWERS

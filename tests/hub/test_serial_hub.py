@@ -23,7 +23,7 @@ import pytest
 from klik.link import backoff
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Delivery, State
-from klik.link.http import LinkDown, Reply
+from klik.link.http import LinkDown
 from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
 from klik_hub.serial import SerialHub
@@ -42,14 +42,14 @@ class WatchedLink(SerialLink):
     """The table's serial link, telling the test of each answer it hands the courier."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.replies: list[tuple[str, Reply]] = []
+        self.replies: list[tuple[str, p.Ack]] = []  # (the envelope's type, its ack)
         self.changed = threading.Condition()
         super().__init__(*args, **kwargs)
 
-    def post(self, path: str, body: bytes) -> Reply:
-        reply = super().post(path, body)
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
+        reply = super().send(envelope, key)
         with self.changed:
-            self.replies.append((path, reply))
+            self.replies.append((envelope.type, reply))
             self.changed.notify_all()
         return reply
 
@@ -255,7 +255,7 @@ def test_a_pushed_command_is_carried_out_once_and_its_ack_clears_it(
     store: Store, tmp_path: Path
 ) -> None:
     def heartbeats() -> int:
-        return sum(path.endswith("/heartbeats") for path, _ in table.link.replies)
+        return sum(kind == "heartbeat" for kind, _ in table.link.replies)
 
     with Radio(2, BAUD) as radio, serving(store, radio.path(0), push_s=0.2) as hub:
         table = Table(tmp_path, radio.path(1), store, 3, answer_timeout_s=0.4)

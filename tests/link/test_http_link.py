@@ -1,4 +1,5 @@
-"""The HTTP link against real servers on loopback: JSON answers, keep-alive, TLS pinning."""
+"""The HTTP link against real servers on loopback: envelopes out and acks back, JSON answers,
+keep-alive, TLS pinning."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ from typing import Any
 import pytest
 
 from klik.errors import KlikError
+from klik.link import protocol as p
 from klik.link.http import HttpLink, LinkDown, Reply
 
 RESULT = b'{"body":{},"device":"t-7","mac":"00","seq":1,"type":"result","v":1}'
+KEY = p.key_bytes("ab" * 32)
+SIGNED = {"v": 1, "type": "ack", "device": "t-7", "seq": 1, "body": {}, "mac": "0" * 64}
 
 
 class Hub(ThreadingHTTPServer):
@@ -60,6 +64,10 @@ class Handler(BaseHTTPRequestHandler):
             data = b'["not", "an", "object"]'
         elif mode == "422":
             status, data = 422, b'{"error": "body.seats: missing"}'
+        elif mode == "401":
+            status, data = 401, b'{"status": "refused", "error": "bad mac"}'
+        elif mode == "stored":
+            data = json.dumps({"status": "stored", "receipt": "K7QX2", "ack": SIGNED}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -137,6 +145,44 @@ def test_an_answer_is_a_reply_whatever_it_holds(mode: str, reply: Reply) -> None
     for hub in serving(Hub(mode)):
         link = HttpLink(hub.url)
         assert link.post("/api/v1/results", RESULT) == reply
+        link.close()
+
+
+# --- send: an envelope out, an ack back ----------------------------------------------------
+
+
+def test_send_signs_once_and_posts_to_the_path_of_the_envelopes_type(hub: Hub) -> None:
+    link = HttpLink(hub.url)
+    result = p.Envelope("result", "t-7", 1, {"game": 1})
+    beat = p.Envelope("heartbeat", "t-7", 40, {"state": "move"})
+    link.send(result, KEY)
+    link.send(beat, KEY)
+    assert [(seen["path"], seen["body"]) for seen in hub.seen] == [
+        ("/api/v1/results", p.seal(result, KEY)),
+        ("/api/v1/heartbeats", p.seal(beat, KEY)),
+    ]
+    with pytest.raises(ValueError, match="a table sends result and heartbeat only"):
+        link.send(p.Envelope("ack", "t-7", 1, {}), KEY)
+    assert len(hub.seen) == 2
+    link.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "ack"),
+    [
+        ("stored", p.Ack(p.Status.STORED, {"status": "stored", "receipt": "K7QX2"}, SIGNED)),
+        ("401", p.Ack(None, {"status": "refused", "error": "bad mac"}, trouble=p.Trouble.UNPAIRED)),
+        ("html", p.Ack(None, {}, trouble=p.Trouble.HUB_ERROR)),  # a proxy's 502 page
+        ("json", p.Ack(None, {"receipt": "K7QX2", "n": 1}, trouble=p.Trouble.NO_STATUS)),
+    ],
+)  # fmt: skip
+def test_send_gives_the_answer_as_an_ack(mode: str, ack: p.Ack) -> None:
+    for hub in serving(Hub(mode)):
+        link = HttpLink(hub.url)
+        answer = link.send(p.Envelope("result", "t-7", 1, {}), KEY)
+        assert answer == ack
+        if mode == "html":
+            assert answer.seen == "502 <html><body>Bad Gateway</body></html>"
         link.close()
 
 

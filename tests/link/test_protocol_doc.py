@@ -1,6 +1,7 @@
 """``docs/protocol.md`` is the contract in prose, ``klik.link.protocol`` the same contract in
 code: each names everything the other names (envelope types, paths, answer statuses, command
-kinds, the result body's fields), so neither can drift from the other unseen."""
+kinds, the result body's fields, a link's ack and its troubles), so neither can drift from
+the other unseen."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from klik.core import game as g
 from klik.core.game import Move
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik.link import protocol as p
+from klik.link.protocol.ack import HUB_ERROR_HTTP, UNPAIRED_HTTP
 from klik.link.results import make_result
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -86,3 +88,17 @@ def test_every_heartbeat_field_is_documented_and_no_other() -> None:
     assert "`seq_in_doubt`" in heartbeats
     for name in fields:
         assert f"`{name}`" in heartbeats, name
+
+
+def test_a_links_ack_and_how_http_answers_map_to_it_are_documented() -> None:
+    links = section("## Links: an envelope out, an ack back")
+    fields = links[links.index("| field |") : links.index("| HTTP answer |")]
+    rows = re.findall(r"^\| `([a-z_]+)` \|", fields, flags=re.MULTILINE)
+    assert rows == [f.name for f in dataclasses.fields(p.Ack)]
+    mapping = links[links.index("| HTTP answer |") :]
+    said = re.findall(r"trouble `([a-z_]+)`", mapping)
+    assert said == [t.value for t in p.Trouble]  # each once, in the order they are read
+    assert f"| **{UNPAIRED_HTTP}**" in mapping
+    assert f"| **{HUB_ERROR_HTTP // 100}xx**" in mapping
+    taken = links[links.index("A result is acknowledged by") : links.index("whose signed ack")]
+    assert set(TICKED.findall(taken)) == set(p.TAKEN)

@@ -1,6 +1,6 @@
 """The table's serial link on a simulated channel, with the test playing the hub.
 
-Real ptys and pyserial (``tests/helpers/radio.py``), real threads. The table's ``post`` runs on a
+Real ptys and pyserial (``tests/helpers/radio.py``), real threads. The table's ``send`` runs on a
 worker thread while the test, on its own node of the channel, reads what the table sent
 and writes the answers it means to test: the right ack, and everything a table must not
 believe. The link with the real hub and courier is ``tests/hub/test_serial_hub.py``.
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from klik.link import protocol as p
-from klik.link.http import LinkDown, Reply
+from klik.link.reply import LinkDown
 from klik.link.serial import Channel, SerialLink, default_answer_timeout_s
 from tests.helpers.radio import Radio, Tap
 
@@ -26,8 +26,6 @@ BAUD = 115200
 KEY = p.key_bytes("ab" * 32)
 OTHER_KEY = p.key_bytes("cd" * 32)
 DEVICE = "t3-5f2a9c01"
-RESULTS = "/api/v1/results"
-HEARTBEATS = "/api/v1/heartbeats"
 RESULT = p.Envelope("result", DEVICE, 7, {"table": 3, "game": 12})
 
 
@@ -51,8 +49,8 @@ class Rig:
             self.pushed.append(envelope)
             self.hub.changed.notify_all()
 
-    def post(self, envelope: p.Envelope = RESULT, path: str = RESULTS) -> Future[Reply]:
-        return self.pool.submit(self.link.post, path, p.seal(envelope, KEY))
+    def send(self, envelope: p.Envelope = RESULT) -> Future[p.Ack]:
+        return self.pool.submit(self.link.send, envelope, KEY)
 
     def request(self, count: int = 1) -> p.Envelope:
         """The table's ``count``-th frame as the hub heard it."""
@@ -76,52 +74,55 @@ def rig() -> Iterator[Rig]:
 
 
 @pytest.mark.parametrize(
-    ("status", "http"),
+    "status",
     [
-        ("stored", 201),  # a new result
-        ("duplicate", 200),  # sent again: the hub had it, the first receipt
-        ("conflict", 409),  # another body under this seq: kept and flagged for the judge
+        p.Status.STORED,  # a new result
+        p.Status.DUPLICATE,  # sent again: the hub had it, the first receipt
+        p.Status.CONFLICT,  # another body under this seq: kept and flagged for the judge
+        p.Status.REFUSED,  # a body that breaks the schema: refused for good, signed
     ],
 )
-def test_the_hubs_signed_ack_is_the_reply(rig: Rig, status: str, http: int) -> None:
-    reply = rig.post()
+def test_the_hubs_signed_ack_is_the_answer_with_its_status(rig: Rig, status: p.Status) -> None:
+    reply = rig.send()
     assert rig.request() == RESULT
     rig.hub.write(ack(status=status))
     answer = reply.result(timeout=5)
-    signed = p.Envelope("ack", DEVICE, 7, {"of": "result", "status": status, "receipt": "ABCDE"})
-    body = {"of": "result", "status": status, "receipt": "ABCDE", "ack": signed.signed(KEY)}
-    assert answer == Reply(http, body)
+    body = {"of": "result", "status": status, "receipt": "ABCDE"}
+    signed = p.Envelope("ack", DEVICE, 7, body).signed(KEY)
+    assert answer == p.Ack(status, body, signed)  # no HTTP code, no trouble
+    assert answer.seen == f"ack {status}"
 
 
 def test_a_heartbeats_ack_is_ok_and_carries_the_commands(rig: Rig) -> None:
     beat = p.Envelope("heartbeat", DEVICE, 40, {"state": "move", "acks": []})
-    reply = rig.post(beat, HEARTBEATS)
+    reply = rig.send(beat)
     assert rig.request() == beat
     commands = [{"id": "c1", "kind": "pause", "args": {}}]
     rig.hub.write(ack(40, of="heartbeat", status="ok", commands=commands, receipt=None))
     answer = reply.result(timeout=5)
-    assert (answer.status, answer.body["commands"]) == (200, commands)
+    assert (answer.status, answer.body["commands"]) == (p.Status.OK, commands)
 
 
 def test_acks_for_someone_else_or_something_else_are_not_believed(rig: Rig) -> None:
-    reply = rig.post()
+    reply = rig.send()
     rig.request()
     rig.hub.write(
         ack(device="t4-00000000")  # another table's
         + ack(seq=6)  # an earlier result's, late
         + ack(of="heartbeat", status="ok")  # this seq, but a heartbeat's
         + ack(status="maybe")  # a status the contract does not have
+        + ack(status="invalid")  # one the hub never answers a frame with
         + ack(key=OTHER_KEY)  # a forged one: the right fields, not our key
         + b"garbage\n"  # noise on the channel
         + ack(status="duplicate")  # at last, the hub's
     )
-    assert reply.result(timeout=5).status == 200
-    assert rig.link.dropped == {"oversize": 0, "crc": 1, "json": 0, "mac": 1, "other": 4}
+    assert reply.result(timeout=5).status is p.Status.DUPLICATE
+    assert rig.link.dropped == {"oversize": 0, "crc": 1, "json": 0, "mac": 1, "other": 5}
 
 
 def test_no_answer_is_link_down_after_the_answer_timeout(rig: Rig) -> None:
     began = time.monotonic()
-    reply = rig.post()
+    reply = rig.send()
     rig.request()
     with pytest.raises(LinkDown, match=f"^no answer from the hub on {rig.radio.path(1)}$"):
         reply.result(timeout=5)
@@ -150,11 +151,11 @@ def test_a_table_waits_for_a_quiet_channel_before_it_talks() -> None:
             other.write(b"x" * 470 + b"\n")
             channel = rig.link.channel
             assert channel.wait_for(lambda: channel.last_heard > -math.inf, time.monotonic() + 5)
-            reply = rig.post()
+            reply = rig.send()
             assert rig.request() == RESULT
             assert rig.hub.heard.startswith(b"x" * 470 + b"\n")  # the other's line, then ours
             rig.hub.write(ack())
-            assert reply.result(timeout=5).status == 201
+            assert reply.result(timeout=5).status is p.Status.STORED
             assert radio.stats["collisions"] == 0
         finally:
             other.close()
@@ -162,7 +163,7 @@ def test_a_table_waits_for_a_quiet_channel_before_it_talks() -> None:
 
 
 def test_a_vanished_port_is_link_down_and_the_link_lives_on(rig: Rig) -> None:
-    reply = rig.post()
+    reply = rig.send()
     rig.request()
     began = time.monotonic()
     rig.radio.unplug(1)  # the USB cable pulled while the table waits for its answer
@@ -170,7 +171,7 @@ def test_a_vanished_port_is_link_down_and_the_link_lives_on(rig: Rig) -> None:
         reply.result(timeout=5)
     assert time.monotonic() - began < 0.5  # at once, not after the answer timeout
     with pytest.raises(LinkDown):
-        rig.post().result(timeout=5)
+        rig.send().result(timeout=5)
     assert rig.link.channel._thread is not None
     assert rig.link.channel._thread.is_alive()  # still trying to open the port again
 
@@ -201,14 +202,28 @@ def test_a_port_that_comes_back_is_opened_again(
     assert said[1] == f"{name} is open again"
 
 
-def test_only_results_and_heartbeats_go_and_only_in_one_frame(rig: Rig) -> None:
-    with pytest.raises(ValueError, match="carries"):
-        rig.link.post("/api/v1/tables", p.seal(RESULT, KEY))
-    with pytest.raises(ValueError, match="does not go here"):
-        rig.link.post(HEARTBEATS, p.seal(RESULT, KEY))
+@pytest.mark.parametrize(
+    ("envelope", "key"),
+    [
+        (p.Envelope("ack", DEVICE, 7, {}), KEY),  # the hub's to send, not a table's
+        (p.Envelope("result", "t4-00000000", 7, {}), KEY),  # another table's
+        (RESULT, OTHER_KEY),  # signed with a key the link would not believe the ack of
+    ],
+)
+def test_only_this_tables_results_and_heartbeats_go(
+    rig: Rig, envelope: p.Envelope, key: bytes
+) -> None:
+    with pytest.raises(ValueError, match="does not go by this link"):
+        rig.link.send(envelope, key)
+    assert rig.hub.frames == []
+
+
+def test_a_request_goes_only_in_one_frame(rig: Rig) -> None:
     big = p.Envelope("result", DEVICE, 8, {"table": 3, "names": "x" * p.MAX_FRAME})
     with pytest.raises(LinkDown, match="over the 2048 bytes"):
-        rig.link.post(RESULTS, p.seal(big, KEY))
+        rig.link.send(big, KEY)
+    with pytest.raises(p.ProtocolError, match="floats"):
+        rig.link.send(p.Envelope("result", DEVICE, 8, {"at": 1.5}), KEY)  # cannot be signed
 
 
 def test_the_timeouts_follow_the_baud() -> None:

@@ -9,15 +9,19 @@ the hub sees them in the order they were played. Between results it sends a hear
 commands waiting for this table; each is carried out once (the outbox remembers the ids it
 did) and acknowledged in the next heartbeat. A heartbeat's seq grows across restarts (the
 outbox reserves them in blocks); the hub refuses one that is not above the last it holds
-(a replay) with a signed 409 that says its last seq, and then this table's count was lost:
-the courier numbers on after the hub's last and sends the heartbeat again at once.
+(a replay) with a signed ``stale`` that says its last seq, and then this table's count was
+lost: the courier numbers on after the hub's last and sends the heartbeat again at once.
+
+The courier speaks the protocol, whatever carries it: a link sends an envelope and returns
+the hub's ``protocol.Ack`` (its ``Status``, its signed ack) or the trouble its carrier met
+instead (``Trouble``), or raises LinkDown when no answer came.
 
 A result the hub refuses for good (a signed ack saying ``refused``: the table's own body
 breaks the contract, and sending it again cannot help) is set aside in the outbox with the
 hub's reason, shown on the screens and listed in every heartbeat for the judge's console,
 and the later results go on. Any other refusal is tried again: an unsigned one may come from
-anyone on the Wi-Fi, and a 401 means the judge paired this table again (the screens say to
-pair it); the result stays kept.
+anyone on the Wi-Fi, and ``unpaired`` means the judge paired this table again (the screens
+say to pair it); the result stays kept.
 
 What the courier learns is handed to the table's engine thread through two callbacks, never
 by touching the engine itself: ``on_delivery`` (where the results are) and ``on_command``.
@@ -39,22 +43,21 @@ from klik.faults import kill_point
 from klik.link import backoff
 from klik.link import protocol as p
 from klik.link.outbox import Outbox, OutboxError
-from klik.link.reply import LinkDown, Reply
+from klik.link.reply import LinkDown
 
 log = logging.getLogger("klik.link.courier")
 
-RESULTS = p.PATHS[p.EnvelopeType.RESULT]
-HEARTBEATS = p.PATHS[p.EnvelopeType.HEARTBEAT]
 UNREACHABLE_AFTER = 2  # failed tries before the screens say the hub is away
 
 
 class Link(Protocol):
     """How the courier reaches the hub: ``klik.link.http.HttpLink`` or ``serial.SerialLink``.
 
-    ``post`` sends one sealed envelope and returns the hub's answer, or raises LinkDown.
+    ``send`` signs one envelope with ``key`` (once, into the bytes it carries), sends it
+    and returns the hub's ack, or raises LinkDown when no answer came.
     """
 
-    def post(self, path: str, body: bytes) -> Reply: ...
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack: ...
     def close(self) -> None: ...
 
 
@@ -124,8 +127,8 @@ class Courier:
         self.next_try = 0.0
         self.next_heartbeat = 0.0
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
-        self._down: LinkDown | None = None  # why the last post had no answer
-        self._beat_reply: Reply | None = None  # the hub's reply to the last heartbeat
+        self._down: LinkDown | None = None  # why the last send had no answer
+        self._beat_answer: p.Ack | None = None  # the hub's ack to the last heartbeat
         self.last: Delivery | None = None
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
@@ -197,7 +200,7 @@ class Courier:
             # heartbeat says (``_beat``); no result leaves before, lest it reuse one.
             self._heartbeat()
             if self.outbox.seqs_in_doubt:
-                self._troubled(pending.seq, self._beat_reply)
+                self._troubled(pending.seq, self._beat_answer)
                 self.failures += 1
                 self.next_try = now + backoff.delay(self.failures - 1, self.rng)
                 self._report()
@@ -207,7 +210,7 @@ class Courier:
         if self.failures == 0 and pending.seq == self.outbox.last_seq():
             self._report(State.SENDING)
         envelope = p.Envelope("result", self.device, pending.seq, pending.body)
-        answer = self._post(RESULTS, envelope)
+        answer = self._send(envelope)
         refusal = self._refusal(answer, pending.seq)
         if refusal is not None:
             log.error("hub: result %d refused for good (%s); set aside", pending.seq, refusal)
@@ -231,69 +234,77 @@ class Courier:
         self.next_try = now  # the next waiting result goes at once
         self._report()
 
-    def _post(self, path: str, envelope: p.Envelope) -> Reply | None:
-        """The hub's reply, or None (``_down`` says why) if none came."""
+    def _send(self, envelope: p.Envelope) -> p.Ack | None:
+        """The hub's ack, or None (``_down`` says why) if none came."""
         try:
-            reply = self.link.post(path, p.seal(envelope, self.key))
+            answer = self.link.send(envelope, self.key)
         except LinkDown as error:
             self._down = error
             return None
-        return reply
+        return answer
 
-    def _troubled(self, seq: int, answer: Reply | None) -> None:
+    def _troubled(self, seq: int, answer: p.Ack | None) -> None:
         """Name what kept result ``seq`` from the hub (``trouble``), and log it once per
-        change, with the hub's status and the first line of its answer."""
+        change, with what the carrier saw (over HTTP the status and the answer's first
+        line)."""
         if answer is None:
             down = self._down
             certificate = down is not None and down.certificate
             trouble = State.BAD_CERTIFICATE if certificate else State.UNREACHABLE
             kind, detail = trouble.value, str(down) if down is not None else "no answer"
-        elif answer.status == 401:
-            trouble, kind = State.UNPAIRED, "401"
-            detail = f"401 {answer.first_line}: this table's key is not the hub's; pair it again"
+        elif answer.trouble is p.Trouble.UNPAIRED:
+            trouble, kind = State.UNPAIRED, answer.trouble.value
+            detail = f"{answer.seen}: this table's key is not the hub's; pair it again"
         else:
-            trouble, kind = State.SERVER_ERROR, str(answer.status)
-            why = (
-                "an answer without this table's signed receipt"
-                if answer.status in p.TAKEN
-                else "not taken"
+            trouble, kind = State.SERVER_ERROR, str(answer.trouble or answer.status)
+            # The hub failed, or refused the envelope; any other answer may have said it
+            # was taken (or said nothing a table reads), with no signed ack to believe.
+            said_no = answer.trouble is p.Trouble.HUB_ERROR or answer.status in (
+                p.Status.REFUSED,
+                p.Status.INVALID,
             )
-            detail = f"{answer.status} {answer.first_line}: {why}"
+            why = "not taken" if said_no else "an answer without this table's signed receipt"
+            detail = f"{answer.seen}: {why}"
         self.trouble = trouble
         if self._said != (trouble, kind):
             self._said = (trouble, kind)
             log.warning("hub: result %d: %s", seq, detail)
 
-    def _receipt(self, answer: Reply | None, seq: int) -> str | None:
+    def _receipt(self, answer: p.Ack | None, seq: int) -> str | None:
         """The receipt in the hub's signed ack for result ``seq``, or None."""
         if answer is None:
             return None
-        status, body = answer.status, answer.body
-        ack = self._ack(body, seq)
-        if status not in p.TAKEN or ack is None or ack.body.get("of") != "result":
+        ack = self._ack(answer, seq)
+        if answer.status not in p.TAKEN or ack is None or ack.body.get("of") != "result":
             return None
         receipt = ack.body.get("receipt")
         if not isinstance(receipt, str) or not 1 <= len(receipt) <= 8:
             return None
-        if status == 409:
+        if answer.status is p.Status.CONFLICT:
             log.warning("hub: result %d conflicts with one the hub has; the judge decides", seq)
         return receipt
 
-    def _refusal(self, answer: Reply | None, seq: int) -> str | None:
+    def _refusal(self, answer: p.Ack | None, seq: int) -> str | None:
         """The hub's reason, if it refused result ``seq`` for good in an ack it signed; an
-        unsigned 4xx is only a reason to try again (anyone on the Wi-Fi can send one)."""
-        if answer is None or answer.status != 422:
+        unsigned refusal is only a reason to try again (anyone on the Wi-Fi can send one)."""
+        if answer is None or answer.status is not p.Status.REFUSED:
             return None
-        ack = self._ack(answer.body, seq)
-        if ack is None or ack.body.get("of") != "result" or ack.body.get("status") != "refused":
+        ack = self._ack(answer, seq)
+        if (
+            ack is None
+            or ack.body.get("of") != "result"
+            or ack.body.get("status") != p.Status.REFUSED
+        ):
             return None
         reason = ack.body.get("error")
         return reason if isinstance(reason, str) and reason else "refused"
 
-    def _ack(self, body: dict[str, Any], seq: int) -> p.Envelope | None:
+    def _ack(self, answer: p.Ack, seq: int) -> p.Envelope | None:
         """The hub's signed ack in an answer, if it is for this table and this envelope."""
+        if answer.signed is None:
+            return None
         try:
-            ack, mac = p.open_envelope(body.get("ack"))  # type: ignore[arg-type]
+            ack, mac = p.open_envelope(answer.signed)
         except p.ProtocolError:
             return None
         if ack.type != "ack" or ack.device != self.device or ack.seq != seq:
@@ -310,7 +321,7 @@ class Courier:
             self._beat()
 
     def _beat(self) -> bool:
-        """Send one heartbeat; True if the hub said it was stale and the count jumped."""
+        """Send one heartbeat; True if the hub said it was ``stale`` and the count jumped."""
         seq = self.outbox.next_heartbeat_seq()
         acks, self.acks = self.acks, []
         refused = tuple(p.Refusal(x.seq, x.game, x.reason)
@@ -319,24 +330,24 @@ class Courier:
         beat = replace(self.status(), outbox=self.outbox.waiting(),
                        last_seq=self.outbox.last_seq(), acks=tuple(acks), refused=refused,
                        seq_in_doubt=in_doubt)  # fmt: skip
-        answer = self._beat_reply = self._post(
-            HEARTBEATS, p.Envelope("heartbeat", self.device, seq, beat.json())
+        answer = self._beat_answer = self._send(
+            p.Envelope("heartbeat", self.device, seq, beat.json())
         )
         ack = (
             None
-            if answer is None or answer.status not in (200, 409)
-            else self._ack(answer.body, seq)
+            if answer is None or answer.status not in (p.Status.OK, p.Status.STALE)
+            else self._ack(answer, seq)
         )
         said = None if ack is None or ack.body.get("of") != "heartbeat" else ack.body
         if said is not None and in_doubt:
             hub_last = said.get("last_result_seq", 0)  # none from a hub that keeps none
             if type(hub_last) is int and 0 <= hub_last < 2**53 - 1:
                 self.outbox.confirm_seqs(hub_last)
-        if said is not None and said.get("status") == "ok":
+        if said is not None and said.get("status") == p.Status.OK:
             self._carry_out(said.get("commands"))
             return False
         self.acks = acks + self.acks  # acknowledged next time (a stale heartbeat took none)
-        return said is not None and said.get("status") == "stale" and self._after(seq, said)
+        return said is not None and said.get("status") == p.Status.STALE and self._after(seq, said)
 
     def _after(self, seq: int, said: dict[str, Any]) -> bool:
         """Number heartbeats on after the last the hub holds (its signed ``last_seq``)."""

@@ -1,10 +1,13 @@
 """The table's HTTP client for the hub: one kept-alive connection, standard library only.
 
-``HttpLink(url).post(path, body)`` sends one envelope's bytes as ``application/json`` and
-returns the hub's status and JSON answer. Anything that keeps the answer from arriving
-(refused, timed out, no such host, a certificate that is not the pinned one) is one
-``LinkDown`` line; the courier backs off and tries again. An answer that arrives is a
-``Reply`` whatever its status: what a 409 or a 422 means is the courier's business.
+``HttpLink(url).send(envelope, key)`` signs one envelope, POSTs it as ``application/json``
+to the path of its type (``protocol.PATHS``) and returns the hub's answer as the protocol's
+``Ack`` (``protocol.Ack.of_http``: HTTP codes are read there and nowhere else). Anything
+that keeps the answer from arriving (refused, timed out, no such host, a certificate that is
+not the pinned one) is one ``LinkDown`` line; the courier backs off and tries again. An
+answer that arrives is an ``Ack`` whatever it says: what a ``conflict`` or a ``refused``
+means is the courier's business. ``post`` is the bare HTTP exchange under ``send``, a
+``Reply`` with the HTTP status; tests and the bench speak HTTP to the hub with it.
 
 The connection is kept alive between results and heartbeats (a TCP and maybe a TLS
 handshake per heartbeat would cost the Pi more than the heartbeat). A hub that closed an
@@ -30,10 +33,12 @@ import json
 import re
 import socket
 import ssl
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from klik.link.reply import LinkDown, Reply
+from klik.link import protocol as p
+from klik.link.reply import LinkDown
 
 MAX_REPLY = 1024 * 1024  # bytes; a hub's answer is a few hundred
 PIN = re.compile(r"[0-9a-fA-F]{64}")
@@ -53,6 +58,18 @@ _CLOSED_BY_THE_HUB = (
     ssl.SSLEOFError,
     ssl.SSLZeroReturnError,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An HTTP answer as ``post`` gives it: its HTTP status and its JSON object ({} if it
+    sent none). ``send`` turns it into the protocol's ``Ack``."""
+
+    status: int
+    body: dict[str, Any]
+    # The answer's first line as text, for the log (HTML from a proxy); not part of what
+    # the answer says, so two replies with the same status and body are equal.
+    first_line: str = field(default="", compare=False)
 
 
 class _PinMismatchError(ssl.SSLError):
@@ -109,11 +126,25 @@ class HttpLink:
         self._pin = bytes.fromhex(tls_pin_sha256) if tls_pin_sha256 else None
         self._connection: http.client.HTTPConnection | None = None
 
-    def post(self, path: str, body: bytes) -> Reply:
-        """POST ``body`` (JSON bytes) to ``path`` (``/api/v1/results``); the hub's reply.
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
+        """Sign ``envelope`` with ``key`` and POST it to its type's path; the hub's ack.
 
-        Raises LinkDown if no answer arrives. A body that is not a JSON object comes back
-        as ``Reply(status, {})``.
+        The courier's one call per envelope: the MAC is computed once, here, into the bytes
+        the request carries (``protocol.seal``). Raises LinkDown if no answer arrives,
+        ValueError for an envelope a table does not send (an ``ack``), ProtocolError for one
+        that cannot be signed (a float in its body).
+        """
+        if envelope.type not in p.REQUESTS:
+            raise ValueError(f"{envelope.type!r}: a table sends {' and '.join(p.REQUESTS)} only")
+        path = p.PATHS[p.EnvelopeType(envelope.type)]
+        reply = self.post(path, p.seal(envelope, key))
+        return p.Ack.of_http(reply.status, reply.body, reply.first_line)
+
+    def post(self, path: str, body: bytes) -> Reply:
+        """POST ``body`` (JSON bytes) to ``path`` (``/api/v1/results``); the hub's HTTP reply.
+
+        ``send`` calls it; tests and the bench call it for HTTP itself. Raises LinkDown if no
+        answer arrives. A body that is not a JSON object comes back as ``Reply(status, {})``.
         """
         if not path.startswith("/"):
             raise ValueError(f"{path!r}: a path starts with /")
@@ -140,7 +171,7 @@ class HttpLink:
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     def close(self) -> None:
-        """Close the kept-alive connection (idempotent); the next ``post`` opens a new one."""
+        """Close the kept-alive connection (idempotent); the next request opens a new one."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None

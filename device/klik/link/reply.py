@@ -1,13 +1,11 @@
-"""What a link gives the courier back: the hub's ``Reply``, or ``LinkDown`` when none came.
+"""What a link gives the courier back: the hub's ack (``klik.link.protocol.Ack``), or
+``LinkDown`` when no answer came at all.
 
-Both links (``http``, ``serial``) and the shared serial channel (``channel``) use them; the
-hub's serial end catches ``LinkDown`` from the channel too.
+Both links (``http``, ``serial``) raise it, and the shared serial channel (``channel``) too;
+the hub's serial end catches ``LinkDown`` from the channel as well.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Any
 
 from klik.errors import KlikError
 
@@ -19,14 +17,3 @@ class LinkDown(KlikError, ConnectionError):  # noqa: N818 (it names a state, as 
     def __init__(self, message: str, *, certificate: bool = False) -> None:
         super().__init__(message)
         self.certificate = certificate
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The hub's answer: its HTTP status and its JSON object ({} if it sent none)."""
-
-    status: int
-    body: dict[str, Any]
-    # The answer's first line as text, for the log (HTML from a proxy); not part of what
-    # the answer says, so two replies with the same status and body are equal.
-    first_line: str = field(default="", compare=False)

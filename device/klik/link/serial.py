@@ -16,8 +16,9 @@ too. The link's (``docs/protocol.md``, "The shared serial channel"):
   carries each command out once and acknowledges it in its next heartbeat. A replayed push
   does no harm: the outbox remembers the ids it carried out.
 
-``SerialLink`` is the table's link, in the courier's hands as ``HttpLink`` is. Standard
-library and pyserial only, as everything on the table.
+``SerialLink`` is the table's link, in the courier's hands as ``HttpLink`` is: ``send`` an
+envelope, get the hub's ``protocol.Ack`` back, whose status is the signed ack's own (no HTTP
+codes, no paths). Standard library and pyserial only, as everything on the table.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from klik.link.channel import (
     default_answer_timeout_s,
     table_quiet_s,
 )
-from klik.link.reply import LinkDown, Reply
+from klik.link.reply import LinkDown
 
 log = logging.getLogger("klik.link.serial")
 
@@ -52,15 +53,13 @@ def _ignore(envelope: p.Envelope) -> None:
     """The default ``on_push``: a link whose owner takes no commands."""
 
 
-#: The courier's paths and the envelope type each carries.
-PATHS = p.TYPE_OF_PATH
-#: The ack's status as the HTTP status the courier reads (``docs/protocol.md``); a signed
-#: ``refused`` is a result refused for good, set aside.
-STATUSES = {status.value: status.http for status in p.Status if status is not p.Status.INVALID}
+#: The statuses an ack over serial answers a request with: the hub answers nothing that is
+#: ``invalid`` (``docs/protocol.md``); a signed ``refused`` is a result refused for good.
+ANSWERS = frozenset(p.Status) - {p.Status.INVALID}
 
 
 class SerialLink:
-    """The table's link to the hub over a serial channel; the courier's ``post`` and ``close``.
+    """The table's link to the hub over a serial channel; the courier's ``send`` and ``close``.
 
     ``port`` is a device's path (``/dev/ttyUSB0``, ``/dev/serial0``) or an open port;
     ``device`` and ``key`` are the table's pairing. ``on_push`` gets the commands the hub
@@ -102,33 +101,34 @@ class SerialLink:
         self._misses = 0  # requests in a row that got no answer
         self._awaiting: tuple[int, str] | None = None  # (seq, type) of the request out
         self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
-        self._posting = threading.Lock()
+        self._sending = threading.Lock()
         self.channel.start()
 
-    def post(self, path: str, body: bytes) -> Reply:
-        """Send one sealed envelope (``protocol.seal``) and return the hub's signed answer.
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
+        """Sign one request (a result or a heartbeat of this table) and send it as one frame;
+        the hub's signed ack, as the courier's ``Ack``.
 
-        ``path`` says what it is (a result or a heartbeat, as over HTTP). Blocks until the
-        channel is quiet and the ack is in: at most ``answer_timeout_s`` twice and the random
-        wait before talking. The reply's status is the HTTP status the ack's status stands
-        for; its body is the ack's body and ``ack``, the signed ack. Raises LinkDown when the
-        channel stays busy, no valid ack comes or the port fails; ValueError for a path or
-        body that is not a request.
+        The courier's one call per envelope: the MAC is computed once, here, into the frame.
+        Blocks until the channel is quiet and the ack is in: at most ``answer_timeout_s``
+        twice and the random wait before talking. The ack's status is the hub's signed
+        ``status``, its body the ack's body, ``signed`` the ack envelope (verified here with
+        ``key`` already; the courier verifies it again, as it does any carrier's). Raises
+        LinkDown when the frame would be too long, the channel stays busy, no valid ack
+        comes or the port fails; ValueError for an envelope that is not this table's request
+        or a key that is not its key; ProtocolError for one that cannot be signed.
         """
-        kind = PATHS.get(path)
-        if kind is None:
-            raise ValueError(f"{path!r}: the serial link carries {' and '.join(PATHS)} only")
-        envelope, mac = p.open_envelope(body)
-        if envelope.type != kind or envelope.device != self.device:
-            raise ValueError(f"{path}: a {envelope.type} of {envelope.device} does not go here")
+        kind = envelope.type
+        if kind not in p.REQUESTS or envelope.device != self.device or key != self.key:
+            raise ValueError(f"a {kind} of {envelope.device} does not go by this link")
+        signed = envelope.signed(key)
         try:
-            line = p.frame_signed({**envelope.unsigned(), "mac": mac})
+            line = p.frame_signed(signed)
         except p.ProtocolError:
             raise LinkDown(
                 f"{kind} {envelope.seq} is over the {p.MAX_FRAME} bytes of a serial frame"
             ) from None
         name = self.channel.name
-        with self._posting:
+        with self._sending:
             backoff_s = self.rng.uniform(
                 0.0, self.contend_s * 2 ** min(self._misses, MAX_DOUBLINGS)
             )
@@ -147,11 +147,12 @@ class SerialLink:
             self._misses += 1
             raise LinkDown(f"no answer from the hub on {name}")
         self._misses = 0
-        ack, signed = answer
-        return Reply(STATUSES[ack.body["status"]], {**ack.body, "ack": signed})
+        ack, signed_ack = answer
+        status = p.Status(ack.body["status"])  # one of ANSWERS: ``_frame`` took no other
+        return p.Ack(status, ack.body, signed_ack, seen=f"ack {status}")
 
     def close(self) -> None:
-        """Stop the reader and close the port; a ``post`` under way gets LinkDown."""
+        """Stop the reader and close the port; a ``send`` under way gets LinkDown."""
         self.channel.close()
 
     def _await_answer(self, out_at: float, deadline: float) -> None:
@@ -198,8 +199,7 @@ class SerialLink:
             if (
                 self._awaiting == (envelope.seq, of)
                 and self._answer is None
-                and isinstance(status, str)
-                and status in STATUSES
+                and p.status_of(status) in ANSWERS
             ):
                 self._answer = (envelope, {**envelope.unsigned(), "mac": mac})
                 self.channel.changed.notify_all()

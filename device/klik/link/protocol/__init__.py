@@ -1,13 +1,14 @@
 """The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
 HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
-receipts (``envelope``), and the heartbeat (``messages``) and a round's lineup (``lineup``)
-as typed messages.
+receipts (``envelope``), the heartbeat (``messages``) and a round's lineup (``lineup``) as
+typed messages, and the ``Ack`` a table's link hands its courier for an envelope (``ack``).
 
 Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
 the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
 other does). Pure: no I/O, no clock (callers pass bytes and numbers in).
 """
 
+from klik.link.protocol.ack import Ack, Trouble, status_of
 from klik.link.protocol.envelope import (
     DEVICE,
     ENVELOPE_DEPTH,
@@ -47,6 +48,7 @@ from klik.link.protocol.messages import (
 from klik.link.protocol.words import (
     COMMAND_KINDS,
     PATHS,
+    REQUESTS,
     ROUND_KINDS,
     TAKEN,
     TYPE_OF_PATH,
@@ -71,6 +73,7 @@ __all__ = [
     "PATHS",
     "RECEIPT_ALPHABET",
     "RECEIPT_LENGTH",
+    "REQUESTS",
     "ROUND_KINDS",
     "STATES",
     "TAKEN",
@@ -78,6 +81,7 @@ __all__ = [
     "TYPE_OF_PATH",
     "UNSTORABLE",
     "VERSION",
+    "Ack",
     "CommandKind",
     "Deframer",
     "Envelope",
@@ -87,6 +91,7 @@ __all__ = [
     "ProtocolError",
     "Refusal", "RoundLineup",
     "Status",
+    "Trouble",
     "canonical",
     "check_frame",
     "deeper_than",
@@ -97,5 +102,6 @@ __all__ = [
     "open_envelope",
     "receipt",
     "seal",
+    "status_of",
     "verify",
 ]  # fmt: skip

@@ -15,6 +15,8 @@ class EnvelopeType(StrEnum):
 
 
 TYPES = tuple(t.value for t in EnvelopeType)
+#: What a table sends the hub, whatever carries it; the hub answers each with an ``ack``.
+REQUESTS = (EnvelopeType.RESULT, EnvelopeType.HEARTBEAT)
 #: Where a table posts each kind of envelope over HTTP; the serial link carries the same two.
 PATHS = {EnvelopeType.RESULT: "/api/v1/results", EnvelopeType.HEARTBEAT: "/api/v1/heartbeats"}
 #: The envelope type each path takes.
@@ -40,7 +42,7 @@ class Status(StrEnum):
 _HTTP = {Status.STORED: 201, Status.DUPLICATE: 200, Status.CONFLICT: 409, Status.OK: 200,
          Status.STALE: 409, Status.REFUSED: 422, Status.INVALID: 422}  # fmt: skip
 #: The answers whose result the hub holds (a conflict too: kept, and flagged for the judge).
-TAKEN = frozenset(s.http for s in (Status.STORED, Status.DUPLICATE, Status.CONFLICT))
+TAKEN = frozenset((Status.STORED, Status.DUPLICATE, Status.CONFLICT))
 
 
 class CommandKind(StrEnum):
