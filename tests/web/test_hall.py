@@ -15,6 +15,7 @@ from playwright.sync_api import expect, sync_playwright
 from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
+from klik.words import Language
 from tests.web.test_virtual_table import CHROMIUM, FLAGS, JSON, PLAYERS, pin_down
 
 
@@ -59,7 +60,11 @@ def test_a_table_folder_without_its_slash_is_sent_to_it(two: tuple[str, list[Dae
     base, _ = two
     with urllib.request.urlopen(f"{base}/t/2", timeout=5) as reply:  # follows the redirect
         assert reply.url == f"{base}/t/2/"
-        assert b"wirtualny st" in reply.read()
+        assert b'<script src="table.js">' in reply.read()  # the table's page
+    # Its scripts are named relatively, so each table's folder serves them too.
+    for script in ("words.js", "table.js"):
+        status, body = get(f"{base}/t/2/{script}")
+        assert (status, body[:13]) == (200, b'"use strict";')
 
 
 def test_the_hall_shows_every_table_and_each_plays_on_its_own(
@@ -71,6 +76,8 @@ def test_the_hall_shows_every_table_and_each_plays_on_its_own(
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto(f"{base}/hall")
         expect(page.locator("iframe")).to_have_count(2)
+        expect(page).to_have_title("Klik — sala wirtualnych stołów")  # table 1's language
+        expect(page.get_by_test_id("table-2")).to_have_attribute("title", "Stół 2")
         second = page.frame_locator("[data-testid=table-2]")
         expect(second.get_by_test_id("status")).to_contain_text("Stół 2, gra 1")
         button = second.get_by_test_id("button-D")
@@ -82,3 +89,12 @@ def test_the_hall_shows_every_table_and_each_plays_on_its_own(
         browser.close()
     assert tables[1].engine.game.mover == "A"
     assert tables[0].engine.game.mover is None  # table 1 is still waiting for its start
+
+
+def test_the_hall_is_in_the_language_it_is_given() -> None:
+    english = sim.hall(3, Language.EN).decode()
+    assert '<html lang="en">' in english
+    assert "<title>Klik — hall of virtual tables</title>" in english
+    assert english.count("<iframe") == 3
+    assert '<iframe src="/t/3/" title="Table 3" data-testid="table-3">' in english
+    assert 'title="Stół 1"' in sim.hall(1, Language.PL).decode()

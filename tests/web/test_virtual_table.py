@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +273,78 @@ def test_an_english_table_has_an_english_page(page: Page, server: str) -> None:
                  "the clock stops: waiting for the judge", "♪ judge called"):  # fmt: skip
         assert said in log, (said, log)
     assert not re.search("[ąćęłńóśźż]", log + help_text), "Polish left on an English page"
+
+
+# A quick game: a move times out in 5 s, and the timed-out seat's hold draws 2 tiles.
+QUICK = "[game]\nmove_time_s = 5.0\nwarn_s = 0.0\npenalty_tiles = 2\n" + PLAYERS
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the page says in one language: ``labels`` by a selector (``document.title`` the
+    page's title) → its text, the status before the start, and A's timed-out move in the log."""
+
+    lang: str
+    labels: dict[str, str]
+    ready: str
+    penalty: str
+
+
+POLISH_PAGE = Said(
+    "pl",
+    {
+        "document.title": "Klik — wirtualny stół",
+        "[data-testid=judge]": "Sędzia (J)",
+        "[data-t=pile]": "Pula",
+        "[data-seat=A] .key": "klawisz 1",
+        "[data-testid=end]": "Koniec gry",
+    },
+    ready="Stół 1, gra 1: gotowy do startu",
+    penalty="A: czas minął (kara: 2 kostki)",  # 1 kostka, 2 kostki, 5 kostek
+)
+ENGLISH_PAGE = Said(
+    "en",
+    {
+        "document.title": "Klik — virtual table",
+        "[data-testid=judge]": "Judge (J)",
+        "[data-t=pile]": "Pile",
+        "[data-seat=A] .key": "key 1",
+        "[data-testid=end]": "End game",
+    },
+    ready="Table 1, game 1: ready to start",
+    penalty="A: time ran out (penalty: 2 tiles)",
+)
+
+
+@pytest.mark.parametrize(
+    ("table_text", "said"),
+    [
+        (QUICK, POLISH_PAGE),  # Polish, the default
+        ('[table]\nlanguage = "en"\n' + QUICK, ENGLISH_PAGE),
+    ],
+    indirect=["table_text"],
+)
+def test_the_page_s_words_are_the_catalogue_s_in_the_table_s_language(
+    page: Page, server: str, said: Said
+) -> None:
+    page.wait_for_function(f"document.documentElement.lang === '{said.lang}'")
+    shown = page.evaluate(
+        """(selectors) => Object.fromEntries(selectors.map((s) => [s, s === "document.title"
+            ? document.title : document.querySelector(s).textContent]))""",
+        list(said.labels),
+    )
+    assert shown == said.labels
+    page.wait_for_function(
+        f"document.querySelector('[data-testid=status]').textContent.startsWith({said.ready!r})"
+    )
+    click(page, "D")
+    until(server, lambda s: s["mover"] == "A")
+    until(server, lambda s: s["state"] == "timed_out", timeout=8.0)  # A's 5 s ran out
+    hold(page, "1", 1.3)  # A holds: the penalty draw, 2 tiles
+    until(server, lambda s: s["mover"] == "B" and s["moves"][-1]["drew"] == 2)
+    page.wait_for_function(
+        f"document.querySelector('[data-testid=log]').textContent.includes({said.penalty!r})"
+    )
 
 
 SEAT_BOXES = """[...document.querySelectorAll('.seat:not(.absent)')].map(el => {

@@ -14,9 +14,13 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
 - ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer and
   the table's ``language`` (the page speaks it)
 
+The page is ``web/index.html`` with its script ``web/table.js``, after ``/words.js`` (the
+catalogue, ``klik.words.script``): every word it shows is the catalogue's.
+
 Several tables (``klik sim --config A.toml --config B.toml …``) are served side by side: table
-``k`` at ``/t/k/`` (its page and the same API under it; table 1 also at ``/``), and ``/hall``
-shows them all on one page. The page asks with relative paths, so it works under either.
+``k`` at ``/t/k/`` (its page, its scripts and the same API under it; table 1 also at ``/``),
+and ``/hall`` (``templates/hall.html``, in table 1's language) shows them all on one page. The
+page asks with relative paths, so it works under either.
 
 A press must be sent as ``Content-Type: application/json`` (else 415) and, from a browser,
 from this server's own page (a foreign ``Origin`` gets 403); another method on a path gets
@@ -48,8 +52,9 @@ from klik.link.courier import Command
 from klik.table.config import Config, make_state_dir
 from klik.table.daemon import Daemon
 from klik.table.panels import open_panels
+from klik.words import Language, catalogue, script
 
-EXTRA = ("starlette", "uvicorn", "h11", "anyio")  # klik[sim]: the web stack and its parts
+EXTRA = ("starlette", "uvicorn", "h11", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
 
 
 class NotInstalledError(KlikError, ImportError):
@@ -57,6 +62,8 @@ class NotInstalledError(KlikError, ImportError):
 
 
 try:
+    import babel  # noqa: F401  (the pages' words: klik.words.script, asked for at the first page)
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.convertors import Convertor, register_url_convertor
@@ -76,6 +83,15 @@ except ModuleNotFoundError as missing:
     ) from None
 
 log = logging.getLogger("klik.table.sim")
+
+# The hall's template, compiled once; a name it misspells is an error, not a blank.
+TEMPLATES = Environment(
+    loader=PackageLoader("klik.table", "templates"),
+    autoescape=select_autoescape(["html"]),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 MAX_BODY = 1024  # bytes; a longer body is not read (simserver.Gate)
 EMPTY: Mapping[str, str] = {}
@@ -115,6 +131,7 @@ IDLE_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is closed
 ORDERS = "/api/orders"
 ORDER_NAMES = tuple(action.value for action in g.Action)
 HTML = "text/html; charset=utf-8"
+JS = "text/javascript; charset=utf-8"
 
 
 class Server(HttpServer):
@@ -194,6 +211,9 @@ class Api:
             Route("/", self.page, methods=["GET"]),
             Route("/index.html", self.page, methods=["GET"]),
             Route("/hall", self.hall_page, methods=["GET"]),
+            # The page's scripts: it names them relatively, so they are under /t/k/ too.
+            Route("/words.js", self.words_js, methods=["GET"]),
+            Route("/table.js", self.table_js, methods=["GET"]),
             Route("/favicon.ico", self.favicon, methods=["GET"]),
             Route("/api/state", self.api_state, methods=["GET"]),
             Route("/api/seats/{seat:klik_seat}/screen.png", self.screen, methods=["GET"]),
@@ -227,7 +247,17 @@ class Api:
 
     def hall_page(self, request: Request) -> Response:
         self._table(request)
-        return _send(HTTPStatus.OK, hall(len(self.tables)), HTML)
+        language = Language(self.tables[0].config.table.language)
+        return _send(HTTPStatus.OK, hall(len(self.tables), language), HTML)
+
+    def words_js(self, request: Request) -> Response:
+        self._table(request)
+        return _send(HTTPStatus.OK, script().encode(), JS)
+
+    def table_js(self, request: Request) -> Response:
+        self._table(request)
+        page = resources.files("klik.table").joinpath("web/table.js").read_bytes()
+        return _send(HTTPStatus.OK, page, JS)
 
     def favicon(self, request: Request) -> Response:
         self._table(request)
@@ -488,18 +518,10 @@ def _interrupt(_signal: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def hall(count: int) -> bytes:
+def hall(count: int, language: Language) -> bytes:
     """The page that shows every table of the hall at half size, two to a row."""
-    frames = "".join(
-        f'<div class="t"><iframe src="/t/{k}/" title="Stół {k}" data-testid="table-{k}">'
-        "</iframe></div>"
-        for k in range(1, count + 1)
+    said = catalogue(language)
+    page = TEMPLATES.get_template("hall.html").render(
+        lang=language.value, tables=range(1, count + 1), _=said.gettext
     )
-    return (
-        '<!doctype html><html lang="pl"><head><meta charset="utf-8">'
-        "<title>Klik — sala wirtualnych stołów</title><style>"
-        "body{margin:0;background:#14241b;display:flex;flex-wrap:wrap}"
-        ".t{width:683px;height:384px;overflow:hidden}"
-        "iframe{width:1366px;height:768px;border:0;transform:scale(.5);transform-origin:0 0}"
-        f"</style></head><body>{frames}</body></html>"
-    ).encode()
+    return page.encode()
