@@ -159,7 +159,7 @@ def serve(
 
     from klik_hub.app import make_app
     from klik_hub.serial import SerialHub
-    from klik_hub.server import Deadline
+    from klik.serving import Deadline
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")

@@ -24,9 +24,10 @@ import httpx
 import pytest
 import uvicorn
 
+from klik import serving
 from klik.link import protocol as p
 from klik.link.http import PIN_MISMATCH, HttpLink, LinkDown
-from klik_hub import guard, judge, server, tls
+from klik_hub import guard, judge, tls
 from klik_hub.app import make_app
 from klik_hub.db import open_engine
 from klik_hub.store import Store
@@ -406,15 +407,12 @@ def test_three_hundred_slow_clients_do_not_stop_a_tables_result(tmp_path: Path) 
                 sock.close()
 
 
-def test_a_request_that_does_not_arrive_in_time_is_dropped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(server, "REQUEST_S", 0.3)
+def test_a_request_that_does_not_arrive_in_time_is_dropped(tmp_path: Path) -> None:
     store = Store(open_engine(str(tmp_path / "hub.sqlite")), lambda: 0)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(make_app(store), log_level="warning", http=server.Deadline)
+    config = uvicorn.Config(make_app(store), log_level="warning", http=serving.deadline(0.3))
     hub = uvicorn.Server(config)
     thread = threading.Thread(target=hub.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -54,7 +54,7 @@ from klik.table.daemon import Daemon
 from klik.table.panels import open_panels
 from klik.words import Language, catalogue, script
 
-EXTRA = ("starlette", "uvicorn", "h11", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
+EXTRA = ("starlette", "uvicorn", "httptools", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
 
 
 class NotInstalledError(KlikError, ImportError):

@@ -9,23 +9,19 @@ caller (``klik sim`` turns SIGTERM into Ctrl-C so that the journals are closed).
 
 What uvicorn does not do by itself, and ``Server`` adds:
 
-- A connection that keeps the server waiting is closed after ``idle_timeout_s`` of silence.
-  uvicorn drops a kept-alive connection that sends nothing, but waits for ever on a new one
-  that sends nothing or on half a request; a page left open, or anyone on the network, would
-  pile them up (``IdleLimit``).
+- A request that has not arrived ``idle_timeout_s`` after its first byte (or after the
+  connection, for the first) is closed unanswered: ``klik.serving.Deadline``, the hub's own,
+  which also answers a request uvicorn cannot parse with one line of JSON.
 - A body is read whole, at most ``max_body`` bytes, before any route or parser sees it, so a
   refused request leaves its connection in step for the next one. A longer body (or a
   chunked one) is not read at all: the app sees an empty body and the connection is closed
   after the answer (``Gate``).
-- A method HTTP knows but no route does (``PROPFIND``) gets 501, and a request uvicorn cannot
-  parse gets 400: both as one line of JSON, ``{"error": ...}``, like every other error.
-- Header names go out as ``Content-Type``, not ``content-type``: scripts that look a header
-  up by its exact name, as http.server's clients did, still find it.
+- A method HTTP knows but no route does (``PROPFIND``) gets 501 as one line of JSON,
+  ``{"error": ...}``, like every other error.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -35,15 +31,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import h11
 import uvicorn
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.config import Config
-from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.server import ServerState
 
 from klik.errors import KlikError
+from klik.serving import deadline
 
 log = logging.getLogger("klik.table.sim")
 
@@ -76,7 +70,8 @@ class Server:
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         config = uvicorn.Config(
             Gate(app, max_body),
-            http=_with_idle_limit(idle_timeout_s),  # h11: the sim needs no httptools
+            # A silent or half-sent request is closed (no TLS here: a close, not a reset).
+            http=deadline(idle_timeout_s, abort=False),
             ws="none",
             lifespan="off",
             interface="asgi3",
@@ -84,7 +79,7 @@ class Server:
             access_log=False,
             proxy_headers=False,  # no proxy stands in front: X-Forwarded-* are not believed
             backlog=self.request_queue_size,
-            timeout_keep_alive=math.ceil(idle_timeout_s),  # IdleLimit closes first
+            timeout_keep_alive=math.ceil(idle_timeout_s),
             timeout_graceful_shutdown=STOP_S,
         )
         self._uvicorn = _Uvicorn(config)
@@ -160,7 +155,7 @@ class Gate:
 
     The body (at most ``max_body`` bytes) is read whole and handed on to the app as it came;
     a longer or chunked one is not read, the app sees none and the connection is closed after
-    the answer, as http.server did. Every answer's header names are capitalised.
+    the answer, as http.server did.
     """
 
     def __init__(self, app: ASGIApp, max_body: int) -> None:
@@ -187,7 +182,7 @@ class Gate:
 
         async def answer(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [(name.title(), value) for name, value in message.get("headers", ())]
+                headers = list(message.get("headers", ()))
                 # A client that asked to close gets uvicorn's own "connection: close".
                 if body is None and CLOSE not in scope["headers"]:
                     headers.append((b"Connection", b"close"))
@@ -232,78 +227,3 @@ def _headers(body: bytes, *, close: bool) -> list[tuple[bytes, bytes]]:
         (b"Cache-Control", b"no-store"),
     ]
     return [*headers, (b"Connection", b"close")] if close else headers
-
-
-class IdleLimit(H11Protocol):
-    """uvicorn's h11 protocol, closing a connection that leaves the server waiting too long.
-
-    The clock runs while the server waits for the client: from the connection's start, anew
-    with every chunk that arrives, and again after each answer (the kept-alive wait). It is
-    ignored while the app is still working on a request that has fully arrived. A silent
-    connection is closed unanswered, as a socket timeout closed it under http.server.
-    """
-
-    idle_timeout_s = 10.0  # set for each server by _with_idle_limit
-
-    def __init__(
-        self,
-        config: Config,
-        server_state: ServerState,
-        app_state: dict[str, Any],
-        _loop: asyncio.AbstractEventLoop | None = None,
-    ) -> None:
-        super().__init__(config, server_state, app_state, _loop)
-        self._silence: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._wait()
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        self._wait()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._wait()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_clock()
-        super().connection_lost(exc)
-
-    def send_400_response(self, msg: str) -> None:
-        """A request uvicorn cannot parse: 400 as one line of JSON, then the connection closes."""
-        body = json_line({"error": msg})
-        response = h11.Response(
-            status_code=400, headers=_headers(body, close=True), reason=b"Bad Request"
-        )
-        for event in (response, h11.Data(data=body), h11.EndOfMessage()):
-            if output := self.conn.send(event):
-                self.transport.write(output)
-        self.transport.close()
-
-    def _wait(self) -> None:
-        self._stop_clock()
-        if not self.transport.is_closing():
-            self._silence = self.loop.call_later(self.idle_timeout_s, self._silent)
-
-    def _stop_clock(self) -> None:
-        if self._silence is not None:
-            self._silence.cancel()
-            self._silence = None
-
-    def _silent(self) -> None:
-        self._silence = None
-        # IDLE: no request, or half of one; SEND_BODY: half a body. DONE: the app's turn.
-        waiting = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
-        if waiting and not self.transport.is_closing():
-            self.transport.close()
-
-
-def _with_idle_limit(seconds: float) -> type[IdleLimit]:
-    """``IdleLimit`` with ``seconds`` for one server (uvicorn makes a protocol per connection)."""
-
-    class Limited(IdleLimit):
-        idle_timeout_s = seconds
-
-    return Limited
