@@ -20,10 +20,32 @@ from typing import Any
 from klik.core.game import SEATS
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.errors import InputError
-from klik.suggest import did_you_mean
+from klik.validate import OBJECT, TRUE_FALSE, Choice, Kind, Number, Voice, check, known, take
 
 TOP_KEYS = ("rules", "ending", "winner", "seats")
 SEAT_KEYS = ("rack", "opened", "could_open", "announced")
+#: How a score sheet is refused: the field's path, then what it expected and what it got.
+VOICE = Voice(
+    lambda at, line: InputError(line),
+    wrong="{at}: expected {allowed}, got {value}",
+    kind="{at}: expected {allowed}, got {got}",
+    unknown="{at}: unknown field{hint}; allowed: {allowed}",
+    word=repr,
+    shown=json.dumps,
+    kinds={
+        Kind.TABLE: "an object",
+        Kind.ARRAY: "a list",
+        Kind.STRING: "a string",
+        Kind.BOOLEAN: "true/false",
+        Kind.NULL: "null",
+        Kind.INTEGER: "a number",
+        Kind.FLOAT: "a number",
+    },
+)
+UNKNOWN_RULES = "{at}: unknown rule set {value}; allowed: {allowed}"
+UNKNOWN_ENDING = "{at}: unknown ending {value}; allowed: {allowed}"
+NOT_A_SEAT = "{at}: not a seat; seats are lettered {allowed}"
+NOT_SEATED = "{at}: {value} is not seated; seated: {allowed}"
 
 
 def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
@@ -32,32 +54,21 @@ def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
         sheet = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"input is not JSON: {error}") from None
-    if not isinstance(sheet, dict):
-        raise InputError(f"input: expected a JSON object, got {_kind(sheet)}")
-    _known(sheet, TOP_KEYS, "")
-    rules = _required(sheet, "rules", "")
-    if rules not in RULE_SETS:
-        raise InputError(f"rules: unknown rule set {rules!r}; allowed: {', '.join(RULE_SETS)}")
-    ending_name = _required(sheet, "ending", "")
-    endings = [e.value for e in Ending]
-    if ending_name not in endings:
-        raise InputError(f"ending: unknown ending {ending_name!r}; allowed: {', '.join(endings)}")
-    ending = Ending(ending_name)
-    table = _required(sheet, "seats", "")
-    if not isinstance(table, dict):
-        raise InputError(f"seats: expected an object keyed by seat letter, got {_kind(table)}")
+    check(sheet, OBJECT, VOICE, "input", words="a JSON object")
+    known(sheet, TOP_KEYS, VOICE)
+    rules = take(sheet, "rules", Choice(RULE_SETS), VOICE, says=UNKNOWN_RULES, shown=repr)
+    endings = Choice([e.value for e in Ending])
+    ending = Ending(take(sheet, "ending", endings, VOICE, says=UNKNOWN_ENDING, shown=repr))
+    table = take(sheet, "seats", OBJECT, VOICE, words="an object keyed by seat letter")
     for letter in table:
-        if letter not in SEATS:
-            raise InputError(f"seats.{letter}: not a seat; seats are lettered A, B, C, D")
+        check(letter, Choice(SEATS), VOICE, f"seats.{letter}", says=NOT_A_SEAT)
     if not 2 <= len(table) <= 4:
         raise InputError(f"seats: a table has 2 to 4 seats, got {len(table)}")
     winner = sheet.get("winner")
     if ending is Ending.RUMMIKUB:
         if winner is None:
             raise InputError("winner: a Rummikub ending needs the seat that went out")
-        if winner not in table:
-            seated = ", ".join(sorted(table))
-            raise InputError(f"winner: {winner!r} is not seated; seated: {seated}")
+        check(winner, Choice(sorted(table)), VOICE, "winner", says=NOT_SEATED, shown=repr)
     elif winner is not None:
         raise InputError("winner: only a Rummikub ending has one; the lowest rack wins")
     # A seat that never opened is charged its penalty instead of its rack where the rule set
@@ -77,47 +88,20 @@ def parse(text: str) -> tuple[str, Ending, dict[str, SeatRack], str | None]:
 
 
 def _seat(entry: Any, where: str, *, went_out: bool, penalised: bool, top: int) -> SeatRack:
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected an object, got {_kind(entry)}")
-    _known(entry, SEAT_KEYS, f"{where}.")
+    check(entry, OBJECT, VOICE, where)
+    known(entry, SEAT_KEYS, VOICE, where)
     flags = {}
     for key, default in (("opened", True), ("could_open", False), ("announced", False)):
         value = entry.get(key, default)
-        if not isinstance(value, bool):
-            raise InputError(f"{where}.{key}: expected true or false, got {json.dumps(value)}")
-        flags[key] = value
+        flags[key] = check(value, TRUE_FALSE, VOICE, f"{where}.{key}", says=VOICE.wrong)
     if "rack" not in entry and not went_out and (flags["opened"] or not penalised):
         why = "" if flags["opened"] else " (a seat that has not opened is scored by its rack here)"
         raise InputError(f"{where}.rack: missing; the sum of the tiles left on the rack{why}")
-    rack = entry.get("rack", 0)
-    if isinstance(rack, bool) or not isinstance(rack, int) or not 0 <= rack <= top:
-        raise InputError(
-            f"{where}.rack: expected a whole number from 0 to {top} (every tile of the set), "
-            f"got {json.dumps(rack)}"
-        )
+    tiles = Number(0, top, note=" (every tile of the set)")
+    rack = check(entry.get("rack", 0), tiles, VOICE, f"{where}.rack")
     if went_out and rack != 0:
         raise InputError(f"{where}.rack: the winner of a Rummikub has no tiles left, got {rack}")
     return SeatRack(rack=rack, **flags)
-
-
-def _required(obj: dict[str, Any], key: str, where: str) -> Any:
-    if key not in obj:
-        raise InputError(f"{where}{key}: missing")
-    return obj[key]
-
-
-def _known(obj: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    for key in obj:
-        if key not in allowed:
-            close = did_you_mean(key, allowed, repr)
-            hint = f" ({close})" if close else ""
-            raise InputError(f"{where}{key}: unknown field{hint}; allowed: {', '.join(allowed)}")
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false"}.get(
-        type(value), "null" if value is None else "a number"
-    )
 
 
 def score_sheet(text: str) -> Result:

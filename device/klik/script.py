@@ -26,7 +26,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.scoring import RULE_SETS
 from klik.core.table import Edge
 from klik.errors import InputError
-from klik.suggest import did_you_mean
+from klik.validate import Choice, Voice, check, known
 
 TAP_S: Final = 0.1
 HOLD_S: Final = 1.5
@@ -38,6 +38,16 @@ GAME_KEYS: Final = ("move_time_s", "penalty_tiles", "warn_s")
 SETTING_KEYS: Final = ("seats", "starter", "rules", "timeout", *GAME_KEYS, *GESTURE_KEYS)
 MAX_T: Final = 7 * 24 * 3600.0
 N = TypeVar("N", int, float)
+#: How a script's words are refused (``line N:`` is put before by ``parse``): words quoted.
+VOICE: Final = Voice(
+    lambda at, line: InputError(line),
+    wrong="{at} must be {allowed}, got {value}",
+    choice="{at} must be one of {allowed}, got {value}{hint}",
+    unknown="unknown setting {value}{hint}",
+    word=repr,
+)
+#: A judge's, the hub's or a seat's action that is not one, or takes no argument.
+NOT_AN_ACTION: Final = "{value} is not a {at} action{hint}; allowed: {allowed}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +133,11 @@ def _set(
         elif key == "starter":
             settings = replace(settings, starter=value)
         elif key == "rules":
-            settings = replace(settings, rules=RULE_SETS[_choice(key, value, RULE_SETS)])
+            rules = check(value, Choice(sorted(RULE_SETS)), VOICE, key)
+            settings = replace(settings, rules=RULE_SETS[rules])
         elif key == "timeout":
-            modes = [m.value for m in TimeoutMode]
-            settings = replace(settings, timeout=TimeoutMode(_choice(key, value, modes)))
+            modes = Choice(sorted(m.value for m in TimeoutMode))
+            settings = replace(settings, timeout=TimeoutMode(check(value, modes, VOICE, key)))
         elif key == "penalty_tiles":
             settings = replace(settings, penalty_tiles=_number(key, value, int))
         elif key == "move_time_s":
@@ -136,7 +147,7 @@ def _set(
         elif key in GESTURE_KEYS:
             gestures = replace(gestures, **{key: _number(key, value, float)})
         else:
-            raise InputError(f"unknown setting {key!r}{_did_you_mean(key, SETTING_KEYS)}")
+            known([key], SETTING_KEYS, VOICE)
     return settings, gestures
 
 
@@ -145,20 +156,14 @@ def _event(settings: Settings, t: float, words: list[str]) -> Iterable[tuple[flo
         raise InputError("expected 'T WHO ACTION [ARG]' or 'T end'")
     who, action, *args = words
     if who in ("judge", "hub"):
-        if action not in ORDER_ACTIONS or args:
-            raise InputError(
-                f"{action!r} is not a {who} action{_did_you_mean(action, ORDER_ACTIONS)}; "
-                f"allowed: {', '.join(ORDER_ACTIONS)}"
-            )
+        orders = Choice(ORDER_ACTIONS)
+        if args or not orders.allows(action):  # an order with an argument is no order
+            hint = VOICE.hint(action, ORDER_ACTIONS)
+            raise VOICE.refuse(NOT_AN_ACTION, who, value=action, allowed=orders, hint=hint)
         return [(t, Order(Action(action), t, who))]
-    if who not in settings.seats:
-        allowed = ", ".join((*settings.seats, "judge", "hub"))
-        raise InputError(f"{who!r} is not at this table; allowed: {allowed}")
-    if action not in SEAT_ACTIONS:
-        raise InputError(
-            f"{action!r} is not a seat action{_did_you_mean(action, SEAT_ACTIONS)}; "
-            f"allowed: {', '.join(SEAT_ACTIONS)}"
-        )
+    anyone = Choice((*settings.seats, "judge", "hub"))
+    check(who, anyone, VOICE, "who", says="{value} is not at this table; allowed: {allowed}")
+    check(action, Choice(SEAT_ACTIONS), VOICE, "seat", says=NOT_AN_ACTION)
     if action == "rack":
         if len(args) != 1 or not args[0].isdigit() or int(args[0]) > 999:
             raise InputError(f"'rack' needs a whole number from 0 to 999, got {' '.join(args)!r}")
@@ -217,25 +222,12 @@ def _time(word: str, last: float) -> float:
 
 
 def _number(key: str, value: str, kind: type[N]) -> N:
+    """``value``, a word of the script, read as a number of ``kind``."""
+    what = "a whole number" if kind is int else "a number"
     try:
         number = kind(value)
     except ValueError:
-        what = "a whole number" if kind is int else "a number"
-        raise InputError(f"{key} must be {what}, got {value!r}") from None
+        raise VOICE.refuse(VOICE.wrong, key, value=value, allowed=what) from None
     if not math.isfinite(number):
-        raise InputError(f"{key} must be a finite number, got {value!r}")
+        raise VOICE.refuse(VOICE.wrong, key, value=value, allowed="a finite number")
     return number
-
-
-def _choice(key: str, value: str, allowed: Iterable[str]) -> str:
-    names = sorted(allowed)
-    if value not in names:
-        raise InputError(
-            f"{key} must be one of {', '.join(names)}, got {value!r}{_did_you_mean(value, names)}"
-        )
-    return value
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = did_you_mean(word, choices, repr)
-    return f" ({close})" if close else ""

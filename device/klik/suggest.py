@@ -2,7 +2,8 @@
 
 The table's config, game scripts, score sheets and the hub's tournament formats all name the
 word they could not use and, when one of the allowed words is close to it (a typo), that
-word. Each message puts the hint where its own sentence wants it::
+word: ``klik.validate`` asks it for them all (``Voice.hint``). Each message puts the hint
+where its own sentence wants it::
 
     table.toml: unknown key [game] move_tme_s (did you mean move_time_s?)
     line 1: 'hodl' is not a seat action (did you mean 'hold'?); allowed: down, up, tap, ...

@@ -34,8 +34,10 @@ from klik.core import game as g
 from klik.core import table as t
 from klik.core.game import SEATS
 from klik.core.table import Edge, Event
+from klik.errors import KlikError
 from klik.table.lineup import LineupError
 from klik.table.lineup import parse as parse_lineup
+from klik.validate import TEXT, TRUE_FALSE, Choice, Number, Voice, check
 
 log = logging.getLogger("klik.table.journal")
 
@@ -55,9 +57,18 @@ BY = ("judge", "hub", g.RECOVERY)
 MAX_GAME_NO = 10**9
 
 
-class DamageError(ValueError):
+class DamageError(KlikError, ValueError):
     """A journal line that cannot be trusted; ``str()`` says which field and why, never the
     line itself (it may be megabytes of garbage)."""
+
+
+#: How a journal's field is refused: by name, never showing its value (see DamageError).
+VOICE = Voice(
+    lambda at, line: DamageError(line),
+    wrong="{at} is not {allowed}",
+    choice="{at} is not one of {allowed}",
+)
+AT = Number(0, MAX_AT, whole=False, noun="a number of seconds")  # (NaN fails the range too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,18 +121,12 @@ def decode(line: Any) -> Entry:
     at = _at(line)
     keys = set(line)
     if keys == {"at", "seat", "down"}:
-        if line["seat"] not in SEATS:
-            raise DamageError("seat is not one of A, B, C, D")
-        if not isinstance(line["down"], bool):
-            raise DamageError("down is not true or false")
-        return Edge(line["seat"], line["down"], at)
+        seat = check(line["seat"], Choice(SEATS), VOICE, "seat")
+        return Edge(seat, check(line["down"], TRUE_FALSE, VOICE, "down"), at)
     if keys == {"at", "order", "by"}:
-        actions = {a.value: a for a in g.Action}
-        if not isinstance(line["order"], str) or line["order"] not in actions:
-            raise DamageError(f"order is not one of {', '.join(actions)}")
-        if line["by"] not in BY:
-            raise DamageError(f"by is not one of {', '.join(BY)}")
-        return g.Order(actions[line["order"]], at, line["by"])
+        order = check(line["order"], Choice([a.value for a in g.Action]), VOICE, "order")
+        by = check(line["by"], Choice(BY), VOICE, "by")
+        return g.Order(g.Action(order), at, by)
     if keys == {"at", "checkpoint"} and line["checkpoint"] is True:
         return Checkpoint(at)
     if keys == {"at", "recovery"} and line["recovery"] is True:
@@ -134,17 +139,14 @@ def check_header(header: Any) -> Json:
     if not isinstance(header, dict) or header.get("journal") != VERSION:
         raise DamageError(f"not a version {VERSION} journal header")
     _at(header)
-    game_no = header.get("game_no")
-    if type(game_no) is not int or not 1 <= game_no <= MAX_GAME_NO:
-        raise DamageError(f"header game_no is not a whole number from 1 to {MAX_GAME_NO}")
+    check(header.get("game_no"), Number(1, MAX_GAME_NO), VOICE, "header game_no")
     seats = header.get("seats")
     if not isinstance(seats, list) or seats not in [list(SEATS[:n]) for n in (2, 3, 4)]:
         raise DamageError("header seats are not A, B[, C[, D]]")
-    if not isinstance(header.get("table"), str):
-        raise DamageError("header table is not text")
+    check(header.get("table"), TEXT, VOICE, "header table")
     # Journals written before the starter rotated per game have none: it follows from game_no.
-    if "starter" in header and header["starter"] not in seats:
-        raise DamageError(f"header starter is not one of {', '.join(seats)}")
+    if "starter" in header:
+        check(header["starter"], Choice(seats), VOICE, "header starter")
     if "lineup" in header:
         try:
             lineup = parse_lineup(header["lineup"], SEATS)
@@ -156,10 +158,7 @@ def check_header(header: Any) -> Json:
 
 
 def _at(line: Json) -> float:
-    at = line.get("at")
-    if not isinstance(at, int | float) or isinstance(at, bool) or not 0 <= at <= MAX_AT:
-        # (NaN fails the range too.)
-        raise DamageError(f"at is not a number of seconds from 0 to {MAX_AT:g}")
+    at: float = check(line.get("at"), AT, VOICE, "at")
     return float(at)
 
 

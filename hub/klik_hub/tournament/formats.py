@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from importlib import resources
 from typing import Any
@@ -37,7 +37,19 @@ from typing import Any
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.errors import KlikError
 from klik.link import protocol as p
-from klik.suggest import did_you_mean
+from klik.validate import (
+    OBJECT,
+    Choice,
+    Each,
+    Number,
+    Text,
+    Voice,
+    check,
+    known,
+    refused,
+    required,
+    take,
+)
 from klik_hub.tournament.draw import DrawError, table_sizes
 from klik_hub.tournament.roster import MAX_PLAYERS  # a tournament's players
 from klik_hub.tournament.standings import Row, TieBreak
@@ -125,56 +137,45 @@ def _show(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _ints(values: object, low: int, high: int) -> bool:
-    """Whether ``values`` is a list of whole numbers from ``low`` to ``high`` (no booleans)."""
-    return isinstance(values, list) and all(type(v) is int and low <= v <= high for v in values)
+#: How a format file is refused: ``where`` (the file) is set for each file read.
+VOICE = Voice(
+    lambda at, line: FormatError(line),
+    wrong="{where}: {at} = {value}: {allowed}",  # {allowed}: "allowed are ...", in full
+    unknown="{where}: {at} is unknown: {hint}allowed are {allowed}",
+    missing="{where}: {at} is missing: {allowed}",
+    near="{} ",
+    shown=_show,
+)
 
 
-class _Keys:
-    """One TOML table's keys, checked against the keys it may have: one error, one line."""
+# The shared checks (klik.validate) in a format's words: "allowed is/are ..." in full.
 
-    def __init__(self, table: object, where: str, path: str, known: Sequence[str] | None) -> None:
-        self.where, self.path = where, path
-        if not isinstance(table, dict):
-            raise FormatError(f"{where}: {path or 'the file'} = {_show(table)}: allowed is a table")
-        self.table: dict[str, Any] = table
-        for key in table:
-            if known is not None and key not in known:
-                near = did_you_mean(key, known)
-                hint = f"{near} " if near else ""
-                allowed = ", ".join(known)
-                raise FormatError(f"{self.at(key)} is unknown: {hint}allowed are {allowed}")
 
-    def at(self, key: str) -> str:
-        return f"{self.where}: {self.path}{'.' if self.path else ''}{key}"
+def _table(table: object, voice: Voice, path: str, keys: Sequence[str] = ()) -> dict[str, Any]:
+    """``table``, a TOML table with none but ``keys`` (any, if none are given)."""
+    checked: dict[str, Any] = check(
+        table, OBJECT, voice, path or "the file", words="allowed is a table"
+    )
+    if keys:
+        known(checked, keys, voice, path)
+    return checked
 
-    def fail(self, key: str, allowed: str) -> FormatError:
-        return FormatError(f"{self.at(key)} = {_show(self.table[key])}: {allowed}")
 
-    def get(self, key: str, allowed: str) -> Any:
-        if key not in self.table:
-            raise FormatError(f"{self.at(key)} is missing: {allowed}")
-        return self.table[key]
+def _number(table: Mapping[str, Any], key: str, voice: Voice, path: str, span: Number) -> int:
+    lo, hi = span.lo, span.hi
+    allowed = f"allowed is {lo}" if lo == hi else f"allowed are {lo} to {hi}"
+    return int(take(table, key, span, voice, path, words=allowed))
 
-    def number(self, key: str, low: int, high: int) -> int:
-        allowed = f"allowed is {low}" if low == high else f"allowed are {low} to {high}"
-        value = self.get(key, allowed)
-        if not _ints([value], low, high):
-            raise self.fail(key, allowed)
-        return int(value)
 
-    def text(self, key: str) -> str:
-        value = self.get(key, "allowed is a text")
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "allowed is a text")
-        return value
+def _text(table: Mapping[str, Any], key: str, voice: Voice, path: str = "") -> str:
+    return str(take(table, key, Text(blank=False), voice, path, words="allowed is a text"))
 
-    def choice(self, key: str, choices: Sequence[str]) -> str:
-        allowed = f"allowed are {', '.join(choices)}"
-        value = self.get(key, allowed)
-        if value not in choices:
-            raise self.fail(key, allowed)
-        return str(value)
+
+def _choice(
+    table: Mapping[str, Any], key: str, voice: Voice, path: str, choices: Sequence[str]
+) -> str:
+    words = f"allowed are {', '.join(choices)}"
+    return str(take(table, key, Choice(choices), voice, path, words=words))
 
 
 def parse_format(text: str, where: str) -> Format:
@@ -183,51 +184,55 @@ def parse_format(text: str, where: str) -> Format:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise FormatError(f"{where}: not TOML: {error}") from None
-    known = (
+    voice = replace(VOICE, where=where)
+    known_keys = (
         "name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "players",
         "first_starter", "stages",
     )  # fmt: skip
-    top = _Keys(data, where, "", known)
-    name, title_pl, title_en = top.text("name"), top.text("title_pl"), top.text("title_en")
+    top = _table(data, voice, "", known_keys)
+    name = _text(top, "name", voice)
+    title_pl, title_en = _text(top, "title_pl", voice), _text(top, "title_en", voice)
     sets = sorted(RULE_SETS)
     allowed_rules = f"allowed is one of {', '.join(sets)}, or a list of them, each once"
-    given = top.get("rules", allowed_rules)
+    given = required(top, "rules", voice, allowed=allowed_rules)
     listed = given if isinstance(given, list) else [given]
-    if (
-        not listed
-        or len(set(map(str, listed))) != len(listed)
-        or any(r not in sets for r in listed)
-    ):
-        raise top.fail("rules", allowed_rules)
+    if not listed or len(set(map(str, listed))) != len(listed):
+        raise refused(top, "rules", voice, allowed=allowed_rules)
+    if not Each(Choice(sets)).allows(listed):
+        raise refused(top, "rules", voice, allowed=allowed_rules)
     rules = tuple(str(r) for r in listed)
     classification = Classification.BY_STAGE
     if "classification" in data:
         kinds = [c.value for c in Classification]
-        classification = Classification(top.choice("classification", kinds))
+        classification = Classification(_choice(top, "classification", voice, "", kinds))
     first_starter = "A"
     if "first_starter" in data:
-        first_starter = top.choice("first_starter", FIRST_STARTERS)
+        first_starter = _choice(top, "first_starter", voice, "", FIRST_STARTERS)
     field = None
     if "players" in data:
         allowed = f"allowed are [fewest, most], from 2 to {MAX_PLAYERS}"
         given_players = data["players"]
-        if not _ints(given_players, 2, MAX_PLAYERS) or len(given_players) != 2:
-            raise top.fail("players", allowed)
+        if not Each(Number(2, MAX_PLAYERS)).allows(given_players) or len(given_players) != 2:
+            raise refused(top, "players", voice, allowed=allowed)
         if given_players[0] > given_players[1]:
-            raise top.fail("players", allowed)
+            raise refused(top, "players", voice, allowed=allowed)
         field = (int(given_players[0]), int(given_players[1]))
-    breaks = top.get("tie_breaks", "allowed is a list of big, small, wins")
+    breaks = required(top, "tie_breaks", voice, allowed="allowed is a list of big, small, wins")
     names = [t.value for t in TieBreak]
     if not isinstance(breaks, list) or not breaks or len(set(map(str, breaks))) != len(breaks):
-        raise top.fail("tie_breaks", f"allowed is a list of {', '.join(names)}, each once")
+        raise refused(
+            top, "tie_breaks", voice, allowed=f"allowed is a list of {', '.join(names)}, each once"
+        )
     if bad := [b for b in breaks if b not in names]:
-        raise top.fail("tie_breaks", f"{_show(bad[0])} is not one of {', '.join(names)}")
-    raw = top.get("stages", "allowed is a list of [[stages]]")
+        raise refused(
+            top, "tie_breaks", voice, allowed=f"{_show(bad[0])} is not one of {', '.join(names)}"
+        )
+    raw = required(top, "stages", voice, allowed="allowed is a list of [[stages]]")
     if not isinstance(raw, list) or not raw:
-        raise top.fail("stages", "allowed is a list of [[stages]], at least one")
+        raise refused(top, "stages", voice, allowed="allowed is a list of [[stages]], at least one")
     stages: list[Stage] = []
     for i, table in enumerate(raw):
-        stages.append(_stage(table, where, f"stages[{i}]", stages))
+        stages.append(_stage(table, voice, f"stages[{i}]", stages))
     tie_breaks = tuple(TieBreak(b) for b in breaks)
     return Format(
         name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field,
@@ -244,60 +249,71 @@ _KNOWN: Mapping[Tables | Qualify, tuple[str, ...]] = {
 }
 
 
-def _stage(table: object, where: str, path: str, earlier: Sequence[Stage]) -> Stage:
-    keys = _Keys(table, where, path, _KNOWN[Tables.SEEDED])
-    name = keys.text("name")
+def _stage(table: object, voice: Voice, path: str, earlier: Sequence[Stage]) -> Stage:
+    stage = _table(table, voice, path, _KNOWN[Tables.SEEDED])
+    name = _text(stage, "name", voice, path)
     if name in {s.name for s in earlier}:
-        raise keys.fail("name", "allowed is a name no earlier stage has")
-    tables = Tables(keys.choice("tables", [t.value for t in Tables]))
+        raise refused(stage, "name", voice, path, allowed="allowed is a name no earlier stage has")
+    tables = Tables(_choice(stage, "tables", voice, path, [t.value for t in Tables]))
     if tables is Tables.RANDOM:
-        keys = _Keys(table, where, path, _KNOWN[Tables.RANDOM])
-        rounds = keys.number("rounds", 0, MAX_ROUNDS)
-        return Stage(name, rounds, keys.number("games_per_round", 1, MAX_GAMES), tables)
+        known(stage, _KNOWN[Tables.RANDOM], voice, path)
+        rounds = _number(stage, "rounds", voice, path, Number(0, MAX_ROUNDS))
+        games = _number(stage, "games_per_round", voice, path, Number(1, MAX_GAMES))
+        return Stage(name, rounds, games, tables)
     if not earlier:
-        raise keys.fail(
-            "tables", "the first stage has no standings to seed from: allowed is random"
-        )
-    qualify = Qualify(keys.choice("qualify", [q.value for q in Qualify]))
-    keys = _Keys(table, where, path, _KNOWN[qualify])
-    rounds = keys.number("rounds", 1, 1)  # a seeded stage is one round at the tables it seats
-    games = keys.number("games_per_round", 1, MAX_GAMES)
-    by_size = _seating(keys, f"{path}.seating")
+        why = "the first stage has no standings to seed from: allowed is random"
+        raise refused(stage, "tables", voice, path, allowed=why)
+    qualify = Qualify(_choice(stage, "qualify", voice, path, [q.value for q in Qualify]))
+    known(stage, _KNOWN[qualify], voice, path)
+    # A seeded stage is one round at the tables it seats.
+    rounds = _number(stage, "rounds", voice, path, Number(1, 1))
+    games = _number(stage, "games_per_round", voice, path, Number(1, MAX_GAMES))
+    by_size = _seating(stage, voice, path)
     if qualify is Qualify.TOP:
         allowed = f"allowed is a list of sizes 2 to {MAX_FIELD}, each once"
-        field = keys.get("field", allowed)
-        if not field or not _ints(field, 2, MAX_FIELD) or len(set(field)) != len(field):
-            raise keys.fail("field", allowed)
+        field = required(stage, "field", voice, path, allowed=allowed)
+        if (
+            not field
+            or not Each(Number(2, MAX_FIELD)).allows(field)
+            or len(set(field)) != len(field)
+        ):
+            raise refused(stage, "field", voice, path, allowed=allowed)
         if set(field) != set(by_size):
-            raise keys.fail(
-                "field", f"allowed are the sizes that have a seating: {sorted(by_size)}"
-            )
+            allowed = f"allowed are the sizes that have a seating: {sorted(by_size)}"
+            raise refused(stage, "field", voice, path, allowed=allowed)
         seating = tuple(by_size[n] for n in field)  # in the field's order of preference
         return Stage(name, rounds, games, tables, qualify, field=tuple(field), seating=seating)
     if earlier[-1].rounds != 1:
-        raise keys.fail("qualify", "the previous stage has several rounds: allowed is top")
-    per_table = keys.number("per_table", 1, MAX_PER_TABLE)
+        why = "the previous stage has several rounds: allowed is top"
+        raise refused(stage, "qualify", voice, path, allowed=why)
+    per_table = _number(stage, "per_table", voice, path, Number(1, MAX_PER_TABLE))
     seating = tuple(by_size.values())
     return Stage(name, rounds, games, tables, qualify, per_table=per_table, seating=seating)
 
 
-def _seating(stage: _Keys, path: str) -> dict[int, Pattern]:
-    keys = _Keys(
-        stage.get("seating", "allowed are patterns by field size"), stage.where, path, None
-    )
+def _seating(stage: Mapping[str, Any], voice: Voice, path: str) -> dict[int, Pattern]:
+    """A seeded stage's ``seating``: a pattern for each number of qualifiers, by that number."""
+    given = required(stage, "seating", voice, path, allowed="allowed are patterns by field size")
+    at = voice.at(path, "seating")
+    by_size = _table(given, voice, at)
     patterns: dict[int, Pattern] = {}
-    for size, pattern in keys.table.items():
+    for size, pattern in by_size.items():
         if not size.isdecimal() or not 2 <= int(size) <= MAX_FIELD:
-            raise keys.fail(size, f"allowed are keys 2 to {MAX_FIELD}, the number of players")
+            why = f"allowed are keys 2 to {MAX_FIELD}, the number of players"
+            raise refused(by_size, size, voice, at, allowed=why)
         n = int(size)
         tables: list[Any] = pattern if isinstance(pattern, list) else [None]
-        ok = all(_ints(t, 1, n) and MIN_SEATS <= len(t) <= MAX_SEATS for t in tables)
+        places = Each(Number(1, n))
+        ok = all(places.allows(t) and MIN_SEATS <= len(t) <= MAX_SEATS for t in tables)
         if not ok or sorted(p for t in tables for p in t) != list(range(1, n + 1)):
             seats = f"tables of {MIN_SEATS} to {MAX_SEATS} seats"
-            raise keys.fail(size, f"allowed are {seats} holding places 1 to {n} once each")
+            why = f"allowed are {seats} holding places 1 to {n} once each"
+            raise refused(by_size, size, voice, at, allowed=why)
         patterns[n] = tuple(tuple(t) for t in pattern)
     if not patterns:
-        raise FormatError(f"{stage.at('seating')} is empty: allowed are patterns by field size")
+        raise voice.refuse(
+            "{where}: {at} is empty: {allowed}", at, allowed="allowed are patterns by field size"
+        )
     return patterns
 
 
@@ -315,9 +331,8 @@ def load_format(name: str) -> Format:
     """The preset ``name``; an unknown name is a FormatError that lists the presets."""
     names = preset_names()
     if name not in names:
-        near = did_you_mean(name, names)
-        hint = f"{near} " if near else ""
-        raise FormatError(f"format {_show(name)} is unknown: {hint}allowed are {', '.join(names)}")
+        unknown = "format {value} is unknown: {hint}allowed are {allowed}"
+        check(name, Choice(names), VOICE, "format", says=unknown)
     where = f"{name}.toml"
     found = parse_format((_PRESETS / where).read_text(encoding="utf-8"), where)
     if found.name != name:

@@ -16,6 +16,7 @@ from typing import Any
 from klik.core.limits import GAME
 from klik.core.scoring import RULE_SETS
 from klik.link.protocol.envelope import ProtocolError
+from klik.validate import OBJECT, Choice, Number, Text, Voice, check, known
 
 Json = dict[str, Any]
 MAX_TEXT = 200  # the protocol's text fields
@@ -23,6 +24,13 @@ MAX_GAMES = 9  # games of a round at one table
 MAX_ROUND = 10_000
 FIRST_STARTERS = ("A", "draw")  # who starts the round's first game: seat A, or drawn (001)
 FIELDS = ("tournament", "round", "games", "rules", "move_time_s", "seats", "first_starter")
+#: How a lineup is refused: the protocol's error, which names the field itself.
+VOICE = Voice(
+    ProtocolError,
+    wrong="must be {allowed}",
+    unknown="unknown; allowed: {allowed}",
+    choice="allowed are {allowed}",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,27 +70,17 @@ class RoundLineup:
         """The lineup in ``args`` for a table with ``table_seats``; ProtocolError naming the
         first field that is wrong. ``also``: more keys the caller reads itself (the table's
         own ``begun`` and ``drawn`` in its lineup file)."""
-        if not isinstance(args, Mapping):
-            raise ProtocolError("args", "must be an object")
-        known = {*FIELDS, *also}
-        if unknown := sorted(set(args) - known):
-            raise ProtocolError(
-                f"args.{unknown[0]}", f"unknown; allowed: {', '.join(sorted(known))}"
-            )
-        tournament = args.get("tournament")
-        if not isinstance(tournament, str) or not 1 <= len(tournament) <= MAX_TEXT:
-            raise ProtocolError("args.tournament", f"must be text of 1 to {MAX_TEXT} characters")
+        check(args, OBJECT, VOICE, "args")
+        known(sorted(args), sorted({*FIELDS, *also}), VOICE, "args")
+        tournament = check(args.get("tournament"), Text(1, MAX_TEXT), VOICE, "args.tournament")
         round_no = whole(args, "round", 1, MAX_ROUND)
         games = whole(args, "games", 1, MAX_GAMES)
-        rules = args.get("rules")
-        if not isinstance(rules, str) or rules not in RULE_SETS:
-            raise ProtocolError("args.rules", f"allowed are {', '.join(RULE_SETS)}")
+        rules = check(args.get("rules"), Choice(RULE_SETS), VOICE, "args.rules")
         move_time = GAME["move_time_s"]
         move_time_s = whole(args, "move_time_s", int(move_time.lo), int(move_time.hi))
         order, players, names = _seats(args.get("seats"), table_seats)
         first_starter = args.get("first_starter", "A")
-        if first_starter not in FIRST_STARTERS:
-            raise ProtocolError("args.first_starter", f"allowed are {', '.join(FIRST_STARTERS)}")
+        check(first_starter, Choice(FIRST_STARTERS), VOICE, "args.first_starter")
         return cls(tournament, round_no, games, rules, move_time_s, order, players, names,
                    first_starter)  # fmt: skip
 
@@ -102,11 +100,8 @@ def _seats(
         where = f"args.seats.{seat}"
         if not isinstance(entry, Mapping) or set(entry) != {"player", "name"}:
             raise ProtocolError(where, 'must be {"player": id, "name": name}')
-        player, name = entry["player"], entry["name"]
-        if not isinstance(player, str) or not 1 <= len(player) <= MAX_TEXT:
-            raise ProtocolError(f"{where}.player", f"must be text of 1 to {MAX_TEXT} characters")
-        if not isinstance(name, str) or len(name) > MAX_TEXT:
-            raise ProtocolError(f"{where}.name", f"must be text of at most {MAX_TEXT} characters")
+        player = check(entry["player"], Text(1, MAX_TEXT), VOICE, f"{where}.player")
+        name = check(entry["name"], Text(0, MAX_TEXT), VOICE, f"{where}.name")
         players.append((seat, player))
         names.append((seat, name))
     ids = [p for _, p in players]
@@ -117,7 +112,5 @@ def _seats(
 
 def whole(args: Mapping[str, Any], key: str, low: int, high: int) -> int:
     """``args[key]``, a whole number from ``low`` to ``high``; ProtocolError naming it."""
-    value = args.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise ProtocolError(f"args.{key}", f"must be a whole number from {low} to {high}")
+    value: int = check(args.get(key), Number(low, high), VOICE, f"args.{key}")
     return value

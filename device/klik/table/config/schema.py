@@ -19,7 +19,7 @@ import re
 import tomllib
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from typing import Any, Literal, get_args, get_origin
 
@@ -29,9 +29,9 @@ from klik.core.gestures import GestureSettings
 from klik.core.limits import GAME, GESTURES, Range
 from klik.core.scoring import RULE_SETS
 from klik.link.protocol import DEVICE
-from klik.suggest import did_you_mean
 from klik.table.config.types import (
     GPIO,
+    KINDS,
     PLAYER,
     PORT,
     Allowed,
@@ -42,7 +42,18 @@ from klik.table.config.types import (
     Text,
     Url,
     as_toml,
-    kind,
+)
+from klik.validate import (
+    NUMBER,
+    OBJECT,
+    TEXT,
+    TRUE_FALSE,
+    WHOLE,
+    Choice,
+    Voice,
+    check,
+    known,
+    required,
 )
 
 
@@ -232,38 +243,55 @@ SECTIONS: dict[str, type] = {
 }
 
 
+#: How the config refuses a key: the file (``where``), the key as the file has it
+#: (``[game] warn_s``), the value as TOML writes it and what is allowed.
+VOICE = Voice(
+    lambda at, line: ConfigError(line),
+    wrong="{where}: {at} = {value}: allowed are {allowed}",
+    kind="{where}: {at} = {value}: must be {allowed}, got {got}",
+    unknown="{where}: unknown key {at}{hint}",
+    # Only a broken defaults.toml leaves a key out: every key's default is there.
+    missing="defaults.toml: {at} is missing",
+    joiner=" ",
+    far="; allowed are {}",
+    shown=as_toml,
+    kinds=KINDS,
+)
+#: What a value of each of the schema's types must be, before its range is asked.
+TYPES = {bool: TRUE_FALSE, int: WHOLE, float: NUMBER, str: TEXT}  # an int is a float too
+#: ``[players] X`` and ``[panels.X]`` where X is no seat.
+NO_SEAT_KEY = "{where}: unknown key {at}: seats are {allowed}"
+NO_SEAT_SECTION = "{where}: unknown section {at}: seats are {allowed}"
+
+
 def build(data: dict[str, Any], source: str) -> Config:
     """``data`` (the defaults with the file laid over them) as a ``Config``, every key checked
     against the schema. Raises ConfigError naming ``source``, the key and what is allowed."""
-    known = [*SECTIONS, "players", "panels"]
+    voice = replace(VOICE, where=source)
+    sections = [*SECTIONS, "players", "panels"]
     for key, value in data.items():
-        if key not in known:
-            raise ConfigError(f"{source}: unknown section [{key}]{_hint(key, known)}")
-        if not isinstance(value, dict):
-            raise ConfigError(f"{source}: {key} must be a section [{key}], got {kind(value)}")
-    built = {
-        name: _section(cls, data.get(name, {}), name, source) for name, cls in SECTIONS.items()
-    }
+        known([key], sections, voice, says="{where}: unknown section [{key}]{hint}")
+        check(value, OBJECT, voice, key, says="{where}: {at} must be a section [{at}], got {got}")
+    built = {name: _section(cls, data.get(name, {}), name, voice) for name, cls in SECTIONS.items()}
     return Config(
         **built,
-        players=_players(data.get("players", {}), source),
-        panels=_panels(data.get("panels", {}), source),
+        players=_players(data.get("players", {}), voice),
+        panels=_panels(data.get("panels", {}), voice),
         source=source,
     )
 
 
-def _section(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
+def _section(cls: type, data: dict[str, Any], where: str, voice: Voice) -> Any:
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls) if f.name in hints and _is_value(hints[f.name])]
     ranges = _ranges(cls)
+    path = f"[{where}]"
     values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in names:
-            raise ConfigError(f"{source}: unknown key [{where}] {key}{_hint(key, names)}")
-        values[key] = _value(value, hints[key], ranges.get(key), f"[{where}] {key}", source)
-    if missing := [name for name in names if name not in values]:
-        # Only a broken defaults.toml leaves a key out: every key's default is there.
-        raise ConfigError(f"defaults.toml: [{where}] {missing[0]} is missing")
+    for key, value in data.items():  # each key in the file's order: unknown, or checked
+        known([key], names, voice, path)
+        values[key] = _value(value, hints[key], ranges.get(key), voice.at(path, key), voice)
+    for name in names:
+        required(values, name, voice, path)
     return cls(**values)
 
 
@@ -278,67 +306,41 @@ def _is_value(hint: Any) -> bool:
     return hint in (str, int, float, bool) or get_origin(hint) is Literal
 
 
-def _value(value: Any, hint: Any, limit: Allowed | None, key: str, source: str) -> Any:
+def _value(value: Any, hint: Any, limit: Allowed | None, at: str, voice: Voice) -> Any:
     """``value`` as the schema's type, checked against its range; ConfigError if not."""
     if isinstance(limit, Secret):  # the message names the key and never shows the value
         if isinstance(value, str) and limit.allows(value):
             return value
-        raise ConfigError(f"{source}: {key}: {limit.why(value)}")
-    value = _typed(value, hint, key, source)
-    if limit is not None and not limit.allows(value):
-        raise ConfigError(f"{source}: {key} = {limit.shown(value)}: allowed are {limit}")
+        raise voice.refuse("{where}: {at}: {allowed}", at, allowed=limit.why(value))
+    if get_origin(hint) is Literal:
+        return check(value, Choice(get_args(hint), show=as_toml), voice, at)
+    value = check(value, TYPES[hint], voice, at)
+    value = float(value) if hint is float else value  # 1 is 1.0: shown so when refused
+    if limit is not None:
+        check(value, limit, voice, at, shown=limit.shown)
     return value
 
 
-def _typed(value: Any, hint: Any, key: str, source: str) -> Any:
-    if get_origin(hint) is Literal:
-        choices = get_args(hint)
-        if value not in choices or isinstance(value, bool):
-            options = ", ".join(f'"{a}"' for a in choices)
-            raise ConfigError(f"{source}: {key} = {as_toml(value)}: allowed are {options}")
-        return value
-    ok = {
-        bool: isinstance(value, bool),
-        int: isinstance(value, int) and not isinstance(value, bool),
-        float: isinstance(value, int | float) and not isinstance(value, bool),
-        str: isinstance(value, str),
-    }[hint]
-    if not ok:
-        want = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
-        raise ConfigError(
-            f"{source}: {key} = {as_toml(value)}: must be {want[hint]}, got {kind(value)}"
-        )
-    return float(value) if hint is float else value
-
-
-def _players(data: dict[str, Any], source: str) -> tuple[tuple[str, str], ...]:
+def _players(data: dict[str, Any], voice: Voice) -> tuple[tuple[str, str], ...]:
     players = []
     for seat, name in data.items():
-        if seat not in SEATS:
-            raise ConfigError(f"{source}: unknown key [players] {seat}: seats are A, B, C, D")
-        players.append((seat, _value(name, str, PLAYER, f"[players] {seat}", source)))
+        at = f"[players] {seat}"
+        check(seat, Choice(SEATS), voice, at, says=NO_SEAT_KEY)
+        players.append((seat, _value(name, str, PLAYER, at, voice)))
     return tuple(sorted(players))
 
 
-def _panels(data: dict[str, Any], source: str) -> PanelsSection:
+def _panels(data: dict[str, Any], voice: Voice) -> PanelsSection:
     common_keys = {k: v for k, v in data.items() if not isinstance(v, dict)}
-    if "retry_s" not in common_keys:
-        raise ConfigError("defaults.toml: [panels] retry_s is missing")
-    retry = common_keys.pop("retry_s")
-    retry_s = _value(retry, float, _ranges(PanelsSection)["retry_s"], "[panels] retry_s", source)
-    common = _section(PanelSection, common_keys, "panels", source)
+    retry = required(common_keys, "retry_s", voice, "[panels]")
+    del common_keys["retry_s"]
+    retry_s = _value(retry, float, _ranges(PanelsSection)["retry_s"], "[panels] retry_s", voice)
+    common = _section(PanelSection, common_keys, "panels", voice)
     seats = []
     for seat, table in data.items():
         if not isinstance(table, dict):
             continue
-        if seat not in SEATS:
-            raise ConfigError(f"{source}: unknown section [panels.{seat}]: seats are A, B, C, D")
+        check(seat, Choice(SEATS), voice, f"[panels.{seat}]", says=NO_SEAT_SECTION)
         merged = {**common_keys, **table}
-        seats.append((seat, _section(PanelSection, merged, f"panels.{seat}", source)))
+        seats.append((seat, _section(PanelSection, merged, f"panels.{seat}", voice)))
     return PanelsSection(retry_s=retry_s, common=common, seats=tuple(sorted(seats)))
-
-
-def _hint(key: str, names: list[str]) -> str:
-    """What an unknown key or section is likely meant to be, or else what is allowed."""
-    hint = did_you_mean(key, names)
-    return f" ({hint})" if hint else f"; allowed are {', '.join(names)}"

@@ -19,19 +19,21 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from klik import validate
 from klik.core.limits import Range
 from klik.errors import KlikError
 from klik.link.protocol import KEY_HEX
+from klik.validate import Kind, kind_words
 
 
 class ConfigError(KlikError, ValueError):
     """The table's config cannot be used; ``str()`` names the file, the key and what is allowed."""
 
 
-class Allowed(Protocol):
-    """What a key may be: a number ``Range``, a ``Text``, a ``OneOf``, a ``Pattern`` ..."""
+class Allowed(validate.Allowed, Protocol):
+    """What a key may be: a number ``Range``, a ``Text``, a ``OneOf``, a ``Pattern`` ...:
+    what ``klik.validate`` checks, and how a message shows a value of the key."""
 
-    def allows(self, value: Any) -> bool: ...
     def shown(self, value: Any) -> str: ...
 
 
@@ -171,13 +173,20 @@ def short(value: str) -> str:
     return as_toml(value)
 
 
+#: What a value read from TOML is, in a config's words (a date by its Python name).
+KINDS = {
+    Kind.BOOLEAN: "true/false",
+    Kind.STRING: "text",
+    Kind.INTEGER: "a whole number",
+    Kind.FLOAT: "a number",
+    Kind.TABLE: "a section",
+    Kind.ARRAY: "a list",
+}
+
+
 def kind(value: Any) -> str:
     """What a value read from TOML is, in words: ``text``, ``a whole number``, ``a list`` ..."""
-    if isinstance(value, bool):
-        return "true/false"
-    return {str: "text", int: "a whole number", float: "a number", dict: "a section"}.get(
-        type(value), "a list" if isinstance(value, list) else type(value).__name__
-    )
+    return kind_words(value, KINDS)
 
 
 def as_toml(value: Any) -> str:
