@@ -185,12 +185,12 @@ register_url_convertor("klik_seat", SeatLetter())
 register_url_convertor("klik_table", TableNumber())
 
 
-class RefusedError(Exception):
+class RefusedError(KlikError):
     """A request the API turns down: the status and the one line that says why."""
 
     def __init__(self, status: HTTPStatus, message: str, headers: Mapping[str, str] = EMPTY):
         super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers
+        self.status, self.headers = status, headers
 
 
 class Api:
@@ -326,7 +326,7 @@ class Api:
 
     def _refused(self, _request: Request, error: Exception) -> Response:
         assert isinstance(error, RefusedError)
-        return _error(error.status, error.message, error.headers)
+        return _error(error.status, str(error), error.headers)
 
     def _unrouted(self, request: Request, error: Exception) -> Response:
         """Starlette's 404 (no such path) and 405 (another method), worded as the API's.
