@@ -35,8 +35,8 @@ from klik.link import protocol as p
 from klik_hub import faults, judge, tournament_api
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
+from klik_hub.office.errors import TournamentError
 from klik_hub.store import Store
-from klik_hub.tournaments import TournamentError
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",

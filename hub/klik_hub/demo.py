@@ -24,11 +24,11 @@ import sys
 import threading
 from pathlib import Path
 
+from klik_hub import office
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
 from klik_hub.tournament.roster import Entrant
-from klik_hub.tournaments import Tournaments
 
 TABLES = 4
 PLAYERS = (
@@ -63,10 +63,9 @@ def prepare(folder: Path, hub_port: int) -> list[Path]:
                     encoding="utf-8",
                 )
             configs.append(path)
-        tournaments = Tournaments(store)
-        if not tournaments.listed():
-            tid = tournaments.create(NAME, "tournament", "open", 60)
-            tournaments.enrol(tid, [Entrant(name, club) for name, club in PLAYERS])
+        if not office.tournaments.listed(store):
+            tid = office.tournaments.create(store, NAME, "tournament", "open", 60)
+            office.players.enrol(store, tid, [Entrant(name, club) for name, club in PLAYERS])
         return configs
     finally:
         store.engine.dispose()

@@ -157,9 +157,9 @@ def serve(
     """
     import uvicorn
 
+    from klik.serving import Deadline
     from klik_hub.app import make_app
     from klik_hub.serial import SerialHub
-    from klik.serving import Deadline
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
@@ -225,24 +225,24 @@ class RoundBackups:
     most the round under way. The tournament in play, or else the newest one, is watched."""
 
     def __init__(self, store: Store, path: Path) -> None:
-        from klik_hub.tournaments import Tournaments
-
-        self.kept = Tournaments(store)
+        self.store = store
         self.path = path
 
     def check(self) -> Path | None:
         """Write the copy if the round is complete and has none yet; the copy's path."""
-        tid = self.kept.in_play()
+        from klik_hub import office
+
+        tid = office.tournaments.in_play(self.store)
         if tid is None:
-            newest = self.kept.listed()
+            newest = office.tournaments.listed(self.store)
             if not newest:
                 return None
             tid = int(newest[0]["id"])
-        drawn = self.kept.get(tid)["rounds"]
+        drawn = office.tournaments.get(self.store, tid)["rounds"]
         if not drawn:
             return None
         round_no = int(drawn[-1]["round"])
-        board = self.kept.round(tid, round_no)
+        board = office.rounds.get(self.store, tid, round_no)
         if any(table["missing"] for table in board["tables"]):
             return None
         why = f"turniej-{tid}-runda-{round_no}"

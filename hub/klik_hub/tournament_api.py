@@ -27,17 +27,16 @@ from klik.core.limits import GAME
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import N_, Language, Words, language_of, words
-from klik_hub import exports, faults, printing
-from klik_hub.store import Store
-from klik_hub.tournament import formats as f
-from klik_hub.tournament import roster
-from klik_hub.tournaments import (
+from klik_hub import exports, faults, office, printing
+from klik_hub.office.errors import (
     ConflictError,
     MissingResultsError,
     NotFoundError,
     TournamentError,
-    Tournaments,
 )
+from klik_hub.store import Store
+from klik_hub.tournament import formats as f
+from klik_hub.tournament import roster
 
 MOVE_TIME = GAME["move_time_s"]
 MAX_CSV = 1 << 20  # bytes: a thousand players with long names fit many times over
@@ -262,7 +261,6 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
     api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"], route_class=Checked)
     guarded = [judge_only]
-    kept = Tournaments(store)
 
     @api.post("", status_code=201, dependencies=guarded)
     def create(tournament: TournamentIn, request: Request) -> JSONResponse:
@@ -275,20 +273,24 @@ def router(store: Store, judge_only: Any) -> APIRouter:
                 formats=allowed,
             )
             return error(422, said.into(reader(request)))
-        new = kept.create(
-            tournament.name.strip(), tournament.rules, tournament.format, tournament.move_time_s
+        new = office.tournaments.create(
+            store,
+            tournament.name.strip(),
+            tournament.rules,
+            tournament.format,
+            tournament.move_time_s,
         )
         return JSONResponse({"id": new}, status_code=201)
 
     @api.get("")
     def listed() -> JSONResponse:
         """Every tournament, newest first."""
-        return JSONResponse(kept.listed())
+        return JSONResponse(office.tournaments.listed(store))
 
     @api.get("/{tid}")
     def get(tid: Id) -> JSONResponse:
         """The tournament: its settings, how many players, the rounds drawn."""
-        return JSONResponse(kept.get(tid))
+        return JSONResponse(office.tournaments.get(store, tid))
 
     @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY, dependencies=guarded)
     async def enrol(tid: Id, request: Request, allow_same_name: bool = False) -> JSONResponse:
@@ -299,7 +301,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         try:
             entrants = entrants_of(kind, await request.body())
-            enrolled = kept.enrol(tid, entrants, allow_same_name=allow_same_name)
+            enrolled = office.players.enrol(store, tid, entrants, allow_same_name=allow_same_name)
             return JSONResponse(enrolled, status_code=201)
         except BadListError as problem:
             return error(problem.status, problem.into(reader(request)))
@@ -309,12 +311,12 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     @api.get("/{tid}/players")
     def players(tid: Id) -> JSONResponse:
         """Every enrolled player: ``{"id", "name", "club", "active"}`` by start number."""
-        return JSONResponse(kept.players(tid))
+        return JSONResponse(office.players.listed(store, tid))
 
     @api.post("/{tid}/play", dependencies=guarded)
     def play(tid: Id) -> JSONResponse:
         """Mark the tournament in play: ``/projector`` and the console show it → 200."""
-        kept.play(tid)
+        office.tournaments.play(store, tid)
         return JSONResponse({"in_play": tid})
 
     @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
@@ -322,8 +324,10 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
         while results of the last round are missing (unless ``override``), or if ``round``
         is given and is not the next. One draw at a time: a draw waits for the one before."""
-        drawn = kept.draw(tid, ask.seed, override=ask.override, field=ask.field,
-                          tie_break=ask.tie_break, round_no=ask.round)  # fmt: skip
+        drawn = office.draws.draw(
+            store, tid, ask.seed, override=ask.override, field=ask.field,
+            tie_break=ask.tie_break, round_no=ask.round,
+        )  # fmt: skip
         return JSONResponse(drawn.json(), status_code=201)
 
     @api.delete("/{tid}/rounds/{round_no}", dependencies=guarded)
@@ -336,12 +340,12 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         was drawn (a logged event); 409 naming the tables that reported, or if it is not the
         last round."""
         why = why or UndrawIn.model_validate({})
-        return JSONResponse(kept.undraw(tid, round_no, why.reason, why.by))
+        return JSONResponse(office.rounds.undraw(store, tid, round_no, why.reason, why.by))
 
     @api.get("/{tid}/rounds/{round_no}")
     def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> JSONResponse:
         """A drawn round: its tables, and how many games each table still owes."""
-        return JSONResponse(kept.round(tid, round_no))
+        return JSONResponse(office.rounds.get(store, tid, round_no))
 
     @api.post("/{tid}/rounds/{round_no}/commands", status_code=201, dependencies=guarded)
     def send(
@@ -351,7 +355,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         time and games: the names go on the seats' screens and the ids into the results),
         ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
         or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
-        sent = kept.send(tid, round_no, command.kind.value)
+        sent = office.rounds.send(store, tid, round_no, command.kind.value)
         return JSONResponse(sent, status_code=201)
 
     @api.get("/{tid}/standings")
@@ -363,7 +367,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         ``classification``), each row with the points of the stage that placed it, and
         ``excluded`` for a player the judge excluded. ``stage`` gives that stage's standings,
         of its own players only."""
-        rows = kept.standings(tid, stage)
+        rows = office.standings.ranked(store, tid, stage)
         return JSONResponse(
             [
                 {
@@ -380,16 +384,15 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             ]
         )
 
-    _player_routes(api, kept, guarded)
-    _result_routes(api, kept, guarded)
-    _export_routes(api, kept)
+    _player_routes(api, store, guarded)
+    _result_routes(api, store, guarded)
+    _export_routes(api, store)
     return api
 
 
 def pages(store: Store) -> APIRouter:
     """The public pages: the projector and the printable sheets and standings."""
     web = APIRouter(include_in_schema=False)
-    kept = Tournaments(store)
 
     @web.get("/projector", response_class=HTMLResponse)
     def projector() -> HTMLResponse:
@@ -408,27 +411,27 @@ def pages(store: Store) -> APIRouter:
         round_no: Annotated[int, Query(alias="round", ge=1, le=10_000)],
         lang: Lang = "pl",
     ) -> Response:
-        tournament = kept.get(t)
-        drawn = kept.round(t, round_no)
-        players = {p["id"]: p for p in kept.players(t)}
+        tournament = office.tournaments.get(store, t)
+        drawn = office.rounds.get(store, t, round_no)
+        players = {p["id"]: p for p in office.players.listed(store, t)}
         return HTMLResponse(printing.sheets(tournament, drawn, players, lang))
 
     @web.get("/print/standings", response_class=HTMLResponse)
     def standings(t: Annotated[int, Query(ge=1, le=2**31 - 1)], lang: Lang = "pl") -> Response:
-        tournament = kept.get(t)
-        rows = kept.standings(t)
-        clubs, corrected = _clubs_and_corrected(kept, t)
+        tournament = office.tournaments.get(store, t)
+        rows = office.standings.ranked(store, t)
+        clubs, corrected = _clubs_and_corrected(store, t)
         return HTMLResponse(printing.standings(tournament, rows, clubs, corrected, lang))
 
     return web
 
 
-def _clubs_and_corrected(kept: Tournaments, tid: int) -> tuple[dict[str, str], set[str]]:
+def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[str, str], set[str]]:
     """Each player's club, and the players with a corrected game that counts."""
-    clubs = {str(p["id"]): p["club"] for p in kept.players(tid)}
+    clubs = {str(p["id"]): p["club"] for p in office.players.listed(store, tid)}
     corrected = {
         str(e["player"])
-        for x in kept.results(tid)
+        for x in office.results.listed(store, tid)
         if x["counts"] and x["corrected"]
         for e in x["seats"].values()
     }
@@ -438,7 +441,7 @@ def _clubs_and_corrected(kept: Tournaments, tid: int) -> tuple[dict[str, str], s
 Lang = Annotated[Literal["pl", "en"], Query(description="the header line's language")]
 
 
-def _export_routes(api: APIRouter, kept: Tournaments) -> None:
+def _export_routes(api: APIRouter, store: Store) -> None:
     """CSV for the judge's spreadsheet (UTF-8 with BOM, ``;``, a Polish header by default)."""
 
     def attached(data: bytes, name: str) -> Response:
@@ -453,20 +456,20 @@ def _export_routes(api: APIRouter, kept: Tournaments) -> None:
         tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None, lang: Lang = "pl"
     ) -> Response:
         """The standings as CSV, a player a line, with whether a corrected game counts."""
-        rows = kept.standings(tid, stage)
-        clubs, corrected = _clubs_and_corrected(kept, tid)
+        rows = office.standings.ranked(store, tid, stage)
+        clubs, corrected = _clubs_and_corrected(store, tid)
         data = exports.standings_csv(rows, clubs, corrected, lang)
         return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
 
     @api.get("/{tid}/results.csv", response_class=Response)
     def results_csv(tid: Id, lang: Lang = "pl") -> Response:
         """The results as CSV, a seat a line, as they count now (corrections applied)."""
-        listed = kept.results(tid)
+        listed = office.results.listed(store, tid)
         name = f"wyniki-{tid}.csv" if lang == "pl" else f"results-{tid}.csv"
         return attached(exports.results_csv(listed, lang), name)
 
 
-def _player_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:
+def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """A player's changes and sanctions, each a logged event of the judge's."""
 
     @api.patch("/{tid}/players/{player}", dependencies=guarded)
@@ -477,7 +480,9 @@ def _player_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
         their games still count for their opponents) or reinstate them → 200 the player; a
         logged event with its reason, who and when."""
         wanted = change.model_dump(include={"name", "club", "active"})
-        return JSONResponse(kept.edit_player(tid, player, wanted, change.reason, change.by))
+        return JSONResponse(
+            office.players.edit(store, tid, player, wanted, reason=change.reason, by=change.by)
+        )
 
     @api.post("/{tid}/sanctions", status_code=201, dependencies=guarded)
     def sanction(tid: Id, given: SanctionIn) -> JSONResponse:
@@ -485,18 +490,24 @@ def _player_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
         "big", "stage", "reason", "by", "at"}``: a warning, a deduction of big points (in the
         stage in play and the classification) or an exclusion (not drawn again, marked on the
         standings); every one in the audit log."""
-        made = kept.sanction(
-            tid, given.player, kind=given.kind, big=given.big, reason=given.reason, by=given.by
+        made = office.sanctions.give(
+            store,
+            tid,
+            given.player,
+            kind=given.kind,
+            big=given.big,
+            reason=given.reason,
+            by=given.by,
         )
         return JSONResponse(made, status_code=201)
 
     @api.get("/{tid}/sanctions")
     def sanctions(tid: Id) -> JSONResponse:
         """Every sanction, newest first."""
-        return JSONResponse(kept.sanctions(tid))
+        return JSONResponse(office.sanctions.listed(store, tid))
 
 
-def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> None:
+def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """The results as they count, and the judge's corrections to them."""
 
     @api.get("/{tid}/results")
@@ -504,7 +515,7 @@ def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
         """The tournament's results, oldest first: each with what it counts for now (``counts``,
         ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
         them, ``corrected`` and its corrections."""
-        return JSONResponse(kept.results(tid))
+        return JSONResponse(office.results.listed(store, tid))
 
     @api.post("/{tid}/results/{result_id}/corrections", status_code=201, dependencies=guarded)
     def correct(
@@ -512,11 +523,11 @@ def _result_routes(api: APIRouter, kept: Tournaments, guarded: list[Any]) -> Non
     ) -> JSONResponse:
         """A correction, added to the result as an event (the result itself never changes)
         → 201 the correction; it counts from now on, in the standings and every export."""
-        made = kept.correct(tid, result_id, correction.model_dump(exclude={"by"}),
-                            by=correction.by)  # fmt: skip
+        request = correction.model_dump(exclude={"by"})
+        made = office.corrections.correct(store, tid, result_id, request, by=correction.by)
         return JSONResponse(made, status_code=201)
 
     @api.get("/{tid}/corrections")
     def get_corrections(tid: Id) -> JSONResponse:
         """The audit log: every correction with its reason, who and when, newest first."""
-        return JSONResponse(kept.corrections(tid))
+        return JSONResponse(office.corrections.log(store, tid))

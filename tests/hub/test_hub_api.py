@@ -249,7 +249,7 @@ def test_the_live_page_and_the_openapi_description_are_served(hub: Hub) -> None:
     url, _ = hub
     page = httpx.get(url + "/")
     assert page.status_code == 200
-    assert "Klik — hub sędziego" in page.text
+    assert '<script src="/words.js"></script>' in page.text  # its words: the catalogue
     spec = httpx.get(url + "/openapi.json").json()
     assert {"/api/v1/results", "/api/v1/heartbeats", "/api/v1/tables"} <= set(spec["paths"])
     body = spec["paths"]["/api/v1/results"]["post"]["requestBody"]

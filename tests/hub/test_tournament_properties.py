@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from klik_hub.db import open_engine
+from klik_hub.office.sanctions import SANCTIONS
 from klik_hub.store import Store
 from klik_hub.tournament.formats import load_format
-from klik_hub.tournaments import SANCTIONS
 from tests.helpers.hubkit import Clock, live_hub
 from tests.helpers.pgserver import fresh_database
 from tests.helpers.tourney import (

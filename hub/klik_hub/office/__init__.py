@@ -1,0 +1,47 @@
+"""The tournament office: what the judge does with a tournament, a module per concept
+(``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``results``,
+``corrections``, ``standings``; ``counting`` what every result counts for, which several of
+them read).
+
+Why "office": it is the tournament office's work (Tabbycat's folders, one per thing a
+tournament director does), between the routes (``klik_hub.tournament_api``) and the
+database. Each use case is a function of the hub's ``Store``: it opens a transaction, reads
+through ``klik_hub.sql``, asks the pure core (``klik_hub.tournament``: draws, formats, slots,
+corrections, standings) and keeps what it decided in that same transaction (``rounds.send``
+reads in one and queues every table's commands in another, ``Store.commands``). It raises
+the tournament's own errors (``errors``), which know no HTTP: the routes answer each kind
+with its status. What it returns is plain JSON-able data for the routes.
+
+Used as ``from klik_hub import office`` and ``office.draws.draw(store, tid)``: every call
+names its concept (and the routes keep their own names).
+
+Ids: a tournament's id is a whole number; a player's id is the start number within its
+tournament (1, 2, …). A table's result names them as text (``"tournament": "3"``,
+``"player": "17"``), as the protocol's fields are text.
+"""
+
+from klik_hub.office import (
+    corrections,
+    counting,
+    draws,
+    errors,
+    players,
+    results,
+    rounds,
+    sanctions,
+    standings,
+    tournaments,
+)
+
+__all__ = [
+    "corrections",
+    "counting",
+    "draws",
+    "errors",
+    "players",
+    "results",
+    "rounds",
+    "sanctions",
+    "standings",
+    "tournaments",
+]

@@ -1,0 +1,145 @@
+"""What each of a tournament's results counts for now, which the rounds, results, draws and
+standings all read: placed in its round's slots (``tournament.slots``), scored by the hub
+from its racks under the tournament's rule set after the judge's corrections
+(``tournament.corrections``); held out while it fills no slot, is in conflict, its points do
+not match, it was played under another rule set, a seat's player is unknown, or the judge
+excluded it. Read in the caller's transaction, decided by the pure core; nothing is kept."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik.core.scoring import RULE_SETS
+from klik_hub import sql
+from klik_hub.office import sanctions
+from klik_hub.office.tournaments import tournament
+from klik_hub.sql.rounds import Round
+from klik_hub.tournament import corrections as cr
+from klik_hub.tournament import slots as sl
+from klik_hub.tournament.standings import Score
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A stored result, what it counts for now, and the slot it fills or names."""
+
+    row: Any
+    body: dict[str, Any]
+    now: cr.Counted
+    placed: sl.Placed
+    round_no: int | None  # its slot's round, or the round its body names
+
+
+def lineup(kept: Round) -> sl.Lineup:
+    """The games round ``kept`` owes, as the slots see it."""
+    return sl.Lineup(kept.round_no, kept.games, kept.tables)
+
+
+def counted(
+    db: Connection, tid: int, names: dict[str, str], drawn: Sequence[Round]
+) -> list[Counted]:
+    """Each of the tournament's results (and those the judge assigned to it), oldest first,
+    with what it counts for now (see the module's docstring)."""
+    rules = RULE_SETS[tournament(db, tid).rules]
+    found = sql.results.of_tournament(db, tid)
+    corrected = made(db, tid)
+    bodies = [json.loads(x.body) for x in found]
+    claims = []
+    for x, body in zip(found, bodies, strict=True):
+        amended = cr.amend(body, corrected.get(x.id, []))
+        round_game = body.get("round_game")
+        claims.append(
+            sl.Claim(
+                x.id,
+                x.round_no,
+                x.table_no,
+                round_game if type(round_game) is int else None,
+                amended.players,
+                judged=amended.judged,
+                assigned=None if amended.assign is None else slot_of(amended.assign),
+                excluded=amended.excluded,
+                accepted=amended.accepted,
+            )
+        )
+    placed = sl.fill([lineup(x) for x in drawn], claims)
+    out = []
+    for x, body in zip(found, bodies, strict=True):
+        held = "conflict" if x.conflict else None if x.points_check == "ok" else "mismatch"
+        where = placed[x.id]
+        now = cr.counted(
+            body,
+            held,
+            corrected.get(x.id, []),
+            names,
+            rules=rules,
+            slot_held=None if where.held is None else where.held.value,
+        )
+        round_no = x.round_no if where.slot is None else where.slot.round_no
+        out.append(Counted(x, body, now, where, round_no))
+    return out
+
+
+def scores(db: Connection, tid: int, names: dict[str, str], drawn: Sequence[Round]) -> list[Score]:
+    """Every seat of every result that counts (see ``counted``), in its slot's stage, and
+    every deduction the judge gave, in the stage it was given in."""
+    stage_of = {x.round_no: x.stage for x in drawn}
+    given = [
+        Score(str(x["player"]), x["stage"], -x["big"], 0, game=False)
+        for x in sanctions.given(db, tid)
+        if x["kind"] == "deduction" and str(x["player"]) in names
+    ]
+    for x in counted(db, tid, names, drawn):
+        if not x.now.counts or x.placed.slot is None:
+            continue
+        stage = stage_of[x.placed.slot.round_no]
+        for s in x.now.small:
+            won = s in x.now.winners
+            player = str(x.now.players[s])
+            given.append(Score(player, stage, x.now.big[s], x.now.small[s], won))
+    return given
+
+
+def missing(kept: Round, listed: Sequence[Counted]) -> list[dict[str, int]]:
+    """Each table of ``kept`` that owes games: ``{"table", "missing"}``. A game is owed
+    until a result fills its slot (one held for a points mismatch fills it: it came)."""
+    placed = {x.row.id: x.placed for x in listed}
+    owed = sl.owed([lineup(kept)], placed)
+    tables: dict[int, int] = {}
+    for slot, filled in owed.items():
+        if not filled:
+            tables[slot.table] = tables.get(slot.table, 0) + 1
+    return [{"table": k, "missing": n} for k, n in sorted(tables.items())]
+
+
+def made(db: Connection, tid: int) -> dict[int, list[cr.Correction]]:
+    """The judge's corrections of tournament ``tid``, by result, in the order made."""
+    by_result: dict[int, list[cr.Correction]] = {}
+    for c in sql.corrections.of_tournament(db, tid):
+        by_result.setdefault(c.result_id, []).append(correction(c))
+    return by_result
+
+
+def correction(row: Any) -> cr.Correction:
+    """A ``corrections`` row as the pure core takes it."""
+    kind = cr.Kind(row.kind)
+    counts = kind in (cr.Kind.RACK, cr.Kind.PLAYER)
+    value: int | bool = int(row.value) if counts else bool(row.value)
+    assign = None
+    if kind is cr.Kind.ASSIGN and row.args is not None:
+        args = json.loads(row.args)
+        players = tuple((s, str(p)) for s, p in args["players"].items())
+        assign = cr.Assign(args["round"], args["table"], args["game"], players)
+    return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at, assign)
+
+
+def slot_of(assign: cr.Assign) -> sl.Slot:
+    return sl.Slot(assign.round_no, assign.table, assign.game)
+
+
+def slot_json(slot: sl.Slot) -> dict[str, int]:
+    return {"round": slot.round_no, "table": slot.table, "game": slot.game}

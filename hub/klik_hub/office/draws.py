@@ -1,0 +1,235 @@
+"""Drawing the next round: tables of 3–4 from a seed (``tournament.draw``) or a seeded
+stage from the standings (``tournament.formats``), kept with its seats.
+
+A round is drawn only when every table of the round before has reported all its games
+(``MissingResultsError``), unless the judge overrides; a tournament draws one round at a
+time (``draw`` locks its row).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik.core.game import SEATS
+from klik.core.scoring import RULE_SETS
+from klik.words import nwords, words
+from klik_hub import sql
+from klik_hub.office import counting, players
+from klik_hub.office.errors import ConflictError, MissingResultsError
+from klik_hub.office.standings import of_stage, seated
+from klik_hub.office.tournaments import tournament
+from klik_hub.sql.rounds import Round
+from klik_hub.store import Store, utc_iso
+from klik_hub.tournament import draw as d
+from klik_hub.tournament import formats as f
+from klik_hub.tournament.standings import break_ties, standings
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """A drawn round as the API answers it."""
+
+    round_no: int
+    stage: str
+    games: int
+    seed: int
+    tables: tuple[tuple[str, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
+    repeats: int = 0  # meetings this round adds that an earlier round already had
+    unpaired: tuple[int, ...] = ()  # its tables no table is paired as (yet)
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "round": self.round_no,
+            "stage": self.stage,
+            "games": self.games,
+            "seed": self.seed,
+            "repeats": self.repeats,
+            "unpaired": list(self.unpaired),
+            "tables": [
+                {"table": k, "seats": {s: int(p) for s, p in zip(SEATS, table, strict=False)}}
+                for k, table in enumerate(self.tables, 1)
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the judge decided for a seeded stage: its size, and how ties are broken."""
+
+    field: int | None = None
+    tie_break: tuple[str, ...] = ()
+
+
+def draw(
+    store: Store,
+    tid: int,
+    seed: int | None = None,
+    *,
+    override: bool = False,
+    field: int | None = None,
+    tie_break: Sequence[int] = (),
+    round_no: int | None = None,
+) -> Drawn:
+    """Draw the next round and keep it; see the module's docstring for when it may.
+
+    A seeded stage: ``field`` is the judge's pick of its size (liga: 8 or 6), and
+    ``tie_break`` settles ties in the standings that choose (player ids, first first).
+    ``round_no``, when given, is the round the judge means to draw: a ConflictError if
+    it is not the next one (a draw sent twice draws once).
+
+    One draw at a time per tournament: it reads, decides and keeps in one transaction
+    with the tournament's row locked (PostgreSQL; SQLite's writer lock does the same),
+    so it decides on every round, player and sanction as they are when it is kept. Read
+    in one transaction and kept in another, a draw raced the others (twelve at once
+    made two or three rounds and refused the rest, as the timing fell) and could keep
+    a round decided on one undrawn meanwhile.
+    """
+    seed = secrets.randbelow(1_000_000) if seed is None else seed
+    with store.writing() as db:
+        row = tournament(db, tid, lock=True)
+        fmt = f.load_format(row.format)
+        names = sql.players.names(db, tid)
+        active = players.active(db, tid)
+        earlier = sql.rounds.drawn(db, tid)
+        following = len(earlier) + 1
+        if round_no is not None and round_no != following:
+            said = words(
+                "round: round {round} is not the next to draw; round {next} is",
+                round=round_no,
+                next=following,
+            )
+            raise ConflictError(said)
+        if not earlier:
+            _check_field(fmt, len(active), override=override)
+        if earlier and not override:
+            last = earlier[-1]
+            missing = counting.missing(last, counting.counted(db, tid, names, earlier))
+            if missing:
+                games = sum(m["missing"] for m in missing)
+                said = words(
+                    "round {round}: {games} without a result {tables}; "
+                    "draw with override to go on anyway",
+                    round=last.round_no,
+                    games=nwords("{n} game", "{n} games", games),
+                    tables=nwords("at {n} table", "at {n} tables", len(missing)),
+                )
+                raise MissingResultsError(said, missing)
+        stage, ahead = _next_stage(fmt, [x.stage for x in earlier])
+        if stage.tables is f.Tables.RANDOM:
+            try:
+                # Who met whom among the players still in: a withdrawn player is
+                # drawn no more, so the draw neither needs nor knows them.
+                met = [
+                    tuple(tuple(p for p in table if p in active) for table in x.tables)
+                    for x in earlier
+                ]
+                tables = d.draw_round(list(active), met, seed, ahead=ahead)
+            except d.DrawError as problem:
+                said = words("{problem}; enrol more players", problem=problem.message)
+                raise ConflictError(said) from None
+        else:
+            judge = Judged(field, tuple(str(p) for p in tie_break))
+            tables = _seeded(
+                db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge,
+                active=set(active),
+            )  # fmt: skip
+        paired = sql.devices.paired_tables(db)
+        before = [x.tables for x in earlier]
+        repeated = d.repeats([*before, tables]) - d.repeats(before)
+        unpaired = tuple(k for k in range(1, len(tables) + 1) if k not in paired)
+        drawn = Drawn(
+            following, stage.name, stage.games_per_round, seed, tables, repeated, unpaired
+        )
+        drawn_at = utc_iso(store.now_ms())
+        kept = Round(drawn.round_no, drawn.stage, drawn.games, drawn.seed, drawn.tables, drawn_at)
+        seats = [
+            (k, seat, int(player))
+            for k, table in enumerate(drawn.tables, 1)
+            for seat, player in zip(SEATS, table, strict=False)
+        ]
+        sql.rounds.keep(db, tid, kept, override=override, seats=seats)
+    return drawn
+
+
+def _seeded(
+    db: Connection,
+    *,
+    tid: int,
+    fmt: f.Format,
+    stage: f.Stage,
+    earlier: Sequence[Round],
+    names: dict[str, str],
+    judge: Judged,
+    active: set[str],
+) -> tuple[tuple[str, ...], ...]:
+    rules = RULE_SETS[tournament(db, tid).rules]
+    scores = counting.scores(db, tid, names, earlier)
+    done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]
+    try:
+        if stage.qualify is f.Qualify.TABLE:
+            previous = done[-1]
+            ranked = of_stage(
+                names, scores, seated(earlier), previous, rules=rules, tie_breaks=fmt.tie_breaks
+            )
+            last = [x for x in earlier if x.stage == previous][-1]
+            # A withdrawn player goes on from no table: the next of its table does.
+            going = [[p for p in table if p in active] for table in last.tables]
+            ranked = [row for row in ranked if row.player in active]
+            return f.seat_stage(stage, break_ties(ranked, judge.tie_break), going)
+        ranked = standings(names, scores, rules=rules, tie_breaks=fmt.tie_breaks, stages=done)
+        # Only who played qualifies: a player enrolled late (or who never came) would
+        # otherwise stand on zeros, above every player whose small points are below 0.
+        # A withdrawn player does not qualify either.
+        played = break_ties(
+            [row for row in ranked if row.games > 0 and row.player in active],
+            judge.tie_break,
+        )
+        return f.seat_stage(stage, played, field=judge.field)
+    except f.SeedingError as error:
+        raise ConflictError(error.message) from None
+
+
+def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:
+    """Before the first draw: ``count`` players can play ``fmt`` to its end, and are as many
+    as its rules take (unless the judge overrides that)."""
+    if (why := f.cannot_finish(fmt, count)) is not None:
+        said = words(
+            "the format {format} cannot be played to its end with {n} players ({why}); "
+            "it can with {playable} players",
+            format=fmt.name,
+            n=count,
+            why=why,
+            playable=f.playable(fmt),
+        )
+        raise ConflictError(said)
+    if fmt.players is not None and not override:
+        fewest, most = fmt.players
+        if not fewest <= count <= most:
+            said = words(
+                "the format {format} takes {fewest} to {most} players and {n} are enrolled; "
+                "draw with override to play anyway",
+                format=fmt.name,
+                fewest=fewest,
+                most=most,
+                n=count,
+            )
+            raise ConflictError(said)
+
+
+def _next_stage(fmt: f.Format, drawn: Sequence[str]) -> tuple[f.Stage, int]:
+    """The stage of the next round, and how many more of its rounds follow that one."""
+    for stage in fmt.stages:
+        had = drawn.count(stage.name)
+        if stage.rounds == 0:
+            return stage, 0  # open-ended: the judge draws until the evening ends
+        if had < stage.rounds:
+            return stage, stage.rounds - had - 1
+    said = words(
+        "every round of the format {format} is drawn ({n} rounds)", format=fmt.name, n=len(drawn)
+    )
+    raise ConflictError(said)

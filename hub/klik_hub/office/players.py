@@ -1,0 +1,127 @@
+"""The players: enrolled in a list (all or none), listed, renamed, withdrawn or reinstated.
+
+A tournament takes at most ``roster.MAX_PLAYERS`` players; a withdrawn player is not drawn
+again, and their games stay and count for their opponents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik.words import words
+from klik_hub import sql
+from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
+from klik_hub.office.tournaments import tournament
+from klik_hub.store import Store, utc_iso
+from klik_hub.tournament.roster import (
+    MAX_PLAYERS,
+    EnrolledAlreadyError,
+    Entrant,
+    RosterError,
+    check_new,
+    entrant,
+)
+
+
+def enrol(
+    store: Store, tid: int, entrants: Sequence[Entrant], *, allow_same_name: bool = False
+) -> list[dict[str, Any]]:
+    """Enrol ``entrants`` (all or none) with the next start numbers; they are returned.
+    A list that would enrol someone again is a ConflictError (``roster.check_new``)."""
+    with store.writing() as db:
+        # The tournament's row is locked (PostgreSQL) so two enrolments number in turn;
+        # SQLite's writer lock does the same.
+        tournament(db, tid, lock=True)
+        enrolled = {x.player_no: Entrant(x.name, x.club) for x in sql.players.enrolled(db, tid)}
+        try:
+            check_new(entrants, enrolled, allow_same_name=allow_same_name)
+        except EnrolledAlreadyError as error:
+            raise ConflictError(error.message) from None
+        if len(enrolled) + len(entrants) > MAX_PLAYERS:
+            said = words(
+                "players: tournament {tid} has {enrolled} and the list {listed}; "
+                "a tournament takes at most {most}",
+                tid=tid,
+                enrolled=len(enrolled),
+                listed=len(entrants),
+                most=MAX_PLAYERS,
+            )
+            raise TournamentError(said)
+        first = max(enrolled, default=0) + 1
+        rows = [
+            {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
+            for k, e in enumerate(entrants)
+        ]
+        sql.players.enrol(db, rows)
+    return [
+        {"id": x["player_no"], "name": x["name"], "club": x["club"], "active": True} for x in rows
+    ]
+
+
+def listed(store: Store, tid: int) -> list[dict[str, Any]]:
+    """Every enrolled player by start number, ``active`` false once withdrawn."""
+    with store.reading() as db:
+        tournament(db, tid)
+        found = sql.players.by_number(db, tid)
+    return [player_json(x) for x in found]
+
+
+def edit(
+    store: Store, tid: int, player_no: int, change: dict[str, Any], *, reason: str, by: str
+) -> dict[str, Any]:
+    """Rename a player, fix their club, withdraw (``active`` false) or reinstate them, as
+    a logged event with ``reason``, ``by`` and the hub's time; returns the player. A
+    withdrawn player is not drawn again; their games stay and count for their opponents."""
+    with store.writing() as db:
+        tournament(db, tid, lock=True)
+        row = sql.players.one(db, tid, player_no)
+        if row is None:
+            said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
+            raise NotFoundError(said)
+        before = {"name": row.name, "club": row.club, "active": bool(row.active)}
+        wanted = {k: v for k, v in change.items() if v is not None}
+        if "name" in wanted or "club" in wanted:
+            try:
+                checked = entrant(
+                    wanted.get("name", row.name), wanted.get("club", row.club), "player"
+                )
+            except RosterError as error:
+                raise TournamentError(error.message) from None
+            wanted |= {"name": checked.name, "club": checked.club}
+        after = before | wanted
+        if after == before:
+            raise TournamentError(words("name, club, active: nothing would change"))
+        sql.players.change(db, tid, player_no, {k: after[k] for k in ("name", "club", "active")})
+        kind = (
+            "rename" if after["active"] == before["active"]
+            else "reinstate" if after["active"]
+            else "withdraw"
+        )  # fmt: skip
+        changed = {k: [before[k], after[k]] for k in after if after[k] != before[k]}
+        sql.events.log(
+            db,
+            tid,
+            kind,
+            player_no=player_no,
+            args={"changed": changed},
+            reason=reason,
+            by=by,
+            at=utc_iso(store.now_ms()),
+        )
+        found = sql.players.one(db, tid, player_no)
+        return player_json(found)
+
+
+def active(db: Connection, tid: int) -> dict[str, str]:
+    """The players who may be drawn: every one the judge has not withdrawn or excluded,
+    by start number (as text)."""
+    found = sql.players.active_names(db, tid)
+    out = sql.events.excluded(db, tid)
+    return {player: name for player, name in found.items() if player not in out}
+
+
+def player_json(row: Any) -> dict[str, Any]:
+    return {"id": row.player_no, "name": row.name, "club": row.club, "active": bool(row.active)}

@@ -1,0 +1,204 @@
+"""A drawn round: shown with what each table still owes and the results no slot holds yet,
+undone while none of its results has come, and sent to its tables (their lineups, start,
+round over, pause, resume)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik.core.game import SEATS
+from klik.link import protocol as p
+from klik.words import Words, nwords, words
+from klik_hub import sql
+from klik_hub.office import counting
+from klik_hub.office.draws import Drawn
+from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
+from klik_hub.office.tournaments import tournament
+from klik_hub.sql.rounds import Round
+from klik_hub.store import Store, utc_iso
+from klik_hub.tournament import draw as d
+from klik_hub.tournament import formats as f
+
+
+def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
+    """A drawn round: its tables with their players and the games each still owes, and
+    the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
+    them)."""
+    with store.reading() as db:
+        tournament(db, tid)
+        drawn_rounds = sql.rounds.drawn(db, tid)
+        found = [x for x in drawn_rounds if x.round_no == round_no]
+        if not found:
+            raise NotFoundError(_no_round(tid, round_no))
+        kept = found[0]
+        names = sql.players.names(db, tid)
+        listed = counting.counted(db, tid, names, drawn_rounds)
+        owed = counting.missing(kept, listed)
+        unplaced = _unplaced(db, kept, drawn_rounds, listed)
+    before = [x.tables for x in drawn_rounds if x.round_no < round_no]
+    repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
+    drawn = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated).json()
+    missing = {m["table"]: m["missing"] for m in owed}
+    for table in drawn["tables"]:
+        table["missing"] = missing.get(table["table"], 0)
+    drawn["unplaced"] = unplaced
+    return drawn
+
+
+def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[str, Any]:
+    """Undo the last drawn round while none of its results has come (a slip at the draw),
+    as a logged event; returns the round as it was drawn. ConflictError naming the
+    tables that reported once results have come, or if ``round_no`` is not the last."""
+    with store.writing() as db:
+        tournament(db, tid, lock=True)
+        drawn = sql.rounds.drawn(db, tid)
+        found = [x for x in drawn if x.round_no == round_no]
+        if not found:
+            raise NotFoundError(_no_round(tid, round_no))
+        if drawn[-1].round_no != round_no:
+            said = words(
+                "round {round}: only the last round drawn, {last}, can be undone",
+                round=round_no,
+                last=drawn[-1].round_no,
+            )
+            raise ConflictError(said)
+        kept = found[0]
+        reported = sql.results.reported_tables(db, tid, round_no)
+        for c in counting.made(db, tid).values():
+            reported |= {x.assign.table for x in c if x.assign and x.assign.round_no == round_no}
+        if reported:
+            shown = ", ".join(map(str, sorted(reported)))
+            said = nwords(
+                "round {round}: table {tables} has reported results; it stays drawn "
+                "(exclude the results or draw the next round)",
+                "round {round}: tables {tables} have reported results; it stays drawn "
+                "(exclude the results or draw the next round)",
+                len(reported),
+                round=round_no,
+                tables=shown,
+            )
+            raise ConflictError(said)
+        sql.rounds.undo(db, tid, round_no)
+        undone = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
+        del undone["repeats"], undone["unpaired"]
+        sql.events.log(
+            db,
+            tid,
+            "undraw",
+            player_no=None,
+            args=undone,
+            reason=reason,
+            by=by,
+            at=utc_iso(store.now_ms()),
+        )
+    return undone
+
+
+def send(store: Store, tid: int, round_no: int, kind: str) -> list[dict[str, Any]]:
+    """Queue ``kind`` for every table of the round: ``game`` (its lineup: players, rule
+    set, move time, games), or ``start``, ``round-over``, ``pause``, ``resume``. All
+    tables or none: a table that is not paired is a ConflictError naming it. ``start``
+    sends a table its lineup first if it was never sent, so no round is played as
+    "Gracz A-D" because the judge started it before sending the lineups."""
+    if kind not in p.ROUND_KINDS:
+        kinds = ", ".join(p.ROUND_KINDS)
+        raise TournamentError(words("kind {kind!r}: allowed are {kinds}", kind=kind, kinds=kinds))
+    with store.reading() as db:
+        row = tournament(db, tid)
+        found = [x for x in sql.rounds.drawn(db, tid) if x.round_no == round_no]
+        if not found:
+            raise NotFoundError(_no_round(tid, round_no))
+        kept = found[0]
+        paired = sql.devices.paired_tables(db)
+        names = sql.players.names(db, tid)
+        numbers = range(1, len(kept.tables) + 1)
+        lineups = {
+            k: _lineup(tid, row, kept, table, names)
+            for k, table in zip(numbers, kept.tables, strict=True)
+        }
+        sent = set()
+        if kind == "start":
+            sent = {
+                int(k)
+                for k, args in sql.commands.sent_games(db, list(numbers))
+                if args == p.canonical(lineups[int(k)]).decode("ascii")
+            }
+    if unpaired := [k for k in numbers if k not in paired]:
+        shown = ", ".join(map(str, unpaired))
+        said = nwords(
+            "table {tables} is not paired: klik pair --table {first}",
+            "tables {tables} are not paired: klik pair --table {first}",
+            len(unpaired),
+            tables=shown,
+            first=unpaired[0],
+        )
+        raise ConflictError(said)
+    orders: list[tuple[int, str, dict[str, Any]]] = []
+    for k in numbers:
+        if kind == "game" or (kind == "start" and k not in sent):
+            orders.append((k, "game", lineups[k]))
+        if kind != "game":
+            orders.append((k, kind, {}))
+    ids = store.commands(orders)
+    return [
+        {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
+    ]
+
+
+def _unplaced(
+    db: Connection, kept: Round, drawn: Sequence[Round], listed: Sequence[counting.Counted]
+) -> list[dict[str, Any]]:
+    """Results the judge may put in a slot of round ``kept``: the tournament's results
+    for this round that fill no slot, and results with no tournament at all (a table
+    that played without its lineup) from this round's tables, sent while it was the
+    last round drawn."""
+    offered = [
+        (x.row, x.body)
+        for x in listed
+        if x.placed.slot is None and x.round_no == kept.round_no and not x.now.counts
+    ]
+    after = [x.drawn_at for x in drawn if x.round_no > kept.round_no]
+    strays = sql.results.strays(
+        db, tables=len(kept.tables), since=kept.drawn_at, until=after[0] if after else None
+    )
+    for x in strays:
+        offered.append((x, json.loads(x.body)))
+    return [
+        {
+            "id": x.id,
+            "table": x.table_no,
+            "game": x.game,
+            "receipt": x.receipt,
+            "received_at": x.received_at,
+            "tournament": x.tournament,
+            "names": {s: e["name"] for s, e in body["seats"].items()},
+            "players": {s: e.get("player") for s, e in body["seats"].items()},
+        }
+        for x, body in offered
+    ]
+
+
+def _lineup(
+    tid: int, row: Any, kept: Round, table: Sequence[str], names: dict[str, str]
+) -> dict[str, Any]:
+    """The ``game`` command's args for one table of a round (``p.RoundLineup``)."""
+    seated = tuple(zip(SEATS, table, strict=False))
+    return p.RoundLineup(
+        tournament=str(tid),
+        round_no=kept.round_no,
+        games=kept.games,
+        rules=row.rules,
+        move_time_s=row.move_time_s,
+        seats=tuple(seat for seat, _ in seated),
+        players=seated,
+        names=tuple((seat, names[player]) for seat, player in seated),
+        first_starter=f.load_format(row.format).first_starter,
+    ).json()
+
+
+def _no_round(tid: int, round_no: int) -> Words:
+    return words("tournament {tid} has no round {round}", tid=tid, round=round_no)

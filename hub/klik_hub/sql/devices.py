@@ -1,0 +1,66 @@
+"""The paired tables (``devices``): each table's device id and key, one row a table.
+
+``of`` is on the hot path (every envelope reads its device in the transaction that takes it),
+so its statement is built once: building a statement and its cache key costs more Python than
+SQLite takes to run it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, insert, select
+
+from klik_hub.schema import devices, status
+
+DEVICE = select(devices.c.table_no, devices.c.key_hex).where(
+    devices.c.device == bindparam("device")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    device: str
+    table_no: int
+    key: bytes
+
+
+def pair(db: Connection, device: str, table_no: int, key_hex: str, paired_at: str) -> None:
+    """Pair ``device`` with table ``table_no``, replacing the table's earlier pairing."""
+    db.execute(delete(devices).where(devices.c.table_no == table_no))
+    db.execute(
+        insert(devices).values(
+            device=device,
+            table_no=table_no,
+            key_hex=key_hex,
+            paired_at=paired_at,
+        )
+    )
+
+
+def of(db: Connection, device: str) -> Device | None:
+    """The paired device ``device``, or None if no table is paired with it."""
+    row = db.execute(DEVICE, {"device": device}).first()
+    return None if row is None else Device(device, row.table_no, bytes.fromhex(row.key_hex))
+
+
+def is_paired(db: Connection, table_no: int) -> bool:
+    found = db.execute(select(devices.c.device).where(devices.c.table_no == table_no))
+    return found.first() is not None
+
+
+def paired_tables(db: Connection) -> set[int]:
+    """The numbers of every paired table."""
+    return set(db.execute(select(devices.c.table_no)).scalars())
+
+
+def with_heartbeats(db: Connection) -> Sequence[Any]:
+    """Every paired device, by table number, with its last heartbeat's ``body`` and
+    ``seen_ms`` (both None before its first)."""
+    return db.execute(
+        select(devices, status.c.body, status.c.seen_ms)
+        .outerjoin(status, status.c.device == devices.c.device)
+        .order_by(devices.c.table_no)
+    ).all()

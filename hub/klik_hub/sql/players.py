@@ -1,0 +1,72 @@
+"""The enrolled players (``players``), numbered 1, 2, … within their tournament: a player's
+id is their start number, as text wherever a table's result names it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from klik_hub.schema import players
+
+
+def count(db: Connection, tid: int) -> int:
+    return int(
+        db.execute(
+            select(func.count()).select_from(players).where(players.c.tournament_id == tid)
+        ).scalar_one()
+    )
+
+
+def enrolled(db: Connection, tid: int) -> Sequence[Any]:
+    """Tournament ``tid``'s players, in no particular order."""
+    return list(db.execute(select(players).where(players.c.tournament_id == tid)))
+
+
+def by_number(db: Connection, tid: int) -> Sequence[Any]:
+    """Tournament ``tid``'s players by start number."""
+    return db.execute(
+        select(players).where(players.c.tournament_id == tid).order_by(players.c.player_no)
+    ).all()
+
+
+def one(db: Connection, tid: int, player_no: int) -> Any:
+    """Player ``player_no`` of tournament ``tid``, or None."""
+    return db.execute(
+        select(players).where(players.c.tournament_id == tid, players.c.player_no == player_no)
+    ).first()
+
+
+def names(db: Connection, tid: int) -> dict[str, str]:
+    """Every player's name by start number (as text), withdrawn or not."""
+    found = db.execute(
+        select(players.c.player_no, players.c.name)
+        .where(players.c.tournament_id == tid)
+        .order_by(players.c.player_no)
+    ).all()
+    return {str(x.player_no): x.name for x in found}
+
+
+def active_names(db: Connection, tid: int) -> dict[str, str]:
+    """The name of every player not withdrawn, by start number (as text)."""
+    found = db.execute(
+        select(players.c.player_no, players.c.name)
+        .where(players.c.tournament_id == tid, players.c.active)
+        .order_by(players.c.player_no)
+    ).all()
+    return {str(x.player_no): x.name for x in found}
+
+
+def enrol(db: Connection, rows: list[dict[str, Any]]) -> None:
+    """Keep new players: ``tournament_id``, ``player_no``, ``name`` and ``club`` each."""
+    db.execute(insert(players), rows)
+
+
+def change(db: Connection, tid: int, player_no: int, values: dict[str, Any]) -> None:
+    """Set the player's ``name``, ``club`` or ``active`` to ``values``."""
+    db.execute(
+        update(players)
+        .where(players.c.tournament_id == tid, players.c.player_no == player_no)
+        .values(**values)
+    )

@@ -1,0 +1,183 @@
+"""The tables' results (``results``) and the claims that keep one result a send and a game
+(``claims``).
+
+A result is never changed once kept (the judge's corrections are rows of their own). A resend
+meets the unique constraint on (device, seq, digest) and a second result for one send or one
+game meets a taken ``claims`` row: the database decides, on any number of hub processes
+(``Upserts``). The statements of the results' path are built once: building a statement and
+its cache key costs more Python than SQLite takes to run it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.expression import Executable
+
+from klik.link import protocol as p
+from klik_hub.schema import claims, results
+from klik_hub.sql import corrections
+
+CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
+
+RECEIPT_OF_SEND = select(results.c.receipt).where(
+    results.c.device == bindparam("device"),
+    results.c.seq == bindparam("seq"),
+    results.c.digest == bindparam("digest"),
+)
+HOLDER = (
+    select(results.c.id, results.c.digest, results.c.receipt)
+    .join(claims, claims.c.result_id == results.c.id)
+    .where(claims.c.claim == bindparam("claim"))
+)
+LAST_RESULT = select(func.max(results.c.seq)).where(results.c.device == bindparam("device"))
+
+
+@dataclass(frozen=True, slots=True)
+class Upserts:
+    """The statements that meet a unique constraint, in the dialect's ``ON CONFLICT``."""
+
+    result: Executable  # a new result's id, or no row when (device, seq, digest) is there
+    claim: Executable  # the claim, or no row when another result holds it
+
+    @classmethod
+    def of(cls, dialect: str) -> Upserts:
+        insert_of = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        return cls(
+            insert_of(results)
+            .on_conflict_do_nothing(index_elements=["device", "seq", "digest"])
+            .returning(results.c.id),
+            insert_of(claims)
+            .on_conflict_do_nothing(index_elements=["claim"])
+            .returning(claims.c.claim),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A result kept: ``stored``, ``duplicate`` (the same receipt again) or ``conflict``
+    (both kept and flagged for the judge)."""
+
+    outcome: p.Status
+    receipt: str
+
+
+def claim_of(key: str) -> str:
+    """``key`` as a ``claims`` row holds it: itself, or when longer than the column, ``sha256:``
+    and its SHA-256 in hex. Any result the protocol allows has a claim that fits: a tournament
+    of 200 letters such as "ż", each written ``\\u017c``, makes a key of over 1,200.
+
+    Keys that fit are kept as they were, so the claims of results stored before are still
+    met; no key of its own starts with ``sha256:`` (each starts ``send:`` or ``game:``).
+    """
+    if len(key) <= CLAIM_LENGTH:
+        return key
+    return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+# --- keeping a result, in the transaction that took its envelope ----------------------------
+
+
+def add(db: Connection, upserts: Upserts, row: dict[str, Any]) -> int | None:
+    """Keep the result ``row``; its new id, or None if this (device, seq, digest) is kept."""
+    new_id = db.execute(upserts.result, row).scalar()
+    return None if new_id is None else int(new_id)
+
+
+def receipt_of_send(db: Connection, row: dict[str, Any]) -> str:
+    """The receipt of the result kept for ``row``'s (device, seq, digest)."""
+    return str(db.execute(RECEIPT_OF_SEND, row).scalar_one())
+
+
+def claim(db: Connection, upserts: Upserts, key: str, result_id: int) -> bool:
+    """Claim ``key`` for result ``result_id``; False if another result holds it."""
+    return db.execute(upserts.claim, {"claim": key, "result_id": result_id}).first() is not None
+
+
+def holder(db: Connection, key: str) -> Any:
+    """The result holding the claim ``key``: its ``id``, ``digest`` and ``receipt``."""
+    return db.execute(HOLDER, {"claim": key}).one()
+
+
+def flag_conflict(db: Connection, ids: list[int]) -> None:
+    db.execute(update(results).where(results.c.id.in_(ids)).values(conflict=True))
+
+
+def last_seq(db: Connection, device: str) -> int:
+    """The highest seq of the results kept from ``device`` (0 if none)."""
+    found = db.execute(LAST_RESULT, {"device": device}).scalar()
+    return 0 if found is None else int(found)
+
+
+# --- reading them ------------------------------------------------------------------------
+
+
+def newest(db: Connection, *, table_no: int | None, limit: int) -> Sequence[Any]:
+    """The kept results, newest first, of one table or all."""
+    query = select(results).order_by(results.c.id.desc()).limit(limit)
+    if table_no is not None:
+        query = query.where(results.c.table_no == table_no)
+    return db.execute(query).all()
+
+
+def of_tournament(db: Connection, tid: int) -> Sequence[Any]:
+    """Tournament ``tid``'s results and those the judge assigned to it (naming none), oldest
+    first: all but the device, seq and digest."""
+    return db.execute(
+        select(
+            results.c.id,
+            results.c.round_no,
+            results.c.table_no,
+            results.c.game,
+            results.c.receipt,
+            results.c.body,
+            results.c.conflict,
+            results.c.points_check,
+            results.c.received_at,
+            results.c.tournament,
+        )
+        .where(
+            or_(
+                results.c.tournament == str(tid),
+                and_(results.c.tournament.is_(None), results.c.id.in_(corrections.assigned(tid))),
+            )
+        )
+        .order_by(results.c.id)
+    ).all()
+
+
+def strays(db: Connection, *, tables: int, since: str, until: str | None) -> Sequence[Any]:
+    """Results that name no tournament and no tournament was assigned, from tables 1 to
+    ``tables``, received from ``since`` until before ``until`` (ISO times), oldest first."""
+    query = select(results).where(
+        results.c.tournament.is_(None),
+        results.c.table_no.between(1, tables),
+        results.c.received_at >= since,
+        results.c.id.not_in(corrections.assigned()),
+    )
+    if until is not None:
+        query = query.where(results.c.received_at < until)
+    return db.execute(query.order_by(results.c.id)).all()
+
+
+def reported_tables(db: Connection, tid: int, round_no: int) -> set[int]:
+    """The tables that sent a result for round ``round_no`` of tournament ``tid``."""
+    return set(
+        db.execute(
+            select(results.c.table_no).where(
+                results.c.tournament == str(tid), results.c.round_no == round_no
+            )
+        ).scalars()
+    )
+
+
+def body_of(db: Connection, result_id: int) -> Any:
+    """Result ``result_id``'s ``body`` and ``tournament``, or None if there is none."""
+    return db.execute(
+        select(results.c.body, results.c.tournament).where(results.c.id == result_id)
+    ).first()

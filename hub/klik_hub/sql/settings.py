@@ -1,0 +1,20 @@
+"""The hub's own settings (``settings``): a value by name, such as the judge's password's
+hash or the tournament in play."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, delete, insert, select
+
+from klik_hub.schema import settings
+
+
+def value(db: Connection, name: str) -> str | None:
+    """The setting ``name``, or None if it was never set."""
+    found = db.execute(select(settings.c.value).where(settings.c.name == name)).scalar()
+    return None if found is None else str(found)
+
+
+def put(db: Connection, name: str, value: str) -> None:
+    """Set ``name`` to ``value``, replacing what it was."""
+    db.execute(delete(settings).where(settings.c.name == name))
+    db.execute(insert(settings).values(name=name, value=value))
