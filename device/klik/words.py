@@ -31,7 +31,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the pages' extras only (klik[hub], klik[sim]): never imported on a table
+    from jinja2 import Environment
 
 DOMAIN = "klik"
 
@@ -207,3 +210,38 @@ def script() -> str:
     functions = resources.files("klik").joinpath("words.js").read_text(encoding="utf-8")
     catalogue_line = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return f'"use strict";\nconst CATALOGUE = {catalogue_line};\n{functions}'
+
+
+# --- the pages' templates ---------------------------------------------------------------
+
+
+def templates(package: str) -> Environment:
+    """The Jinja2 templates in ``package``'s ``templates/``, as every page of Klik's has them:
+    autoescaped, a name a template misspells an error (StrictUndefined) rather than a blank,
+    each compiled once. The hub's printed pages and the virtual table's hall use it."""
+    from jinja2 import (  # noqa: PLC0415  (the pages' extras, not the table's)
+        Environment,
+        PackageLoader,
+        StrictUndefined,
+        select_autoescape,
+    )
+
+    return Environment(
+        loader=PackageLoader(package, "templates"),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def spoken(language: Language) -> dict[str, Any]:
+    """What a template needs to speak ``language``: ``_``, ``pgettext`` and ``ngettext`` from
+    the catalogue (``pybabel extract`` finds their calls), and ``lang`` for the page's tag."""
+    said = catalogue(language)
+    return {
+        "lang": language.value,
+        "_": said.gettext,
+        "pgettext": said.pgettext,
+        "ngettext": said.ngettext,
+    }

@@ -18,22 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
 from klik.core.game import nth_starter
-from klik.words import Language, catalogue
+from klik.words import Language, spoken, templates
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
-# One environment for the process: it compiles each template once and keeps it. A name a
-# template misspells is an error (StrictUndefined), not a blank on the paper.
-TEMPLATES = Environment(
-    loader=PackageLoader("klik_hub", "templates"),
-    autoescape=select_autoescape(["html"]),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+TEMPLATES = templates("klik_hub")  # compiled once, for the process
 
 
 @dataclass(frozen=True)
@@ -81,7 +71,7 @@ def sheets(
         drawn_first=drawn_first,
         games=games,
         sheets=pages,
-        **_words(lang),
+        **spoken(Language(lang)),
     )
 
 
@@ -95,11 +85,5 @@ def standings(
     """The standings on paper, with a mark by a player whose counted games were corrected,
     and by a player the judge excluded."""
     return TEMPLATES.get_template("standings.html").render(
-        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, **_words(lang)
+        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, **spoken(Language(lang))
     )
-
-
-def _words(lang: str) -> dict[str, Any]:
-    """What a template needs to speak ``lang``: the catalogue's functions and the page's tag."""
-    said = catalogue(Language(lang))
-    return {"lang": lang, "pgettext": said.pgettext, "_": said.gettext}

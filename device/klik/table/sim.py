@@ -52,7 +52,7 @@ from klik.link.courier import Command
 from klik.table.config import Config, make_state_dir
 from klik.table.daemon import Daemon
 from klik.table.panels import open_panels
-from klik.words import Language, catalogue, script
+from klik.words import Language, script, spoken, templates
 
 EXTRA = ("starlette", "uvicorn", "httptools", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
 
@@ -63,7 +63,7 @@ class NotInstalledError(KlikError, ImportError):
 
 try:
     import babel  # noqa: F401  (the pages' words: klik.words.script, asked for at the first page)
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    import jinja2  # noqa: F401  (the hall's template: klik.words.templates)
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.convertors import Convertor, register_url_convertor
@@ -84,14 +84,7 @@ except ModuleNotFoundError as missing:
 
 log = logging.getLogger("klik.table.sim")
 
-# The hall's template, compiled once; a name it misspells is an error, not a blank.
-TEMPLATES = Environment(
-    loader=PackageLoader("klik.table", "templates"),
-    autoescape=select_autoescape(["html"]),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+TEMPLATES = templates("klik.table")  # the hall's, compiled once
 
 MAX_BODY = 1024  # bytes; a longer body is not read (simserver.Gate)
 EMPTY: Mapping[str, str] = {}
@@ -520,8 +513,7 @@ def _interrupt(_signal: int, _frame: object) -> None:
 
 def hall(count: int, language: Language) -> bytes:
     """The page that shows every table of the hall at half size, two to a row."""
-    said = catalogue(language)
     page = TEMPLATES.get_template("hall.html").render(
-        lang=language.value, tables=range(1, count + 1), _=said.gettext
+        tables=range(1, count + 1), **spoken(language)
     )
     return page.encode()
