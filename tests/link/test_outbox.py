@@ -338,9 +338,10 @@ class Model:
             self.receipts[seq] = stored[seq][1]
         with Outbox(path) as outbox:
             # A seq handed out (outbox.seq written) whose result the kill kept from its
-            # commit is skipped, never handed out again: at most one more than kept.
+            # commit is skipped, never handed out again: at most one more than the highest
+            # seq handed out before, kept or skipped (kills in a row may skip one each).
             kept = max(self.kept, default=0)
-            assert kept <= outbox.last_seq() <= kept + in_flight
+            assert kept <= outbox.last_seq() <= max(kept, self.handed_out) + in_flight
             self.handed_out = max(self.handed_out, outbox.last_seq())
             assert outbox.waiting() == len(self.kept) - len(self.receipts)
         assert all(times <= 1 for times in self.commands.values())
