@@ -30,8 +30,10 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from klik import words
+from klik import words as catalogue_script
+from klik.errors import KlikError
 from klik.link import protocol as p
+from klik.words import Language, words
 from klik_hub import faults, judge, tournament_api
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
@@ -213,13 +215,13 @@ def make_app(
         response_model_exclude_none=True,
         responses={404: {"model": Answer}, 422: {"model": Answer}},
     )
-    def post_command(table: Annotated[int, Path(ge=1, le=999)], command: CommandIn) -> JSONResponse:
+    def post_command(
+        table: Annotated[int, Path(ge=1, le=999)], command: CommandIn, request: Request
+    ) -> JSONResponse:
         """Queue a hub → table command (pause, resume, round-over, start, players)."""
-        if not store.paired(table):
-            return JSONResponse({"status": "invalid", "error": f"table {table} is not paired"}, 404)
-        if command.kind not in p.COMMAND_KINDS:
-            error = f"kind: allowed are {', '.join(p.COMMAND_KINDS)}"
-            return JSONResponse({"status": "invalid", "error": error}, 422)
+        refused = _not_for(store, table, command.kind, tournament_api.reader(request))
+        if refused is not None:
+            return refused
         try:
             p.canonical(command.args)
         except p.ProtocolError as error:
@@ -287,6 +289,18 @@ def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
     return api
 
 
+def _not_for(store: Store, table: int, kind: str, language: Language) -> JSONResponse | None:
+    """Why a command cannot be queued for ``table``, in the reader's language, or None."""
+    if not store.paired(table):
+        error = words("table {table} is not paired", table=table).into(language)
+        return JSONResponse({"status": "invalid", "error": error}, 404)
+    if kind not in p.COMMAND_KINDS:
+        kinds = ", ".join(p.COMMAND_KINDS)
+        error = words("kind: allowed are {kinds}", kinds=kinds).into(language)
+        return JSONResponse({"status": "invalid", "error": error}, 422)
+    return None
+
+
 def console_router() -> APIRouter:
     """The judge's console: its page and its script."""
     web = APIRouter(include_in_schema=False)
@@ -302,7 +316,7 @@ def console_router() -> APIRouter:
     @web.get("/words.js")
     def catalogue() -> Response:
         """The catalogue for the console's and the projector's scripts (klik.words)."""
-        return Response(words.script(), media_type="text/javascript; charset=utf-8")
+        return Response(catalogue_script.script(), media_type="text/javascript; charset=utf-8")
 
     return web
 
@@ -350,7 +364,7 @@ async def _body(chunks: AsyncIterator[bytes]) -> bytes:
     return bytes(data)
 
 
-class NeedJudgeError(Exception):
+class NeedJudgeError(KlikError, PermissionError):
     """A judge's route asked without the judge's password (401)."""
 
 

@@ -24,15 +24,17 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 
+from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.link import results as r
 from klik_hub.store import Device, RefusedError, Store, Unbelieved
 
 
-class TooLargeError(Exception):
-    pass
+class TooLargeError(KlikError, ValueError):
+    """An envelope over ``protocol.MAX_BODY`` bytes: refused before it is read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +59,8 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
             if envelope.type == "result":
                 refusal = _refusal(envelope.body)
                 if refusal is not None:
-                    answer: dict[str, Any] = {"status": "refused", "error": refusal}
-                    status = 422
+                    answer: dict[str, Any] = {"status": p.Status.REFUSED, "error": refusal}
+                    status = p.Status.REFUSED.http
                 else:
                     stored = store.keep_result(db, envelope, device)
                     answer = {"status": stored.outcome.value, "receipt": stored.receipt}
@@ -66,19 +68,21 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
             else:
                 beat = store.heartbeat(db, envelope, device)
                 if beat.taken:
-                    answer = {"status": "ok", "commands": beat.commands}
-                    status = 200
+                    answer = {"status": p.Status.OK, "commands": beat.commands}
+                    status = p.Status.OK.http
                 else:
-                    answer = {"status": "stale", "last_seq": beat.last_seq}
-                    status = 409
+                    answer = {"status": p.Status.STALE, "last_seq": beat.last_seq}
+                    status = p.Status.STALE.http
                 if beat.last_result_seq is not None:
                     answer["last_result_seq"] = beat.last_result_seq
     except RefusedError as error:
-        return Answer(401, {"status": "refused", "error": str(error)}, unbelieved=error.why)
+        said = {"status": p.Status.REFUSED, "error": str(error)}
+        return Answer(p.UNPAIRED_HTTP, said, unbelieved=error.why)
     except TooLargeError as error:
-        return Answer(413, {"status": "invalid", "error": str(error)})
+        said = {"status": p.Status.INVALID, "error": str(error)}
+        return Answer(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, said)
     except p.ProtocolError as error:
-        return Answer(422, {"status": "invalid", "error": str(error)})
+        return Answer(p.Status.INVALID.http, {"status": p.Status.INVALID, "error": str(error)})
     ack = p.Envelope("ack", device.device, envelope.seq, {"of": envelope.type, **answer})
     return Answer(status, {**answer, "ack": ack.signed(device.key)}, device)
 

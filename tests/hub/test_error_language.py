@@ -111,3 +111,20 @@ def test_a_tournament_s_form_is_refused_in_the_reader_s_language(
     answer = httpx.post(url + API, json=sent, headers={"Accept-Language": header})
     assert answer.status_code == 422
     assert answer.json() == {"error": said}
+
+
+# A command for a table that cannot take it, in the console's words.
+@pytest.mark.parametrize(
+    ("path", "payload", "header", "said"),
+    [
+        ("/api/v1/tables/5/commands", {"kind": "pause"}, "pl", "stół 5 nie jest sparowany"),
+        ("/api/v1/tables/5/commands", {"kind": "pause"}, "en", "table 5 is not paired"),
+    ],
+)
+def test_a_command_for_an_unpaired_table_is_refused_in_the_reader_s_language(
+    hub: Hub, path: str, payload: dict[str, str], header: str, said: str
+) -> None:
+    url, _ = hub
+    answer = httpx.post(url + path, json=payload, headers={"Accept-Language": header})
+    assert answer.status_code == 404
+    assert answer.json()["error"] == said

@@ -8,7 +8,7 @@ the contract in prose (``tests/link/test_protocol_doc.py`` checks that each name
 other does). Pure: no I/O, no clock (callers pass bytes and numbers in).
 """
 
-from klik.link.protocol.ack import Ack, Trouble, status_of
+from klik.link.protocol.ack import UNPAIRED_HTTP, Ack, Trouble, status_of
 from klik.link.protocol.envelope import (
     DEVICE,
     ENVELOPE_DEPTH,
@@ -79,6 +79,7 @@ __all__ = [
     "TAKEN",
     "TYPES",
     "TYPE_OF_PATH",
+    "UNPAIRED_HTTP",
     "UNSTORABLE",
     "VERSION",
     "Ack",
@@ -89,7 +90,8 @@ __all__ = [
     "Heartbeat",
     "Json",
     "ProtocolError",
-    "Refusal", "RoundLineup",
+    "Refusal",
+    "RoundLineup",
     "Status",
     "Trouble",
     "canonical",
