@@ -88,13 +88,14 @@ def play(table: Daemon) -> float:
 class Screens:
     """Watches the four seats' images: when was each last handed over with a receipt."""
 
-    def __init__(self, table: Daemon) -> None:
-        self.table = table
+    def __init__(self) -> None:
+        self.table: Daemon | None = None  # the table it watches, once made (it is given this)
         self.shown: dict[str, float] = {}
         self.all_four = threading.Event()
 
     def __call__(self, seat: str, _image: Image.Image, _now: float) -> None:
         # Called on the engine thread right after the seat's image went to its panel.
+        assert self.table is not None
         view = self.table.engine.views[seat]
         if view.receipt is None:
             self.shown.pop(seat, None)
@@ -113,9 +114,9 @@ def latencies(url: str, store: Store, folder: Path) -> list[float]:
     device, key = store.pair(TABLE)
     hub = f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {TABLE}\n'
     hub += f'device_id = "{device}"\nkey = "{key}"\n'
-    table = sim.make_daemon(c.from_text(PLAYERS + hub), str(folder))
-    screens = Screens(table)
-    table.engine.on_frame = screens
+    screens = Screens()
+    table = sim.make_daemon(c.from_text(PLAYERS + hub), str(folder), on_frame=screens)
+    screens.table = table
     table.start()
     samples = []
     try:

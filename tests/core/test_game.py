@@ -508,8 +508,8 @@ def test_a_confirmed_sum_is_reopened_by_a_double_tap_until_the_last_seat_confirm
 
 def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
     play = counting()
-    table = play.replay.table
-    play.replay.table = replace(
+    table = play.driver.table
+    play.driver.table = replace(
         table, game=replace(table.game, racks=(("A", 825), ("B", 0), ("C", 0)))
     )
     play.hold("A", 10.0, length=1.2)

@@ -10,7 +10,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS
 from klik.core.table import Edge, new_table
-from klik.table.replay import Replay
+from klik.table.driver import Driver
 
 
 class Play:
@@ -34,26 +34,26 @@ class Play:
         table = new_table(settings)
         if pile is not None:
             table = replace(table, game=replace(table.game, pile=DrawPile.with_tiles(pile)))
-        self.replay = Replay(table)
+        self.driver = Driver(table)
 
     @property
     def game(self) -> g.Game:
-        return self.replay.table.game
+        return self.driver.table.game
 
     @property
     def notes(self) -> list[g.Note]:
-        return [c for c in self.replay.commands if isinstance(c, g.Note)]
+        return [c for c in self.driver.commands if isinstance(c, g.Note)]
 
     @property
     def sounds(self) -> list[tuple[float, str]]:
-        return [(c.at, c.kind.value) for c in self.replay.commands if isinstance(c, g.Sound)]
+        return [(c.at, c.kind.value) for c in self.driver.commands if isinstance(c, g.Sound)]
 
     def down(self, seat: str, at: float) -> Play:
-        self.replay.apply(Edge(seat, True, at))
+        self.driver.apply(Edge(seat, True, at))
         return self
 
     def up(self, seat: str, at: float) -> Play:
-        self.replay.apply(Edge(seat, False, at))
+        self.driver.apply(Edge(seat, False, at))
         return self
 
     def press(self, seat: str, at: float, length: float) -> Play:
@@ -72,15 +72,15 @@ class Play:
         return self.to(at + 0.35)
 
     def order(self, action: str, at: float, by: str = "judge") -> Play:
-        self.replay.apply(g.Order(g.Action(action), at, by))
+        self.driver.apply(g.Order(g.Action(action), at, by))
         return self
 
     def to(self, at: float) -> Play:
-        self.replay.advance(at)
+        self.driver.advance(at)
         return self
 
     def time_left(self) -> float | None:
-        left = self.game.time_left(self.replay.now)
+        left = self.game.time_left(self.driver.now)
         return None if left is None else round(left, 6)
 
     def start(self, at: float = 0.0) -> Play:

@@ -8,6 +8,7 @@ recording buses (the virtual table's panels).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from klik.core import game as g
 from klik.core.table import Edge
 from klik.table import config as c
 from klik.table import journal as j
-from klik.table.engine import Engine
+from klik.table.engine import Engine, Outbox
 from klik.table.gpio import JudgeEdge
 from klik.table.i2cbus import RecordingBus
 from klik.table.panels import PanelConfig, Panels, open_panels, recording_serials
@@ -29,21 +30,31 @@ CONFIG = c.from_text('[panels]\ninterface = "sim"\n[players]\nA = "Ania"\nB = "B
 
 
 class Table:
-    """An engine with a real journal in ``folder`` and the virtual table's panels."""
+    """An engine with a real journal in ``folder`` and the virtual table's panels; ``config``,
+    ``outbox`` and ``on_kept`` as the engine's (no link to the hub by default)."""
 
     def __init__(
-        self, folder: Path, journal: j.Journal | None = None, panels: Panels | None = None
+        self,
+        folder: Path,
+        journal: j.Journal | None = None,
+        panels: Panels | None = None,
+        *,
+        config: c.Config = CONFIG,
+        outbox: Outbox | None = None,
+        on_kept: Callable[[], None] | None = None,
     ) -> None:
         self.outputs: list[Outputs] = []
         self.shown: list[tuple[str, float]] = []
-        self.panels = panels or open_panels(CONFIG, now=0.0)
+        self.panels = panels or open_panels(config, now=0.0)
         self.journal = journal or j.Journal(folder / "journal.jsonl")
         self.engine = Engine(
-            CONFIG,
+            config,
             self.journal,
             self.panels,
             set_outputs=self.outputs.append,
             on_frame=lambda seat, image, now: self.shown.append((seat, now)),
+            outbox=outbox,
+            on_kept=on_kept,
         )
 
     def press(self, seat: str, at: float, length: float = 0.1) -> Table:

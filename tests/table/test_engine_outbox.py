@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,22 +22,20 @@ from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.results import check_result, points_check
 from klik.table.view import Delivery
 from tests.table.test_engine import CONFIG, Table
-from tests.table.test_recovery import BOOT, finish, playing
+from tests.table.test_recovery import BOOT, begun, finish, playing
 
 HUB = replace(CONFIG, hub=replace(CONFIG.hub, table=7))
 
 
-def linked(table: Table, outbox: Outbox) -> Table:
-    table.engine.config = HUB
-    table.engine.outbox = outbox
-    return table
+def linked(folder: Path, outbox: Outbox, on_kept: Callable[[], None] | None = None) -> Table:
+    """A table on ``folder`` of the hub's table 7, its results kept in ``outbox``."""
+    return Table(folder, config=HUB, outbox=outbox, on_kept=on_kept)
 
 
 def test_a_finished_games_result_is_in_the_outbox_before_the_result_screen(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
     woken = []
-    table = linked(playing(tmp_path), outbox)
-    table.engine.on_kept = lambda: woken.append(outbox.waiting())
+    table = begun(linked(tmp_path, outbox, on_kept=lambda: woken.append(outbox.waiting())))
     finish(table, 120.0)
     assert woken == [1]  # the courier is woken once the commit is done
     pending = outbox.oldest_waiting()
@@ -52,7 +51,7 @@ def test_a_cut_before_the_outbox_commit_keeps_the_result_at_the_restart(tmp_path
     first = finish(playing(tmp_path), 120.0)  # no outbox: as if the cut came before its commit
     first.journal.close()
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    second = linked(Table(tmp_path), outbox)
+    second = linked(tmp_path, outbox)
     second.engine.start(BOOT)
     pending = outbox.oldest_waiting()
     assert pending is not None
@@ -63,16 +62,16 @@ def test_a_cut_before_the_outbox_commit_keeps_the_result_at_the_restart(tmp_path
 
 def test_a_result_in_the_outbox_is_not_kept_again_at_the_restart(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    first = finish(linked(playing(tmp_path), outbox), 120.0)
+    first = finish(begun(linked(tmp_path, outbox)), 120.0)
     first.journal.close()
-    second = linked(Table(tmp_path), outbox)
+    second = linked(tmp_path, outbox)
     second.engine.start(BOOT)
     assert (outbox.last_seq(), outbox.waiting(), second.engine.result_seq) == (1, 1, 1)
 
 
 def test_the_hubs_receipt_reaches_every_seats_screen(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    table = finish(linked(playing(tmp_path), outbox), 120.0)
+    table = finish(begun(linked(tmp_path, outbox)), 120.0)
     table.engine.delivered(c.Delivery(c.State.SENT, 1, "7KQ2M", 0), 130.0)
     assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
     assert {v.delivery for v in table.engine.views.values()} == {Delivery.SENT}
@@ -97,8 +96,7 @@ def test_a_result_the_outbox_cannot_commit_is_never_shown_as_kept(tmp_path: Path
     say the result is not saved, and it is committed once the lock is let go."""
     outbox = Outbox(tmp_path / "outbox.sqlite", busy_s=0.05)
     woken: list[int] = []
-    table = linked(playing(tmp_path), outbox)
-    table.engine.on_kept = lambda: woken.append(outbox.waiting())
+    table = begun(linked(tmp_path, outbox, on_kept=lambda: woken.append(outbox.waiting())))
     other = subprocess.Popen(  # another program holds the outbox's write lock
         [sys.executable, "-c", HOLD_THE_LOCK, str(tmp_path / "outbox.sqlite")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -131,7 +129,7 @@ def test_every_finished_game_the_outbox_lacks_goes_back_with_its_own_body(
     written when each game ended, so the hub sees duplicates of what it has, never
     conflicts."""
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    first = finish(linked(playing(tmp_path), outbox), 120.0)
+    first = finish(begun(linked(tmp_path, outbox)), 120.0)
     assert first.engine.new_game(130.0)
     first.press("D", 131.0).press("A", 140.0)
     finish(first, 150.0)
@@ -154,7 +152,7 @@ def test_every_finished_game_the_outbox_lacks_goes_back_with_its_own_body(
         fresh = Outbox(path)
     except OutboxCorruptError:
         fresh = Outbox.start_anew(path)
-    second = linked(Table(tmp_path), fresh)
+    second = linked(tmp_path, fresh)
     second.engine.start(BOOT + 500.0)
     again = _all_waiting(fresh)
     assert [p.body for p in again] == list(sent.values())  # the same bodies, in order

@@ -102,7 +102,7 @@ def received(table: Table, args: dict[str, Any], at: float, kind: str = "game") 
 
 def test_a_ready_table_plays_the_rounds_games_then_its_own_again(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    table = linked(Table(tmp_path), outbox)
+    table = linked(tmp_path, outbox)
     table.engine.start(100.0)
     received(table, lineup(), 101.0)
     game = table.game
@@ -221,7 +221,7 @@ def first_game_played(tmp_path: Path) -> tuple[Table, Outbox]:
     """A table linked to its outbox that has played the round's first game (C starts A's
     clock, the judge ends it, every seat confirms 0)."""
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    table = linked(Table(tmp_path), outbox)
+    table = linked(tmp_path, outbox)
     table.engine.start(100.0)
     received(table, lineup(), 101.0)
     table.press("C", 102.0)
@@ -329,7 +329,7 @@ def test_a_cut_during_the_next_game_tap_never_plays_a_rounds_game_as_an_ordinary
         first.engine.new_game(130.0)
     first.journal.close()
 
-    second = linked(Table(tmp_path), Outbox(tmp_path / "outbox.sqlite"))
+    second = linked(tmp_path, Outbox(tmp_path / "outbox.sqlite"))
     second.engine.start(BOOT)
     if second.engine.info.game_no == 1:  # still on the finished game: the judge taps again
         assert second.engine.new_game(BOOT + 10.0)

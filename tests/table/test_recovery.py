@@ -29,8 +29,12 @@ def cut(first: Table, folder: Path) -> Table:
 
 
 def playing(folder: Path) -> Table:
+    """A new table on ``folder``, its game ``begun``."""
+    return begun(Table(folder))
+
+
+def begun(table: Table) -> Table:
     """A's move ended at 110 with a tap; B's clock runs from 110 (60 s a move)."""
-    table = Table(folder)
     table.engine.start(100.0)
     return table.press("D", 101.0).press("A", 110.0)
 
@@ -46,7 +50,7 @@ def up(table: Table, seat: str, at: float) -> Table:
 
 
 def now(table: Table) -> float:
-    return table.engine.replay.now
+    return table.engine.driver.now
 
 
 # --- a button held at the cut is up after recovery --------------------------------------

@@ -21,7 +21,8 @@ from klik.core import game as g
 from klik.core.gestures import Held, Mark, Tap
 from klik.core.pile import DrawPile
 from klik.core.table import new_table
-from klik.table import replay, screens
+from klik.table import screens
+from klik.table.driver import Driver
 from klik.table.view import (
     STEPS,
     Alert,
@@ -190,13 +191,13 @@ SAMPLES = {
 }
 
 
-def sample_replay(until: float | None = None) -> replay.Replay:
+def sample_driver(until: float | None = None) -> Driver:
     """The bundled sample game (3 seats) played to ``until`` seconds, or to its end."""
     parsed = script.parse(
         (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
     )
     stop = parsed.end if until is None else until
-    played = replay.Replay(new_table(parsed.settings))
+    played = Driver(new_table(parsed.settings))
     for event in parsed.events:
         if event.at <= stop:
             played.apply(event)
@@ -206,7 +207,7 @@ def sample_replay(until: float | None = None) -> replay.Replay:
 
 def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
     """The views of the sample game at ``until`` seconds, or at its end."""
-    played = sample_replay(until)
+    played = sample_driver(until)
     info = TableInfo(table="3", game_no=1, names=(("A", "Ania"), ("B", "Bożena"), ("C", "Ćwiek")))
     return seat_views(played.table.game, played.now, info)
 
@@ -453,7 +454,7 @@ def test_the_own_result_gives_small_points_place_and_why_and_a_tap_shows_the_tab
 
 
 def test_a_seat_holding_to_call_the_judge_sees_the_bar_fill() -> None:
-    game = sample_replay(30.0).table.game  # B pressed at 30.0 to call the judge over A's move
+    game = sample_driver(30.0).table.game  # B pressed at 30.0 to call the judge over A's move
     pressed = {"B": 30.0}
     steps = [calling_step(game, 30.0 + t, "B", pressed) for t in (0.1, 0.3, 1.0, 1.9, 2.0)]
     assert steps == [None, 2, 5, STEPS, None]  # nothing for a tap; full just before 2 s

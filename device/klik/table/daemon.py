@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from klik.core.table import Edge
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Link
@@ -48,6 +50,8 @@ class Daemon:
         factory: Any = None,
         clock: Callable[[], float] = time.monotonic,
         journal: bool = True,
+        publishing: bool = False,
+        on_frame: Callable[[str, Image.Image, float], None] | None = None,
     ) -> None:
         self.config = config
         self._monotonic = clock
@@ -72,6 +76,8 @@ class Daemon:
             outbox=outbox,
             on_kept=None if self.courier is None else self.courier.wake,
             wall_clock=wall_clock,
+            publishing=publishing,
+            on_frame=on_frame,
         )
         self.beat = 0.0  # the engine loop's last round, on the table clock
         # The table clock's moment at ``start``: the pins are live from construction, but an

@@ -19,11 +19,6 @@ from klik.words import DEFAULT, Language
 Json = dict[str, Any]
 
 
-#: The live driver's old name, kept for the tests that still import it from here
-#: (``tests/helpers/play.py``, ``tests/table/test_screens.py``); new code says ``Driver``.
-Replay = Driver
-
-
 def run(script: Script) -> Driver:
     """``klik replay``: the script's events through a table of its settings, to its end."""
     driver = Driver(t.new_table(script.settings))

@@ -40,11 +40,13 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from http import HTTPStatus
 from importlib import resources
 from typing import Any
+
+from PIL import Image
 
 from klik.core import game as g
 from klik.errors import KlikError
@@ -103,20 +105,24 @@ def sim_config(config: Config, state_dir: str) -> Config:
     )
 
 
-def make_daemon(config: Config, state_dir: str) -> Daemon:
-    """The virtual table's daemon, its journal in ``state_dir`` (``--state-dir``), not started.
+def make_daemon(
+    config: Config,
+    state_dir: str,
+    on_frame: Callable[[str, Image.Image, float], None] | None = None,
+) -> Daemon:
+    """The virtual table's daemon, its journal in ``state_dir`` (``--state-dir``), not started;
+    it publishes snapshots for the page (``on_frame``: each seat's new image, for a bench).
 
     Raises KlikError with one line if the folder cannot be made or the daemon cannot start.
     """
     config = sim_config(config, state_dir)
     make_state_dir(config, "--state-dir")  # before any pin is taken
     try:
-        table = Daemon(config, screens=open_panels(config))
+        table = Daemon(config, screens=open_panels(config), publishing=True, on_frame=on_frame)
     except OSError as error:
         what = error.strerror or str(error)
         where = f": {error.filename}" if error.filename else ""
         raise KlikError(f"the virtual table cannot start ({what}{where})") from None
-    table.engine.publishing = True
     return table
 
 
