@@ -24,7 +24,7 @@ from typing import Final, TypeVar
 from klik.core.game import SEAT_LETTERS, SEATS, Action, Order, Settings, TimeoutMode
 from klik.core.gestures import GestureSettings
 from klik.core.scoring import RULE_SETS
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.errors import InputError
 from klik.validate import Choice, Voice, check, known
 

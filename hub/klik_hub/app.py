@@ -34,7 +34,8 @@ from klik import words as catalogue_script
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import Language, words
-from klik_hub import faults, judge, tournament_api
+from klik_hub import answers, faults, hall, judge, tournament_api
+from klik_hub.answers import JUDGE, Answer, refusals
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.office.errors import TournamentError
@@ -59,23 +60,6 @@ ENVELOPE_BODY = {
         "content": {"application/json": {"schema": ENVELOPE_SCHEMA}},
     }
 }
-
-
-class Answer(BaseModel):
-    status: str = Field(
-        description="stored, duplicate, conflict, ok, stale (a heartbeat not newer than the "
-        "last), refused or invalid"
-    )
-    receipt: str | None = Field(None, description="the result's receipt, R-XXXXX on screens")
-    error: str | None = Field(None, description="what was wrong, naming the field")
-    commands: list[dict[str, Any]] | None = None
-    last_seq: int | None = Field(None, description="stale: the last heartbeat seq the hub holds")
-    last_result_seq: int | None = Field(
-        None,
-        description="a heartbeat with seq_in_doubt: the last result seq the hub holds from "
-        "the device (0 if none)",
-    )
-    ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 
 
 class CommandIn(BaseModel):
@@ -131,6 +115,7 @@ def make_app(
         version="1",
         description="Results, heartbeats and commands of a Rummikub tournament's tables.",
         lifespan=lifespan,
+        responses=refusals(503),  # any route, while the disk is full or the database is down
         **NO_TELEMETRY,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
@@ -176,7 +161,10 @@ def make_app(
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
-        responses={code: {"model": Answer} for code in (200, 401, 409, 413, 422)},
+        responses={
+            **{code: {"model": Answer} for code in (200, 401, 409, 413, 422)},
+            **refusals(403),
+        },
     )
     async def post_result(request: Request) -> JSONResponse:
         """A finished game's result: 201 stored, 200 duplicate, 409 conflict (both kept)."""
@@ -187,37 +175,39 @@ def make_app(
         response_model=Answer,
         response_model_exclude_none=True,
         openapi_extra=ENVELOPE_BODY,
-        responses={code: {"model": Answer} for code in (401, 409, 413, 422)},
+        responses={
+            **{code: {"model": Answer} for code in (401, 409, 413, 422)},
+            **refusals(403),
+        },
     )
     async def post_heartbeat(request: Request) -> JSONResponse:
         """A table's state; the answer carries the commands waiting for it. 409 ``stale``
         (with ``last_seq``) for a seq not above the last one the hub holds: a replay."""
         return await answer(clerk, request.stream(), p.EnvelopeType.HEARTBEAT)
 
-    @app.get("/api/v1/results")
+    @app.get("/api/v1/results", response_model=list[answers.StoredResult], responses=refusals(422))
     def get_results(
         table: Annotated[int | None, Query(ge=1, le=999)] = None,
         limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
     ) -> list[dict[str, Any]]:
         """The stored results, newest first; ``table`` keeps one table's."""
-        return store.results(table_no=table, limit=limit)
+        return hall.results.newest(store, table_no=table, limit=limit)
 
-    @app.get("/api/v1/tables")
+    @app.get("/api/v1/tables", response_model=list[answers.Table])
     def get_tables() -> list[dict[str, Any]]:
         """Every paired table: last contact, last heartbeat's state, commands waiting."""
-        return store.tables()
+        return hall.devices.tables(store)
 
     @app.post(
         "/api/v1/tables/{table}/commands",
         dependencies=[Depends(judge_only)],
         status_code=201,
-        response_model=Answer,
-        response_model_exclude_none=True,
-        responses={404: {"model": Answer}, 422: {"model": Answer}},
+        response_model=answers.Queued,
+        responses=refusals(404, 422, *JUDGE),
     )
     def post_command(
         table: Annotated[int, Path(ge=1, le=999)], command: CommandIn, request: Request
-    ) -> JSONResponse:
+    ) -> answers.Queued | JSONResponse:
         """Queue a hub → table command (pause, resume, round-over, start, players)."""
         refused = _not_for(store, table, command.kind, tournament_api.reader(request))
         if refused is not None:
@@ -226,10 +216,11 @@ def make_app(
             p.canonical(command.args)
         except p.ProtocolError as error:
             return JSONResponse({"status": "invalid", "error": f"args.{error}"}, 422)
-        command_id = store.command(table, command.kind, command.args)
-        return JSONResponse({"status": "queued", "id": command_id}, 201)
+        command_id = hall.commands.send(store, table, command.kind, command.args)
+        return answers.Queued(status="queued", id=command_id)
 
-    @app.get("/api/v1/health")
+    # {"ok": true} carries no trouble: only the keys set are answered.
+    @app.get("/api/v1/health", response_model=answers.Health, response_model_exclude_unset=True)
     def health() -> dict[str, Any]:
         """``{"ok": true}``, or ``{"ok": false, "trouble": "disk_full" | "database_down",
         "error": …}`` while the disk is full or the database does not answer (met within the
@@ -239,11 +230,16 @@ def make_app(
             return {"ok": True}
         return {"ok": False, "trouble": TROUBLE_CODES[trouble], "error": trouble}
 
-    @app.get("/api/v1/judge", dependencies=[Depends(judge_only)])
-    def is_judge() -> dict[str, bool]:
+    @app.get(
+        "/api/v1/judge",
+        dependencies=[Depends(judge_only)],
+        response_model=answers.Judge,
+        responses=refusals(401, 429),
+    )
+    def is_judge() -> answers.Judge:
         """200 ``{"judge": true, "open": …}`` with the judge's password or session, or when
         no password is set (``open``: true, a hub on loopback; nobody logs in); else 401."""
-        return {"judge": True, "open": store.setting(judge.SETTING) is None}
+        return answers.Judge(judge=True, open=store.setting(judge.SETTING) is None)
 
     return app
 
@@ -254,9 +250,12 @@ def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
 
     @api.post(
         "/api/v1/session",
-        responses={401: {"model": Answer}, 429: {"model": Answer}, 422: {"model": Answer}},
+        response_model=answers.LoggedIn,
+        responses=refusals(401, 403, 413, 422, 429),
     )
-    async def log_in(request: Request, sent: SessionIn) -> Response:
+    async def log_in(
+        request: Request, sent: SessionIn, response: Response
+    ) -> answers.LoggedIn | JSONResponse:
         """The console logs in once: a session cookie for 12 hours (HttpOnly, SameSite=Strict,
         Secure over HTTPS). After 5 wrong passwords a client waits (429, ``Retry-After``)."""
         client = request.client.host if request.client else "?"
@@ -264,7 +263,6 @@ def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
         if token is None:
             status, error, headers = refusal(verdict, console=True)
             return JSONResponse({"error": error}, status, headers)
-        response = JSONResponse({"judge": True})
         response.set_cookie(
             judge.SESSION_COOKIE,
             token,
@@ -274,9 +272,9 @@ def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
             httponly=True,
             samesite="strict",
         )
-        return response
+        return answers.LoggedIn(judge=True)
 
-    @api.delete("/api/v1/session", status_code=204)
+    @api.delete("/api/v1/session", status_code=204, responses=refusals(403))
     async def log_out(request: Request) -> Response:
         """Log out: the session ends on the hub, and the browser forgets the cookie."""
         await gate.logout(session_of({k.lower(): v for k, v in request.headers.items()}))
@@ -291,7 +289,7 @@ def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:
 
 def _not_for(store: Store, table: int, kind: str, language: Language) -> JSONResponse | None:
     """Why a command cannot be queued for ``table``, in the reader's language, or None."""
-    if not store.paired(table):
+    if not hall.devices.paired(store, table):
         error = words("table {table} is not paired", table=table).into(language)
         return JSONResponse({"status": "invalid", "error": error}, 404)
     if kind not in p.COMMAND_KINDS:

@@ -24,7 +24,7 @@ import sys
 import threading
 from pathlib import Path
 
-from klik_hub import office
+from klik_hub import hall, office
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
@@ -54,8 +54,8 @@ def prepare(folder: Path, hub_port: int) -> list[Path]:
         configs = []
         for k in range(1, TABLES + 1):
             path = folder / f"table-{k}.toml"
-            if not path.exists() or not store.paired(k):
-                device, key = store.pair(k)
+            if not path.exists() or not hall.devices.paired(store, k):
+                device, key = hall.devices.pair(store, k)
                 path.write_text(
                     f'[table]\nname = "{k}"\n\n[hub]\nlink = "http"\n'
                     f'url = "http://127.0.0.1:{hub_port}"\ntable = {k}\n'

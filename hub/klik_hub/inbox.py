@@ -1,6 +1,6 @@
 """What the hub does with one envelope from a table, whichever link brought it.
 
-HTTP (``app``) and the serial channel (``serial``) both hand the envelope's bytes to
+HTTP (``app``) and the serial channel (``serial_hub``) both hand the envelope's bytes to
 ``take``; the answer is a status code (HTTP's) and a JSON body that carries an ``ack``
 envelope signed with the table's key. The order of the checks is the contract's
 (``docs/protocol.md``): the envelope's shape (422), who signed it (401), the result's schema
@@ -30,7 +30,9 @@ from typing import Any
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.link import results as r
-from klik_hub.store import Device, RefusedError, Store, Unbelieved
+from klik_hub import hall
+from klik_hub.hall.devices import Device, RefusedError, Unbelieved
+from klik_hub.store import Store
 
 
 class TooLargeError(KlikError, ValueError):
@@ -55,18 +57,18 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
             raise p.ProtocolError("type", f"must be {expected} here")
         if envelope.type == "ack":
             raise p.ProtocolError("type", "the hub sends acks; it does not take them")
-        with store.believed(envelope, mac) as (db, device):
+        with hall.devices.believed(store, envelope, mac) as (db, device):
             if envelope.type == "result":
                 refusal = _refusal(envelope.body)
                 if refusal is not None:
                     answer: dict[str, Any] = {"status": p.Status.REFUSED, "error": refusal}
                     status = p.Status.REFUSED.http
                 else:
-                    stored = store.keep_result(db, envelope, device)
+                    stored = hall.results.keep(store, db, envelope, device)
                     answer = {"status": stored.outcome.value, "receipt": stored.receipt}
                     status = stored.outcome.http
             else:
-                beat = store.heartbeat(db, envelope, device)
+                beat = hall.heartbeats.take(store, db, envelope, device)
                 if beat.taken:
                     answer = {"status": p.Status.OK, "commands": beat.commands}
                     status = p.Status.OK.http

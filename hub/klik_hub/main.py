@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from klik.errors import InputError
-from klik_hub import backup, judge
+from klik_hub import backup, hall, judge
 from klik_hub import tls as certs  # "tls" is the option
 from klik_hub.backup import Checkpoints
 from klik_hub.db import open_engine, url_of
@@ -52,7 +52,7 @@ def pair(db: str, table: int, url: str | None, tls_cert: str | None = None) -> s
                 if tls_cert is not None
                 else certs.kept(store, sqlite_path(db), [host]).sha256
             )
-        device, key = store.pair(table)
+        device, key = hall.devices.pair(store, table)
     finally:
         store.engine.dispose()
     return (
@@ -159,7 +159,7 @@ def serve(
 
     from klik.serving import Deadline
     from klik_hub.app import make_app
-    from klik_hub.serial import SerialHub
+    from klik_hub.serial_hub import SerialHub
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")

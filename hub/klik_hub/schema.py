@@ -47,7 +47,11 @@ results = Table(
     Column("seq", BigInteger, nullable=False),
     Column("digest", String(64), nullable=False),  # SHA-256 of the body's canonical JSON
     Column("table_no", Integer, nullable=False),
-    Column("tournament", String(200), nullable=True),
+    Column("tournament", String(200), nullable=True),  # as the table named it, if it did
+    # The tournament it names, when that is a tournament of this hub's (its id, written
+    # in decimal); its round stays a number, as a result may name a round that was undrawn
+    # (the slots hold it for the judge) and the hub never refuses a result for that.
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=True),
     Column("round_no", Integer, nullable=True),
     Column("game", Integer, nullable=False),
     Column("body", Text, nullable=False),  # canonical JSON, exactly as signed
@@ -68,7 +72,7 @@ claims = Table(
 )
 
 # The last heartbeat of each device: best effort, overwritten only by one with a larger seq
-# (a replayed heartbeat changes nothing; ``Store.heartbeat``).
+# (a replayed heartbeat changes nothing; ``hall.heartbeats.take``).
 status = Table(
     "status",
     metadata,
@@ -99,7 +103,7 @@ commands = Table(
 # --- the tournament (migration 0002) -------------------------------------------------------
 
 # A tournament's standings and its missing-results board read its results by round.
-Index("ix_results_tournament", results.c.tournament, results.c.round_no)
+Index("ix_results_tournament_id", results.c.tournament_id, results.c.round_no)
 
 # A tournament: its rule set, format (a preset's name) and move time.
 tournaments = Table(

@@ -2,7 +2,8 @@
 
 Every error is one line of JSON, ``{"error": "..."}``, saying what is wrong and what is
 allowed; a draw refused for missing results also lists them (``"missing"``). The routes are
-documented in ``/openapi.json``; the README's table of them is the contract.
+documented in ``/openapi.json``, every answer by its model (``klik_hub.answers``); the README's
+table of them is the contract.
 
 What comes in is held to what the database can keep, as the tables' envelopes are
 (``klik.link.protocol``): no text holds NUL or a lone surrogate (``Text``), and a JSON body
@@ -27,7 +28,8 @@ from klik.core.limits import GAME
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import N_, Language, Words, language_of, words
-from klik_hub import exports, faults, office, printing
+from klik_hub import answers, exports, faults, office, printing
+from klik_hub.answers import JUDGE, Seat, refusals
 from klik_hub.office.errors import (
     ConflictError,
     MissingResultsError,
@@ -99,18 +101,14 @@ class CorrectionIn(BaseModel):
         "player: a seat's player id; exclude: the game does not count; accept: it counts "
         "(and takes its game's slot); assign: put it in a round's slot"
     )
-    seat: Literal["A", "B", "C", "D"] | None = Field(
-        None, description="rack, could_open, player: the seat"
-    )
+    seat: Seat | None = Field(None, description="rack, could_open, player: the seat")
     value: int | bool | None = Field(
         None, description="a rack sum, a player's id, or true / false (not for assign)"
     )
     round: int | None = Field(None, ge=1, le=10_000, description="assign: the round")
     table: int | None = Field(None, ge=1, le=999, description="assign: the table")
     game: int | None = Field(None, ge=1, le=9, description="assign: the game within the round")
-    players: dict[Literal["A", "B", "C", "D"], int] | None = Field(
-        None, description="assign: each seat's player id"
-    )
+    players: dict[Seat, int] | None = Field(None, description="assign: each seat's player id")
     reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: Text = Field("judge", min_length=1, max_length=100, description="who corrects")
 
@@ -261,9 +259,16 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
     api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"], route_class=Checked)
     guarded = [judge_only]
+    of_one = refusals(404, 422)  # a route about tournament ``tid``: there may be none
 
-    @api.post("", status_code=201, dependencies=guarded)
-    def create(tournament: TournamentIn, request: Request) -> JSONResponse:
+    @api.post(
+        "",
+        status_code=201,
+        dependencies=guarded,
+        response_model=answers.Created,
+        responses=refusals(422, *JUDGE),
+    )
+    def create(tournament: TournamentIn, request: Request) -> answers.Created | JSONResponse:
         """A new tournament → 201 ``{"id": ...}``."""
         if tournament.format not in f.preset_names():
             allowed = ", ".join(f.preset_names())
@@ -280,20 +285,29 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             tournament.format,
             tournament.move_time_s,
         )
-        return JSONResponse({"id": new}, status_code=201)
+        return answers.Created(id=new)
 
-    @api.get("")
-    def listed() -> JSONResponse:
+    @api.get("", response_model=list[answers.TournamentListed])
+    def listed() -> list[dict[str, Any]]:
         """Every tournament, newest first."""
-        return JSONResponse(office.tournaments.listed(store))
+        return office.tournaments.listed(store)
 
-    @api.get("/{tid}")
-    def get(tid: Id) -> JSONResponse:
+    @api.get("/{tid}", response_model=answers.Tournament, responses=of_one)
+    def get(tid: Id) -> dict[str, Any]:
         """The tournament: its settings, how many players, the rounds drawn."""
-        return JSONResponse(office.tournaments.get(store, tid))
+        return office.tournaments.get(store, tid)
 
-    @api.post("/{tid}/players", status_code=201, openapi_extra=PLAYERS_BODY, dependencies=guarded)
-    async def enrol(tid: Id, request: Request, allow_same_name: bool = False) -> JSONResponse:
+    @api.post(
+        "/{tid}/players",
+        status_code=201,
+        openapi_extra=PLAYERS_BODY,
+        dependencies=guarded,
+        response_model=list[answers.Player],
+        responses=refusals(404, 409, 415, 422, *JUDGE),
+    )
+    async def enrol(
+        tid: Id, request: Request, allow_same_name: bool = False
+    ) -> list[dict[str, Any]] | JSONResponse:
         """Enrol players: a JSON list of ``{"name", "club"}`` or a CSV file (``text/csv``),
         all or none → 201 with the new players and their ids (start numbers). 409 for a list
         whose players are all enrolled already (sent twice), or for an entry with the name
@@ -302,25 +316,36 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         try:
             entrants = entrants_of(kind, await request.body())
             enrolled = office.players.enrol(store, tid, entrants, allow_same_name=allow_same_name)
-            return JSONResponse(enrolled, status_code=201)
+            return enrolled
         except BadListError as problem:
             return error(problem.status, problem.into(reader(request)))
         except roster.RosterError as problem:
             return error(422, problem.into(reader(request)))
 
-    @api.get("/{tid}/players")
-    def players(tid: Id) -> JSONResponse:
+    @api.get("/{tid}/players", response_model=list[answers.Player], responses=of_one)
+    def players(tid: Id) -> list[dict[str, Any]]:
         """Every enrolled player: ``{"id", "name", "club", "active"}`` by start number."""
-        return JSONResponse(office.players.listed(store, tid))
+        return office.players.listed(store, tid)
 
-    @api.post("/{tid}/play", dependencies=guarded)
-    def play(tid: Id) -> JSONResponse:
+    @api.post(
+        "/{tid}/play",
+        dependencies=guarded,
+        response_model=answers.InPlay,
+        responses=refusals(404, 422, *JUDGE),
+    )
+    def play(tid: Id) -> answers.InPlay:
         """Mark the tournament in play: ``/projector`` and the console show it → 200."""
         office.tournaments.play(store, tid)
-        return JSONResponse({"in_play": tid})
+        return answers.InPlay(in_play=tid)
 
-    @api.post("/{tid}/rounds", status_code=201, dependencies=guarded)
-    def draw(tid: Id, ask: RoundIn) -> JSONResponse:
+    @api.post(
+        "/{tid}/rounds",
+        status_code=201,
+        dependencies=guarded,
+        response_model=answers.Drawn,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
+    def draw(tid: Id, ask: RoundIn) -> dict[str, Any]:
         """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
         while results of the last round are missing (unless ``override``), or if ``round``
         is given and is not the next. One draw at a time: a draw waits for the one before."""
@@ -328,61 +353,68 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             store, tid, ask.seed, override=ask.override, field=ask.field,
             tie_break=ask.tie_break, round_no=ask.round,
         )  # fmt: skip
-        return JSONResponse(drawn.json(), status_code=201)
+        return drawn.json()
 
-    @api.delete("/{tid}/rounds/{round_no}", dependencies=guarded)
+    @api.delete(
+        "/{tid}/rounds/{round_no}",
+        dependencies=guarded,
+        response_model=answers.Undrawn,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
     def undraw(
         tid: Id,
         round_no: Annotated[int, Path(ge=1, le=10_000)],
         why: UndrawIn | None = None,
-    ) -> JSONResponse:
+    ) -> dict[str, Any]:
         """Undo the last drawn round while none of its results has come → 200 the round as it
         was drawn (a logged event); 409 naming the tables that reported, or if it is not the
         last round."""
         why = why or UndrawIn.model_validate({})
-        return JSONResponse(office.rounds.undraw(store, tid, round_no, why.reason, why.by))
+        return office.rounds.undraw(store, tid, round_no, why.reason, why.by)
 
-    @api.get("/{tid}/rounds/{round_no}")
-    def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> JSONResponse:
+    @api.get("/{tid}/rounds/{round_no}", response_model=answers.Round, responses=of_one)
+    def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> dict[str, Any]:
         """A drawn round: its tables, and how many games each table still owes."""
-        return JSONResponse(office.rounds.get(store, tid, round_no))
+        return office.rounds.get(store, tid, round_no)
 
-    @api.post("/{tid}/rounds/{round_no}/commands", status_code=201, dependencies=guarded)
+    @api.post(
+        "/{tid}/rounds/{round_no}/commands",
+        status_code=201,
+        dependencies=guarded,
+        response_model=list[answers.Sent],
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
     def send(
         tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], command: RoundCommandIn
-    ) -> JSONResponse:
+    ) -> list[dict[str, Any]]:
         """Send every table of the round a command: ``game`` (its players, rule set, move
         time and games: the names go on the seats' screens and the ids into the results),
         ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
         or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
-        sent = office.rounds.send(store, tid, round_no, command.kind.value)
-        return JSONResponse(sent, status_code=201)
+        return office.rounds.send(store, tid, round_no, command.kind.value)
 
-    @api.get("/{tid}/standings")
+    @api.get("/{tid}/standings", response_model=list[answers.StandingRow], responses=of_one)
     def get_standings(
         tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None
-    ) -> JSONResponse:
+    ) -> list[answers.StandingRow]:
         """The final classification, best first: ``{"place", "player", "name", "big",
         "small", "games", "stage"}``; by the last stage each player reached (the format's
         ``classification``), each row with the points of the stage that placed it, and
         ``excluded`` for a player the judge excluded. ``stage`` gives that stage's standings,
         of its own players only."""
-        rows = office.standings.ranked(store, tid, stage)
-        return JSONResponse(
-            [
-                {
-                    "place": x.place,
-                    "player": int(x.player),
-                    "name": x.name,
-                    "big": x.big,
-                    "small": x.small,
-                    "games": x.games,
-                    "stage": x.stage or None,
-                    "excluded": x.excluded,
-                }
-                for x in rows
-            ]
-        )
+        return [
+            answers.StandingRow(
+                place=x.place,
+                player=int(x.player),
+                name=x.name,
+                big=x.big,
+                small=x.small,
+                games=x.games,
+                stage=x.stage or None,
+                excluded=x.excluded,
+            )
+            for x in office.standings.ranked(store, tid, stage)
+        ]
 
     _player_routes(api, store, guarded)
     _result_routes(api, store, guarded)
@@ -441,6 +473,14 @@ def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[str, str], set[st
 Lang = Annotated[Literal["pl", "en"], Query(description="the header line's language")]
 
 
+def csv_file(what: str) -> dict[str, Any]:
+    """An answer that is a CSV file: its media type, described as such in the OpenAPI."""
+    return {
+        "description": f"{what}: UTF-8 with BOM, ``;`` between the fields",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+
+
 def _export_routes(api: APIRouter, store: Store) -> None:
     """CSV for the judge's spreadsheet (UTF-8 with BOM, ``;``, a Polish header by default)."""
 
@@ -451,7 +491,11 @@ def _export_routes(api: APIRouter, store: Store) -> None:
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
 
-    @api.get("/{tid}/standings.csv", response_class=Response)
+    @api.get(
+        "/{tid}/standings.csv",
+        response_class=Response,
+        responses={200: csv_file("the standings, a player a line"), **refusals(404, 422)},
+    )
     def standings_csv(
         tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None, lang: Lang = "pl"
     ) -> Response:
@@ -461,7 +505,11 @@ def _export_routes(api: APIRouter, store: Store) -> None:
         data = exports.standings_csv(rows, clubs, corrected, lang)
         return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
 
-    @api.get("/{tid}/results.csv", response_class=Response)
+    @api.get(
+        "/{tid}/results.csv",
+        response_class=Response,
+        responses={200: csv_file("the results, a seat a line"), **refusals(404, 422)},
+    )
     def results_csv(tid: Id, lang: Lang = "pl") -> Response:
         """The results as CSV, a seat a line, as they count now (corrections applied)."""
         listed = office.results.listed(store, tid)
@@ -472,25 +520,34 @@ def _export_routes(api: APIRouter, store: Store) -> None:
 def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """A player's changes and sanctions, each a logged event of the judge's."""
 
-    @api.patch("/{tid}/players/{player}", dependencies=guarded)
+    @api.patch(
+        "/{tid}/players/{player}",
+        dependencies=guarded,
+        response_model=answers.Player,
+        responses=refusals(404, 422, *JUDGE),
+    )
     def edit_player(
         tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], change: PlayerChangeIn
-    ) -> JSONResponse:
+    ) -> dict[str, Any]:
         """Rename a player or fix their club, withdraw (``"active": false``: not drawn again,
         their games still count for their opponents) or reinstate them → 200 the player; a
         logged event with its reason, who and when."""
         wanted = change.model_dump(include={"name", "club", "active"})
-        return JSONResponse(
-            office.players.edit(store, tid, player, wanted, reason=change.reason, by=change.by)
-        )
+        return office.players.edit(store, tid, player, wanted, reason=change.reason, by=change.by)
 
-    @api.post("/{tid}/sanctions", status_code=201, dependencies=guarded)
-    def sanction(tid: Id, given: SanctionIn) -> JSONResponse:
+    @api.post(
+        "/{tid}/sanctions",
+        status_code=201,
+        dependencies=guarded,
+        response_model=answers.Sanction,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
+    def sanction(tid: Id, given: SanctionIn) -> dict[str, Any]:
         """A sanction (001 ZASADY 3, 000 u, 004 19) → 201 ``{"id", "player", "name", "kind",
         "big", "stage", "reason", "by", "at"}``: a warning, a deduction of big points (in the
         stage in play and the classification) or an exclusion (not drawn again, marked on the
         standings); every one in the audit log."""
-        made = office.sanctions.give(
+        return office.sanctions.give(
             store,
             tid,
             given.player,
@@ -499,35 +556,54 @@ def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
             reason=given.reason,
             by=given.by,
         )
-        return JSONResponse(made, status_code=201)
 
-    @api.get("/{tid}/sanctions")
-    def sanctions(tid: Id) -> JSONResponse:
+    @api.get(
+        "/{tid}/sanctions", response_model=list[answers.Sanction], responses=refusals(404, 422)
+    )
+    def sanctions(tid: Id) -> list[dict[str, Any]]:
         """Every sanction, newest first."""
-        return JSONResponse(office.sanctions.listed(store, tid))
+        return office.sanctions.listed(store, tid)
 
 
 def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """The results as they count, and the judge's corrections to them."""
 
-    @api.get("/{tid}/results")
-    def get_results(tid: Id) -> JSONResponse:
+    # A correction's assign-only keys are there for an assign only: the answers keep to the
+    # keys the office gave (``answers``'s docstring).
+    @api.get(
+        "/{tid}/results",
+        response_model=list[answers.Result],
+        response_model_exclude_unset=True,
+        responses=refusals(404, 422),
+    )
+    def get_results(tid: Id) -> list[dict[str, Any]]:
         """The tournament's results, oldest first: each with what it counts for now (``counts``,
         ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
         them, ``corrected`` and its corrections."""
-        return JSONResponse(office.results.listed(store, tid))
+        return office.results.listed(store, tid)
 
-    @api.post("/{tid}/results/{result_id}/corrections", status_code=201, dependencies=guarded)
+    @api.post(
+        "/{tid}/results/{result_id}/corrections",
+        status_code=201,
+        dependencies=guarded,
+        response_model=answers.Correction,
+        response_model_exclude_unset=True,
+        responses=refusals(404, 422, *JUDGE),
+    )
     def correct(
         tid: Id, result_id: Annotated[int, Path(ge=1, le=2**31 - 1)], correction: CorrectionIn
-    ) -> JSONResponse:
+    ) -> dict[str, Any]:
         """A correction, added to the result as an event (the result itself never changes)
         → 201 the correction; it counts from now on, in the standings and every export."""
         request = correction.model_dump(exclude={"by"})
-        made = office.corrections.correct(store, tid, result_id, request, by=correction.by)
-        return JSONResponse(made, status_code=201)
+        return office.corrections.correct(store, tid, result_id, request, by=correction.by)
 
-    @api.get("/{tid}/corrections")
-    def get_corrections(tid: Id) -> JSONResponse:
+    @api.get(
+        "/{tid}/corrections",
+        response_model=list[answers.Logged],
+        response_model_exclude_unset=True,
+        responses=refusals(404, 422),
+    )
+    def get_corrections(tid: Id) -> list[dict[str, Any]]:
         """The audit log: every correction with its reason, who and when, newest first."""
-        return JSONResponse(office.corrections.log(store, tid))
+        return office.corrections.log(store, tid)

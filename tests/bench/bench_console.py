@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import sync_playwright
 
+from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.store import Store
 from tests.bench.quick import size
@@ -47,7 +48,7 @@ def beat(url: str, device: str, key: str, seq: int, k: int) -> None:
 def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="klik-bench-console-"))
     store = Store(open_engine(str(folder / "hub.sqlite")), Clock())
-    paired = {k: store.pair(k) for k in range(1, TABLES + 1)}
+    paired = {k: hall.devices.pair(store, k) for k in range(1, TABLES + 1)}
     stop = threading.Event()
     with live_hub(store) as url:
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from klik.core import game as g
-from klik.core.table import Edge, Event, new_table, next_due, step
+from klik.core.tabletop import Edge, Event, new_tabletop, next_due, step
 from tests.bench.quick import size
 
 RUNS = size(7, 1)
@@ -61,22 +61,22 @@ def settings() -> g.Settings:
 
 
 def events_per_second(events: list[Event]) -> tuple[float, int]:
-    table = new_table(settings())
+    tabletop = new_tabletop(settings())
     start = time.perf_counter()
     for event in events:
-        table, _ = step(table, event)
+        tabletop, _ = step(tabletop, event)
     elapsed = time.perf_counter() - start
-    return len(events) / elapsed, len(table.game.moves)
+    return len(events) / elapsed, len(tabletop.game.moves)
 
 
 def replay_ms(events: list[Event]) -> float:
-    """A whole game on the virtual clock: events plus exactly the moments the table names."""
-    table = new_table(settings())
+    """A whole game on the virtual clock: events plus exactly the moments the tabletop names."""
+    tabletop = new_tabletop(settings())
     start = time.perf_counter()
     for event in events:
-        while (due := next_due(table)) is not None and due < event.at:
-            table, _ = step(table, g.Tick(due))
-        table, _ = step(table, event)
+        while (due := next_due(tabletop)) is not None and due < event.at:
+            tabletop, _ = step(tabletop, g.Tick(due))
+        tabletop, _ = step(tabletop, event)
     return (time.perf_counter() - start) * 1000
 
 

@@ -28,6 +28,7 @@ from klik.core import game as g
 from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
+from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
@@ -111,7 +112,7 @@ class Screens:
 
 def latencies(url: str, store: Store, folder: Path) -> list[float]:
     """Seconds from each game's last confirmation to its receipt on the fourth screen."""
-    device, key = store.pair(TABLE)
+    device, key = hall.devices.pair(store, TABLE)
     hub = f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {TABLE}\n'
     hub += f'device_id = "{device}"\nkey = "{key}"\n'
     screens = Screens()
@@ -139,7 +140,7 @@ def main() -> None:
         store = Store(open_engine(db, pool_size=1), now_ms)
         with running_hub(db) as url:
             samples = sorted(latencies(url, store, folder / "table"))
-        assert len(store.results()) == GAMES
+        assert len(hall.results.newest(store)) == GAMES
         store.engine.dispose()
     p50 = statistics.median(samples) * 1000
     p99 = samples[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))] * 1000

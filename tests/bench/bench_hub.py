@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from klik.link.http import HttpLink
-from klik_hub import tls
+from klik_hub import hall, tls
 from klik_hub.db import open_engine
 from klik_hub.store import Store
 from tests.bench.quick import size
@@ -146,7 +146,7 @@ def wrk_binary() -> str | None:
 def pair_tables(db: str) -> dict[int, tuple[str, str]]:
     """Pair tables 1 to TABLES as ``klik pair`` does; table → (device, key)."""
     store = Store(open_engine(db, pool_size=1), Clock())
-    paired = {table: store.pair(table) for table in range(1, TABLES + 1)}
+    paired = {table: hall.devices.pair(store, table) for table in range(1, TABLES + 1)}
     store.engine.dispose()
     return paired
 

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.table import config as c
 from klik.table import journal as j
 from klik.table.engine import Engine

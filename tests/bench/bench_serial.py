@@ -27,12 +27,13 @@ import time
 from pathlib import Path
 
 from klik.link import protocol as p
-from klik.link.courier import Courier, Delivery, State
+from klik.link.courier import Courier, State, Tracking
 from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
+from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.serial import SerialHub
+from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store
 from tests.bench.quick import size
 from tests.helpers.hubkit import result_body
@@ -61,7 +62,7 @@ def one_round(faults: Faults, seed: int) -> tuple[float, int]:
             outboxes: list[Outbox] = []
             done: list[threading.Event] = []
             for n in range(1, TABLES + 1):
-                device, key_hex = store.pair(n)
+                device, key_hex = hall.devices.pair(store, n)
                 key = p.key_bytes(key_hex)
                 outbox = Outbox(folder / f"outbox-{n}.sqlite")
                 outbox.keep(result_body(table=n, game=1))
@@ -76,7 +77,7 @@ def one_round(faults: Faults, seed: int) -> tuple[float, int]:
                     key,
                     heartbeat_s=HEARTBEAT_S,
                     status=lambda: p.Heartbeat(state="done"),
-                    on_delivery=lambda news, event=event: _sent(news, event),
+                    on_tracking=lambda news, event=event: _sent(news, event),
                     on_command=lambda command: None,
                     rng=random.Random(f"courier {seed} {n}"),
                 )
@@ -94,7 +95,7 @@ def one_round(faults: Faults, seed: int) -> tuple[float, int]:
             for courier in couriers:
                 courier.stop()
             hub.stop()
-        stored = store.results()
+        stored = hall.results.newest(store)
         assert sorted(row["table"] for row in stored) == list(range(1, TABLES + 1)), stored
         for n, outbox in enumerate(outboxes, start=1):
             (row,) = (row for row in stored if row["table"] == n)
@@ -104,7 +105,7 @@ def one_round(faults: Faults, seed: int) -> tuple[float, int]:
     return took, radio.stats["collisions"]
 
 
-def _sent(news: Delivery, event: threading.Event) -> None:
+def _sent(news: Tracking, event: threading.Event) -> None:
     if news.state is State.SENT and news.waiting == 0:
         event.set()
 

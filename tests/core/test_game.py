@@ -1,4 +1,4 @@
-"""Every row of RULES.md §7 through the real table (raw edges in, state and commands out)."""
+"""Every row of RULES.md §7 through the real table (raw edges in, state and effects out)."""
 
 from __future__ import annotations
 
@@ -508,9 +508,9 @@ def test_a_confirmed_sum_is_reopened_by_a_double_tap_until_the_last_seat_confirm
 
 def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
     play = counting()
-    table = play.driver.table
-    play.driver.table = replace(
-        table, game=replace(table.game, racks=(("A", 825), ("B", 0), ("C", 0)))
+    tabletop = play.driver.tabletop
+    play.driver.tabletop = replace(
+        tabletop, game=replace(tabletop.game, racks=(("A", 825), ("B", 0), ("C", 0)))
     )
     play.hold("A", 10.0, length=1.2)
     assert play.game.rack("A") == 825  # +10 would pass 828

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from klik.core import game as g
 from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
-from klik.core.table import Edge, Event, Table, new_table, next_due, recover, step
+from klik.core.tabletop import Edge, Event, Tabletop, new_tabletop, next_due, recover, step
 from klik.script import rack_presses
 
 RUNNING = {g.Phase.MOVE, g.Phase.TIMED_OUT, g.Phase.PAUSED}
@@ -30,7 +30,7 @@ orders = st.tuples(st.sampled_from([0.0, 0.5, 7.0]), st.sampled_from(ACTIONS))
 streams = st.lists(st.one_of(presses, presses, presses, orders), min_size=1, max_size=120)
 
 
-def build(draw_seats: int, pile: int, timeout: str) -> Table:
+def build(draw_seats: int, pile: int, timeout: str) -> Tabletop:
     settings = g.Settings(
         seats=tuple("ABCD"[:draw_seats]),
         move_time_s=20.0,
@@ -38,8 +38,8 @@ def build(draw_seats: int, pile: int, timeout: str) -> Table:
         warn_s=5.0,
         gestures=GestureSettings(),
     )
-    table = new_table(settings)
-    return replace(table, game=replace(table.game, pile=DrawPile.with_tiles(pile)))
+    tabletop = new_tabletop(settings)
+    return replace(tabletop, game=replace(tabletop.game, pile=DrawPile.with_tiles(pile)))
 
 
 def events(
@@ -71,39 +71,39 @@ def events(
 
 
 def drive(
-    table: Table,
+    tabletop: Tabletop,
     evs: list[Event],
     tick_s: float | None,
     until: float | None = None,
     seen: list[g.Game] | None = None,
-) -> tuple[Table, list[g.Command]]:
+) -> tuple[Tabletop, list[g.Effect]]:
     """Run the events; with ``tick_s`` also tick at that period, as a daemon's loop would.
 
     Then time runs on to ``until`` (default: a minute after the last event). Every state
     the game passes through is checked, and added to ``seen`` if given.
     """
-    commands: list[g.Command] = []
+    effects: list[g.Effect] = []
     t = 0.0
     end = (evs[-1].at if evs else 0) + 60.0 if until is None else until
     for event in [*evs, g.Tick(end)]:
         while tick_s is not None and t + tick_s < event.at:
             t += tick_s
-            table, more = step(table, g.Tick(t))
-            commands += more
-            check(table, t, seen)
-        # A table ticked only at the moments it names must reach the same states.
-        while tick_s is None and (due := next_due(table)) is not None and due < event.at:
-            table, more = step(table, g.Tick(due))
-            commands += more
-            check(table, due, seen)
-        table, more = step(table, event)
-        commands += more
-        check(table, event.at, seen)
-    return table, commands
+            tabletop, more = step(tabletop, g.Tick(t))
+            effects += more
+            check(tabletop, t, seen)
+        # A tabletop ticked only at the moments it names must reach the same states.
+        while tick_s is None and (due := next_due(tabletop)) is not None and due < event.at:
+            tabletop, more = step(tabletop, g.Tick(due))
+            effects += more
+            check(tabletop, due, seen)
+        tabletop, more = step(tabletop, event)
+        effects += more
+        check(tabletop, event.at, seen)
+    return tabletop, effects
 
 
-def check(table: Table, now: float, seen: list[g.Game] | None = None) -> None:
-    game = table.game
+def check(tabletop: Tabletop, now: float, seen: list[g.Game] | None = None) -> None:
+    game = tabletop.game
     if seen is not None:
         seen.append(game)
     # Exactly one seat is on the move while a game runs, none before or after.
@@ -128,7 +128,7 @@ def check(table: Table, now: float, seen: list[g.Game] | None = None) -> None:
     # a hand-over or lets the clock go, so the clock can never freeze.
     if game.press_at is not None:
         assert game.mover is not None
-        button = table.buttons[game.settings.seats.index(game.mover)]
+        button = tabletop.buttons[game.settings.seats.index(game.mover)]
         assert button.down or button.burst_at is not None, "the clock is held by no press"
 
 
@@ -146,13 +146,13 @@ def test_invariants_hold_after_every_event(
     timeout: str,
     racks: list[int],
 ) -> None:
-    table, _ = drive(build(seats, pile, timeout), events(stream, seats), tick_s=None)
-    note_case(f"ended in {table.game.phase.value}")
-    if table.game.phase is not g.Phase.SCORING:
+    tabletop, _ = drive(build(seats, pile, timeout), events(stream, seats), tick_s=None)
+    note_case(f"ended in {tabletop.game.phase.value}")
+    if tabletop.game.phase is not g.Phase.SCORING:
         return
-    note_case(f"scored a {table.game.ending.value if table.game.ending else None} ending")
+    note_case(f"scored a {tabletop.game.ending.value if tabletop.game.ending else None} ending")
     # Every seat enters its rack with the real gestures; the winner of a Rummikub has none.
-    game = table.game
+    game = tabletop.game
     # (The random presses may already have entered points, or confirmed a seat.)
     entering = {
         s: 0 if s == game.winner else r
@@ -160,14 +160,14 @@ def test_invariants_hold_after_every_event(
         if s not in game.confirmed
     }
     expected = {s: game.rack(s) + entering.get(s, 0) for s in game.settings.seats}
-    start = max(table.now, 0.0) + 1.0
+    start = max(tabletop.now, 0.0) + 1.0
     count: list[Event] = []
     for seat, points in entering.items():
         for at, length in rack_presses(game.settings.gestures, points):
             count += [Edge(seat, True, start + at), Edge(seat, False, start + at + length)]
-    table, commands = drive(table, sorted(count, key=lambda e: e.at), tick_s=None)
-    results = [c.result for c in commands if isinstance(c, g.ResultReady)]
-    assert table.game.phase is g.Phase.DONE
+    tabletop, effects = drive(tabletop, sorted(count, key=lambda e: e.at), tick_s=None)
+    results = [c.result for c in effects if isinstance(c, g.ResultReady)]
+    assert tabletop.game.phase is g.Phase.DONE
     assert len(results) == 1
     result = results[0]
     assert dict(result.rack) == expected
@@ -188,13 +188,13 @@ def test_the_same_events_give_the_same_game_whatever_the_tick_rate(
     timeout: str,
 ) -> None:
     evs = events(stream, seats)
-    exact, exact_commands = drive(build(seats, pile, timeout), evs, tick_s=None)
-    again, again_commands = drive(build(seats, pile, timeout), evs, tick_s=None)
-    ticked, ticked_commands = drive(build(seats, pile, timeout), evs, tick_s=0.37)
+    exact, exact_effects = drive(build(seats, pile, timeout), evs, tick_s=None)
+    again, again_effects = drive(build(seats, pile, timeout), evs, tick_s=None)
+    ticked, ticked_effects = drive(build(seats, pile, timeout), evs, tick_s=0.37)
     assert again.game == exact.game
-    assert again_commands == exact_commands
+    assert again_effects == exact_effects
     assert ticked.game == exact.game
-    assert ticked_commands == exact_commands
+    assert ticked_effects == exact_effects
 
 
 def essence(game: g.Game) -> tuple[object, ...]:
@@ -229,8 +229,8 @@ def test_a_stream_cut_anywhere_recovers_paused_in_a_state_it_passed_through(
     drive(start, evs, tick_s=None, seen=seen)  # every state the whole stream passes through
     cut = data.draw(st.integers(1, len(evs)), label="events before the power cut")
     last = evs[cut - 1].at
-    table, _ = drive(start, evs[:cut], tick_s=None, until=last)
-    recovered, _ = recover(table, last)
+    tabletop, _ = drive(start, evs[:cut], tick_s=None, until=last)
+    recovered, _ = recover(tabletop, last)
     check(recovered, last)
     game = recovered.game
     # Every button is up: nothing still pressed, nothing half-settled.

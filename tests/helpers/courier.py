@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from klik.link import protocol as p
-from klik.link.courier import Command, Courier, Delivery, Link
+from klik.link.courier import Command, Courier, Link, Tracking
 from klik.link.outbox import Outbox
 from tests.helpers.hubkit import result_body
 
@@ -37,7 +37,7 @@ class Table:
         folder.mkdir(parents=True, exist_ok=True)
         self.outbox = Outbox(folder / "outbox.sqlite")
         self.clock = Clock()
-        self.news: list[Delivery] = []
+        self.news: list[Tracking] = []
         self.commands: list[Command] = []
         self.state = state or p.Heartbeat(state="move", mover="B", left_ms=41_000)
         self.courier = Courier(
@@ -47,7 +47,7 @@ class Table:
             p.key_bytes(key),
             heartbeat_s=2.0,
             status=lambda: self.state,
-            on_delivery=self.news.append,
+            on_tracking=self.news.append,
             on_command=self.commands.append,
             clock=self.clock,
             rng=random.Random(7),

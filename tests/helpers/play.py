@@ -9,7 +9,7 @@ from klik.core import game as g
 from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS
-from klik.core.table import Edge, new_table
+from klik.core.tabletop import Edge, new_tabletop
 from klik.table.driver import Driver
 
 
@@ -31,22 +31,24 @@ class Play:
             gestures=gestures,
             **{k: v for k, v in options.items() if k not in gesture_keys},
         )
-        table = new_table(settings)
+        tabletop = new_tabletop(settings)
         if pile is not None:
-            table = replace(table, game=replace(table.game, pile=DrawPile.with_tiles(pile)))
-        self.driver = Driver(table)
+            tabletop = replace(
+                tabletop, game=replace(tabletop.game, pile=DrawPile.with_tiles(pile))
+            )
+        self.driver = Driver(tabletop)
 
     @property
     def game(self) -> g.Game:
-        return self.driver.table.game
+        return self.driver.tabletop.game
 
     @property
     def notes(self) -> list[g.Note]:
-        return [c for c in self.driver.commands if isinstance(c, g.Note)]
+        return [c for c in self.driver.effects if isinstance(c, g.Note)]
 
     @property
     def sounds(self) -> list[tuple[float, str]]:
-        return [(c.at, c.kind.value) for c in self.driver.commands if isinstance(c, g.Sound)]
+        return [(c.at, c.kind.value) for c in self.driver.effects if isinstance(c, g.Sound)]
 
     def down(self, seat: str, at: float) -> Play:
         self.driver.apply(Edge(seat, True, at))

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.hubkit import post, sealed
 
@@ -95,7 +96,7 @@ class Hall:
 
     def __init__(self, url: str, store: Store, count: int) -> None:
         self.url = url
-        self.keys = {k: store.pair(k) for k in range(1, count + 1)}
+        self.keys = {k: hall.devices.pair(store, k) for k in range(1, count + 1)}
         self.seq = dict.fromkeys(self.keys, 0)
         self.game = dict.fromkeys(self.keys, 0)
 

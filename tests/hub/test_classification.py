@@ -8,6 +8,7 @@ import random
 import httpx
 import pytest
 
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.tourney import (
     API,
@@ -165,10 +166,12 @@ def test_a_rounds_lineup_says_who_starts_its_first_game(
     enrol(url, tid, 16)
     drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
     for k in range(1, len(drawn["tables"]) + 1):
-        store.pair(k)
+        hall.devices.pair(store, k)
     sent = httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "game"})
     assert sent.status_code == 201, sent.text
-    lineups = [c["args"] for t in store.tables() for c in t["commands"] if c["kind"] == "game"]
+    lineups = [
+        c["args"] for t in hall.devices.tables(store) for c in t["commands"] if c["kind"] == "game"
+    ]
     assert len(lineups) == len(drawn["tables"])
     assert all({k: v for k, v in x.items() if k == "first_starter"} == first for x in lineups)
     sheets = httpx.get(f"{url}/print/sheets", params={"t": tid, "round": 1}).text

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results
@@ -87,6 +88,12 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     offered = page.get_by_test_id("unplaced").locator("form")
     expect(offered).to_have_count(1)
     expect(offered).to_contain_text("Stół 4")
+    # What the judge types stays through the console's refreshes (one a second).
+    offered.locator("input[name=reason]").fill("stół 4 zagrał bez składu rundy")
+    for _ in range(2):
+        shown = page.locator("#updated").text_content()
+        expect(page.locator("#updated")).not_to_have_text(shown or "")
+    expect(offered.locator("input[name=reason]")).to_have_value("stół 4 zagrał bez składu rundy")
     offered.get_by_role("button", name="Przypisz").click()
     expect(page.get_by_test_id("message")).to_have_text("Wynik przypisany do rundy.")
     expect(page.locator("#round tbody tr[data-table='4'] td.ok")).to_have_text("komplet")
@@ -95,6 +102,8 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     assert [(r["counts"], r["slot"]) for r in assigned] == [
         (True, {"round": 1, "table": 4, "game": 1})
     ]
+    log = httpx.get(f"{url}{API}/{tid}/corrections").json()
+    assert log[0]["reason"] == "stół 4 zagrał bez składu rundy"
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
@@ -124,7 +133,7 @@ def test_a_draw_with_unpaired_tables_warns_at_once_in_the_language_s_plurals(
     url, store = hub
     tid = create(url, name="Liga")
     enrol(url, tid, players)
-    store.pair(1)
+    hall.devices.pair(store, 1)
     page.goto(f"{url}/?t={tid}&lang={lang}")
     page.get_by_test_id("tab-round").click()
     page.get_by_test_id("r-draw").click()

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from klik.link.courier import Command, Delivery, State
+from klik.link.courier import Command, State, Tracking
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import result_body
@@ -24,7 +25,7 @@ from tests.helpers.hubkit import result_body
 @pytest.fixture
 def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store]]:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     kept = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     yield kept, store
     kept.close()
@@ -39,17 +40,17 @@ def test_kept_results_go_oldest_first_and_each_gets_the_hubs_receipt(
     for _ in range(3):
         kept.step()
     assert kept.outbox.waiting() == 0
-    listed = store.results()
+    listed = hall.results.newest(store)
     assert [r["seq"] for r in listed] == [3, 2, 1]
     assert [kept.outbox.receipt(seq) for seq in (1, 2, 3)] == [r["receipt"] for r in listed][::-1]
-    assert kept.news[-1] == Delivery(State.SENT, 3, listed[0]["receipt"], 0)
+    assert kept.news[-1] == Tracking(State.SENT, 3, listed[0]["receipt"], 0)
 
 
 def test_a_hub_that_is_away_gets_the_result_within_seconds_of_its_return(
     hub: tuple[str, Store], tmp_path: Path
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     with socket.socket() as sock:  # a port where nothing listens: the hub is away
         sock.bind(("127.0.0.1", 0))
         away = f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -74,11 +75,11 @@ def test_a_receipt_not_signed_with_the_tables_key_is_not_believed(
 ) -> None:
     kept, store = table
     kept.keep(1)
-    store.pair(3)  # the table was paired again: the hub no longer knows this key
+    hall.devices.pair(store, 3)  # the table was paired again: the hub no longer knows this key
     kept.step()
     assert kept.outbox.waiting() == 1
     assert kept.outbox.receipt(1) is None
-    assert store.results() == []
+    assert hall.results.newest(store) == []
 
 
 def test_a_conflicting_result_is_acknowledged_with_its_own_receipt(
@@ -90,8 +91,8 @@ def test_a_conflicting_result_is_acknowledged_with_its_own_receipt(
     kept.outbox.keep(result_body(game=1, racks={"A": 9, "B": 0, "C": 3, "D": 3}))
     kept.step()
     assert kept.outbox.waiting() == 0
-    assert [r["conflict"] for r in store.results()] == [True, True]
-    assert kept.outbox.receipt(2) == store.results()[0]["receipt"]
+    assert [r["conflict"] for r in hall.results.newest(store)] == [True, True]
+    assert kept.outbox.receipt(2) == hall.results.newest(store)[0]["receipt"]
 
 
 def test_a_hub_command_is_carried_out_once_and_acknowledged_in_the_next_heartbeat(
@@ -99,22 +100,24 @@ def test_a_hub_command_is_carried_out_once_and_acknowledged_in_the_next_heartbea
 ) -> None:
     kept, store = table
     kept.step()  # the first heartbeat: the hub sees the table
-    assert store.tables()[0]["status"]["mover"] == "B"
-    command_id = store.command(3, "pause")
+    assert hall.devices.tables(store)[0]["status"]["mover"] == "B"
+    command_id = hall.commands.send(store, 3, "pause")
     kept.step(kept.clock.now + 2)
     assert kept.commands == [Command(command_id, "pause", {})]
-    assert store.tables()[0]["commands"] != []  # not yet acknowledged: that is the next beat
+    assert (
+        hall.devices.tables(store)[0]["commands"] != []
+    )  # not yet acknowledged: that is the next beat
     kept.step(kept.clock.now + 2)
-    assert store.tables()[0]["commands"] == []
+    assert hall.devices.tables(store)[0]["commands"] == []
     assert kept.commands == [Command(command_id, "pause", {})]
-    assert store.tables()[0]["status"]["acks"] == [command_id]
+    assert hall.devices.tables(store)[0]["status"]["acks"] == [command_id]
 
 
 def test_a_command_the_hub_sends_again_is_still_carried_out_once(
     table: tuple[Table, Store], tmp_path: Path
 ) -> None:
     kept, store = table
-    command_id = store.command(3, "resume")
+    command_id = hall.commands.send(store, 3, "resume")
     kept.step()
     kept.courier.acks.clear()  # the heartbeat with the ack is lost: the hub sends it again
     kept.step(kept.clock.now + 2)
@@ -128,10 +131,10 @@ def test_a_command_cut_off_while_it_is_carried_out_is_carried_out_after_the_rest
     first, so after the restart the table acknowledged it unseen and played the round
     without its names. Now it is recorded only once carried out, and asked for again."""
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     first = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     lineup = {"players": {"A": "Ania", "B": "Bożena", "C": "Łukasz"}}
-    command_id = store.command(3, "game", lineup)
+    command_id = hall.commands.send(store, 3, "game", lineup)
 
     def power_cut(_: Command) -> None:
         raise RuntimeError("the power went while the engine took the command")
@@ -146,7 +149,7 @@ def test_a_command_cut_off_while_it_is_carried_out_is_carried_out_after_the_rest
     again.step(200.0)
     assert again.commands == [Command(command_id, "game", lineup)]
     again.step(202.0)
-    assert store.tables()[0]["commands"] == []  # acknowledged only now
+    assert hall.devices.tables(store)[0]["commands"] == []  # acknowledged only now
     again.close()
 
 
@@ -154,12 +157,12 @@ def test_a_command_the_engine_could_not_take_is_neither_recorded_nor_acknowledge
     table: tuple[Table, Store],
 ) -> None:
     kept, store = table
-    command_id = store.command(3, "pause")
+    command_id = hall.commands.send(store, 3, "pause")
     kept.courier.on_command = lambda _: False  # the engine did not answer in time
     kept.step()
     kept.step(kept.clock.now + 2)
     assert not kept.outbox.command_seen(command_id)
-    assert [c["id"] for c in store.tables()[0]["commands"]] == [command_id]
+    assert [c["id"] for c in hall.devices.tables(store)[0]["commands"]] == [command_id]
     kept.courier.on_command = kept.commands.append
     kept.step(kept.clock.now + 2)
     assert kept.commands == [Command(command_id, "pause", {})]
@@ -171,7 +174,7 @@ def test_heartbeats_go_on_when_the_outbox_cannot_be_written(
     """Another program holds the outbox's write lock (as a read-only or full card refuses
     it): the results wait, but the judge still sees the table alive."""
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     table = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     table.outbox.close()
     table.outbox = table.courier.outbox = Outbox(tmp_path / "outbox.sqlite", busy_s=0.05)
@@ -183,7 +186,7 @@ def test_heartbeats_go_on_when_the_outbox_cannot_be_written(
     finally:
         other.execute("ROLLBACK")
         other.close()
-    row = store.tables()[0]
+    row = hall.devices.tables(store)[0]
     assert row["status"] is not None
     assert row["status"]["mover"] == "B"
     table.close()

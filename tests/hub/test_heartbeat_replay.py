@@ -21,9 +21,9 @@ from klik.link import protocol as p
 from klik.link.http import HttpLink
 from klik.link.outbox import HEARTBEAT_BLOCK, Outbox
 from klik.link.serial import SerialLink
-from klik_hub import inbox
+from klik_hub import hall, inbox
 from klik_hub.schema import commands, status
-from klik_hub.serial import SerialHub
+from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import Clock, post, result_body, sealed
@@ -83,12 +83,12 @@ def test_a_stale_heartbeat_is_a_signed_409_with_the_last_seq_and_changes_nothing
     url, store = hub
     clock = store.now_ms
     assert isinstance(clock, Clock)
-    device, key = store.pair(3)
-    waiting = store.command(3, "pause")
+    device, key = hall.devices.pair(store, 3)
+    waiting = hall.commands.send(store, 3, "pause")
     assert send(url, device, key, 5, beat()).status_code == 200
     assert send(url, device, key, 6, beat(state="paused")).status_code == 200
     clock.ms += 600_000  # ten minutes later the table is gone (its power cut)
-    before = (store.tables(), held(store, device), acked(store))
+    before = (hall.devices.tables(store), held(store, device), acked(store))
 
     # What a replay would claim: the table alive, a player calling the judge, the command done.
     replay = beat(judge=True, called_by="C", acks=[waiting])
@@ -102,8 +102,8 @@ def test_a_stale_heartbeat_is_a_signed_409_with_the_last_seq_and_changes_nothing
     ack = signed_ack(answer.json(), key)
     assert (ack.type, ack.device, ack.seq) == ("ack", device, seq)
     assert ack.body == {"of": "heartbeat", "status": "stale", "last_seq": 6}
-    assert (store.tables(), held(store, device), acked(store)) == before
-    [table] = store.tables()
+    assert (hall.devices.tables(store), held(store, device), acked(store)) == before
+    [table] = hall.devices.tables(store)
     assert table["seen_s_ago"] == 600  # still as gone as it was
     assert table["status"]["judge"] is False
     assert acked(store) == {waiting: False}
@@ -113,8 +113,8 @@ def test_a_heartbeat_in_doubt_learns_the_last_result_seq_the_hub_holds_signed(hu
     """A table that lost its count asks (``seq_in_doubt``); the hub's signed answer, taken or
     stale, says the last result seq it holds from that device. Nobody else's results count."""
     url, store = hub
-    device, key = store.pair(3)
-    other, other_key = store.pair(4)
+    device, key = hall.devices.pair(store, 3)
+    other, other_key = hall.devices.pair(store, 4)
     for seq, game in ((1, 1), (2, 2), (7, 3)):
         stored = post(url, "/api/v1/results", sealed(device, key, seq, result_body(3, game)))
         assert stored.status_code == 201, stored.text
@@ -128,7 +128,7 @@ def test_a_heartbeat_in_doubt_learns_the_last_result_seq_the_hub_holds_signed(hu
     assert signed_ack(stale.json(), key).body == {
         "of": "heartbeat", "status": "stale", "last_seq": 5, "last_result_seq": 7,
     }  # fmt: skip
-    fresh, fresh_key = store.pair(5)
+    fresh, fresh_key = hall.devices.pair(store, 5)
     answer = send(url, fresh, fresh_key, 1, beat(seq_in_doubt=True))
     assert signed_ack(answer.json(), fresh_key).body["last_result_seq"] == 0
     # Not asked, not answered: the heartbeats' usual path costs no query.
@@ -137,7 +137,7 @@ def test_a_heartbeat_in_doubt_learns_the_last_result_seq_the_hub_holds_signed(hu
 
 def test_a_heartbeat_after_the_last_is_taken_whatever_the_gap(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     for seq in (0, 1, 1_000, 2**53 - 1):  # gaps: a restarted table skips its reserved block
         answer = send(url, device, key, seq, beat(game=seq % 100))
         assert answer.status_code == 200, answer.text
@@ -146,9 +146,9 @@ def test_a_heartbeat_after_the_last_is_taken_whatever_the_gap(hub: Hub) -> None:
 
 def test_a_table_paired_again_starts_its_count_anew(hub: Hub) -> None:
     url, store = hub
-    old, old_key = store.pair(3)
+    old, old_key = hall.devices.pair(store, 3)
     assert send(url, old, old_key, 900, beat()).status_code == 200
-    device, key = store.pair(3)  # a new device: the old one's count is not its own
+    device, key = hall.devices.pair(store, 3)  # a new device: the old one's count is not its own
     assert send(url, device, key, 0, beat()).status_code == 200
 
 
@@ -170,8 +170,8 @@ def test_acks_that_are_not_a_list_of_command_ids_are_one_line_422_and_change_not
     hub: Hub, acks: Any
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
-    waiting = store.command(3, "pause")
+    device, key = hall.devices.pair(store, 3)
+    waiting = hall.commands.send(store, 3, "pause")
     answer = send(url, device, key, 7, beat(acks=acks))
     assert answer.status_code == 422
     assert answer.json() == {
@@ -187,14 +187,14 @@ def test_acks_that_are_not_a_list_of_command_ids_are_one_line_422_and_change_not
 
 def test_a_heartbeat_with_bad_acks_and_a_bad_mac_is_refused_for_its_mac(hub: Hub) -> None:
     url, store = hub
-    device, _ = store.pair(3)
+    device, _ = hall.devices.pair(store, 3)
     answer = send(url, device, "ab" * 32, 7, beat(acks=5))  # who signed it is checked first
     assert (answer.status_code, answer.json()["error"]) == (401, "bad mac")
 
 
 def test_a_heartbeat_without_acks_is_taken(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     body = beat()
     del body["acks"]  # an older table's, or a probe's
     assert send(url, device, key, 1, body).status_code == 200
@@ -206,7 +206,7 @@ def test_a_heartbeat_without_acks_is_taken(hub: Hub) -> None:
 @pytest.fixture
 def paired(hub: Hub) -> tuple[str, Store, str, str]:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     return url, store, device, key
 
 
@@ -227,7 +227,9 @@ def test_a_restarted_table_goes_on_with_larger_heartbeat_seqs(
     again = held(store, device)
     assert again is not None
     assert again[0] > first[0]
-    assert store.tables()[0]["status"]["state"] == "ready"  # taken, not refused as stale
+    assert (
+        hall.devices.tables(store)[0]["status"]["state"] == "ready"
+    )  # taken, not refused as stale
     table.close()
 
 
@@ -240,7 +242,7 @@ def test_a_table_whose_count_was_lost_is_told_the_last_seq_and_goes_on(
         old.beat()  # seqs 0, 1, 2
     old.close()
     assert held(store, device) == (2, store.now_ms())
-    waiting = store.command(3, "pause")
+    waiting = hall.commands.send(store, 3, "pause")
 
     # A new card: the outbox is new and counts heartbeats from 0 again.
     table = Table(tmp_path / "new", HttpLink(url), device, key)
@@ -249,8 +251,10 @@ def test_a_table_whose_count_was_lost_is_told_the_last_seq_and_goes_on(
     table.beat()  # 0: stale, the hub says 2; then at once 3, taken
 
     assert held(store, device) == (3, store.now_ms())
-    assert store.tables()[0]["status"]["state"] == "ready"
-    assert store.tables()[0]["status"]["acks"] == [waiting]  # not lost with the stale one
+    assert hall.devices.tables(store)[0]["status"]["state"] == "ready"
+    assert hall.devices.tables(store)[0]["status"]["acks"] == [
+        waiting
+    ]  # not lost with the stale one
     assert acked(store) == {waiting: True}
     assert table.outbox.next_heartbeat_seq() == 4
     table.close()
@@ -302,7 +306,7 @@ def test_outbox_heartbeats_after_jumps_forward_durably_and_never_back(tmp_path: 
 def test_over_serial_a_stale_heartbeat_gets_the_same_signed_409_and_the_table_goes_on(
     store: Store, tmp_path: Path
 ) -> None:
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     taken = inbox.take(store, sealed(device, key, 41, beat(), "heartbeat"))  # over HTTP, say
     assert taken.status == 200
     with Radio(2, BAUD) as radio:
@@ -332,4 +336,4 @@ def test_over_serial_a_stale_heartbeat_gets_the_same_signed_409_and_the_table_go
         finally:
             table.close()
             hub.stop()
-    assert store.tables()[0]["status"]["judge"] is False
+    assert hall.devices.tables(store)[0]["status"]["judge"] is False

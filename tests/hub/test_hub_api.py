@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from klik.link import protocol as p
+from klik_hub import hall
 from klik_hub.schema import claims, commands, results
 from klik_hub.store import Store
 from tests.helpers.hubkit import post, result_body, sealed
@@ -30,7 +31,7 @@ def signed_ack(answer: dict[str, Any], key_hex: str) -> p.Envelope:
 
 def test_a_result_is_stored_then_a_resend_is_a_duplicate_with_the_same_receipt(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     envelope = sealed(device, key, 1, result_body())
     first = post(url, "/api/v1/results", envelope)
     assert first.status_code == 201
@@ -50,7 +51,7 @@ def test_a_result_is_stored_then_a_resend_is_a_duplicate_with_the_same_receipt(h
 
 def test_listed_results_are_newest_first_with_racks_points_and_their_check(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     post(url, "/api/v1/results", sealed(device, key, 1, result_body(game=1)))
     wrong = result_body(game=2)
     wrong["seats"]["B"]["small"] -= 5  # a table that scored wrong: the judge must see it
@@ -82,7 +83,7 @@ def test_a_different_body_for_a_taken_send_or_game_is_a_conflict_and_both_are_ke
     hub: Hub, first_seq: int, second_seq: int, second_game: int
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     stored = post(url, "/api/v1/results", sealed(device, key, first_seq, result_body(game=1)))
     other = result_body(game=second_game, racks={"A": 5, "B": 0, "C": 9, "D": 9})
     clash = post(url, "/api/v1/results", sealed(device, key, second_seq, other))
@@ -97,7 +98,7 @@ def test_a_different_body_for_a_taken_send_or_game_is_a_conflict_and_both_are_ke
 
 def test_the_same_game_resent_under_a_new_seq_is_a_duplicate(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     first = post(url, "/api/v1/results", sealed(device, key, 1, result_body()))
     again = post(url, "/api/v1/results", sealed(device, key, 7, result_body()))
     assert again.status_code == 200
@@ -138,8 +139,8 @@ def test_a_bad_envelope_is_refused_with_its_reason_and_nothing_is_stored(
     hub: Hub, make: Any, status: int, error: str
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
-    store.pair(4)
+    device, key = hall.devices.pair(store, 3)
+    hall.devices.pair(store, 4)
     answer = post(url, "/api/v1/results", make(device, key))
     assert answer.status_code == status
     assert error in answer.json()["error"]
@@ -163,7 +164,7 @@ def test_a_signed_body_that_breaks_the_schema_is_refused_for_good_and_signed(
     """The table signed it, so no resend can change it: a signed refusal naming the field
     lets the table set it aside. Nothing is stored."""
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     answer = post(url, "/api/v1/results", sealed(device, key, 1, result_body(**change)))
     said = answer.json()
     assert (answer.status_code, said["status"]) == (422, "refused")
@@ -175,7 +176,7 @@ def test_a_signed_body_that_breaks_the_schema_is_refused_for_good_and_signed(
 
 def test_unknown_fields_of_a_result_are_kept_as_signed(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     body = result_body(stats={"A": {"longest_move_ms": 61_000}})
     assert post(url, "/api/v1/results", sealed(device, key, 1, body)).status_code == 201
     assert httpx.get(url + "/api/v1/results").json()[0]["body"] == body
@@ -183,8 +184,8 @@ def test_unknown_fields_of_a_result_are_kept_as_signed(hub: Hub) -> None:
 
 def test_pairing_a_table_again_replaces_its_device_and_key(hub: Hub) -> None:
     url, store = hub
-    old_device, old_key = store.pair(3)
-    device, key = store.pair(3)
+    old_device, old_key = hall.devices.pair(store, 3)
+    device, key = hall.devices.pair(store, 3)
     assert device != old_device
     assert key != old_key
     refused = post(url, "/api/v1/results", sealed(old_device, old_key, 1, result_body()))
@@ -202,7 +203,7 @@ def test_a_heartbeat_is_the_tables_state_and_fetches_its_commands_until_acknowle
     hub: Hub,
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     answer = post(url, "/api/v1/heartbeats", sealed(device, key, 1, heartbeat(), "heartbeat"))
     assert answer.status_code == 200
     assert answer.json()["commands"] == []
@@ -240,9 +241,9 @@ def test_a_heartbeat_is_the_tables_state_and_fetches_its_commands_until_acknowle
 )
 def test_a_bad_command_is_refused(hub: Hub, path: str, payload: Any, status: int) -> None:
     url, store = hub
-    store.pair(3)
+    hall.devices.pair(store, 3)
     assert httpx.post(url + path, json=payload).status_code == status
-    assert store.tables()[0]["commands"] == []
+    assert hall.devices.tables(store)[0]["commands"] == []
 
 
 def test_the_live_page_and_the_openapi_description_are_served(hub: Hub) -> None:

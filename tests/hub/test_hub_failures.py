@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
-from klik_hub import backup, guard
+from klik_hub import backup, guard, hall
 from klik_hub.db import open_engine
 from klik_hub.main import RoundBackups, save_copy
 from klik_hub.store import Store
@@ -36,7 +36,7 @@ def test_a_full_disk_is_503_in_one_line_and_a_banner(
 ) -> None:
     """SQLite's own limit on the file's pages makes the disk "full" for real."""
     store = Store(open_engine(str(tmp_path / "hub.sqlite")), Clock())
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     limit: dict[str, int] = {}
 
     def cap(connection: Any, _record: Any) -> None:
@@ -72,7 +72,7 @@ def test_a_full_disk_is_503_in_one_line_and_a_banner(
         store.engine.dispose()  # space again: the table's next try is stored
         again = post(url, "/api/v1/results", sealed(device, key, 40, result_body(game=40)))
         assert again.status_code == 201
-    stored = {r["seq"] for r in store.results()}
+    stored = {r["seq"] for r in hall.results.newest(store)}
     acknowledged = {1, 40} | {seq for seq, a in enumerate(answers, 2) if a.status_code == 201}
     assert stored == acknowledged
 
@@ -82,10 +82,10 @@ def test_a_fault_of_the_hubs_own_is_500_in_one_line_with_one_traceback(
 ) -> None:
     store = Store(open_engine(str(tmp_path / "hub.sqlite")), Clock())
 
-    def broken(**_: Any) -> list[dict[str, Any]]:
+    def broken(*_: Any) -> list[dict[str, Any]]:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(store, "tables", broken)
+    monkeypatch.setattr(hall.devices, "tables", broken)
     with live_hub(store) as url, caplog.at_level(logging.ERROR):
         answer = httpx.get(url + "/api/v1/tables")
         assert answer.status_code == 500
@@ -143,7 +143,7 @@ def _start(db: str, *more: str) -> subprocess.Popen[str]:
 def test_a_damaged_database_is_refused_at_start_naming_the_newest_backup(tmp_path: Path) -> None:
     db = tmp_path / "hub.sqlite"
     store = Store(open_engine(str(db)), Clock())
-    device, _ = store.pair(3)
+    device, _ = hall.devices.pair(store, 3)
     store.engine.dispose()
     kept = backup.keep(db, "runda-1")
     with db.open("r+b") as damaged:  # a page in the middle overwritten, as a bad card does
@@ -157,7 +157,7 @@ def test_a_damaged_database_is_refused_at_start_naming_the_newest_backup(tmp_pat
     assert done.stderr.startswith(f"klik hub: --db {db}: the database is damaged (")
     assert done.stderr.rstrip().endswith(f"the newest backup is {kept}")
     shutil.copy(kept, db)  # what the line says to do
-    assert Store(open_engine(str(db)), Clock()).tables()[0]["device"] == device
+    assert hall.devices.tables(Store(open_engine(str(db)), Clock()))[0]["device"] == device
 
 
 def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path) -> None:
@@ -181,7 +181,7 @@ def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path) -> None:
 def test_klik_hub_backup_writes_a_consistent_copy(tmp_path: Path) -> None:
     db = tmp_path / "hub.sqlite"
     store = Store(open_engine(str(db)), Clock())
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     with live_hub(store) as url:
         for seq in (1, 2, 3):
             body = sealed(device, key, seq, result_body(game=seq))
@@ -212,7 +212,7 @@ def test_backups_keep_the_newest_ten(tmp_path: Path) -> None:
 def test_a_checkpoint_folds_the_wal_into_the_file(tmp_path: Path) -> None:
     db = tmp_path / "hub.sqlite"
     store = Store(open_engine(str(db)), Clock())
-    device, _ = store.pair(3)
+    device, _ = hall.devices.pair(store, 3)
     assert (tmp_path / "hub.sqlite-wal").stat().st_size > 0
     backup.Checkpoints(store.engine).once()
     copy = tmp_path / "only-the-file.sqlite"
@@ -228,7 +228,7 @@ def test_sigterm_during_ingest_leaves_every_acknowledged_result_in_the_file(
     only the database file elsewhere and opens it."""
     db = tmp_path / "hub.sqlite"
     store = Store(open_engine(str(db)), Clock())
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     store.engine.dispose()
     hub = _start(str(db), "--port", str(_free_port()))
     assert hub.stdout is not None

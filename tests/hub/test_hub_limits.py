@@ -20,8 +20,10 @@ import pytest
 from sqlalchemy import func, select
 
 from klik.link import protocol as p
+from klik_hub import hall
 from klik_hub.schema import claims
-from klik_hub.store import CLAIM_LENGTH, Store
+from klik_hub.sql.results import CLAIM_LENGTH
+from klik_hub.store import Store
 from klik_hub.tournament.draw import repeats
 from tests.helpers.hubkit import post, result_body, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, results
@@ -166,7 +168,7 @@ def envelopes(device: str, key: str) -> list[tuple[str, bytes, str]]:
 
 def test_an_envelope_the_hub_cannot_keep_is_refused_naming_the_field(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     for path, envelope, error in envelopes(device, key):
         answer = post(url, path, envelope)
         said = answer.json()
@@ -192,15 +194,15 @@ def test_a_command_the_table_could_not_take_is_refused(
     hub: Hub, args: dict[str, Any], error: str
 ) -> None:
     url, store = hub
-    store.pair(3)
+    hall.devices.pair(store, 3)
     answer = send("POST", f"{url}/api/v1/tables/3/commands", {"kind": "players", "args": args})
     assert (answer.status_code, answer.json()) == (422, {"status": "invalid", "error": error})
-    assert store.tables()[0]["commands"] == []
+    assert hall.devices.tables(store)[0]["commands"] == []
 
 
 def test_a_command_nested_as_deep_as_the_hub_takes_reaches_the_table_signed(hub: Hub) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     args = {"A": nested(p.MAX_DEPTH - 1)}  # 16 levels with args itself
     queued = send("POST", f"{url}/api/v1/tables/3/commands", {"kind": "players", "args": args})
     assert queued.status_code == 201, queued.text
@@ -242,7 +244,7 @@ def test_a_body_nested_too_deep_is_refused_before_it_is_parsed(
 )
 def test_any_tournament_label_the_protocol_allows_claims_its_game(hub: Hub, label: str) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     first = post(url, "/api/v1/results", sealed(device, key, 1, result_body(tournament=label)))
     assert first.status_code == 201, first.text
     # the same game under another seq is the same result; another body for it a conflict

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from klik_hub import guard
+from klik_hub import guard, hall
 from klik_hub.store import Store
 from tests.helpers.hubkit import live_hub, post, result_body, sealed
 
@@ -43,9 +43,9 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
     page: Page, hub: tuple[str, Store]
 ) -> None:
     url, store = hub
-    one, key_one = store.pair(1)
-    two, key_two = store.pair(2)
-    store.pair(3)  # paired, never heard from
+    one, key_one = hall.devices.pair(store, 1)
+    two, key_two = hall.devices.pair(store, 2)
+    hall.devices.pair(store, 3)  # paired, never heard from
     post(url, "/api/v1/results", sealed(one, key_one, 1, result_body(table=1)))
     mismatch = result_body(table=2, game=4)
     mismatch["seats"]["C"]["small"] = -20  # the table scored C wrong
@@ -53,7 +53,7 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
     beat(store, url, one, key_one, 1)
     beat(store, url, two, key_two, 1, state="paused", mover="D", judge=True, paused_by="D",
          refused=[{"seq": 3, "game": 5, "error": "body.finished_at: not a time"}])  # fmt: skip
-    receipts = [r["receipt"] for r in store.results()]
+    receipts = [r["receipt"] for r in hall.results.newest(store)]
 
     # Every request the console makes says its language, the one the hub's errors come in.
     languages: list[str | None] = []
@@ -80,7 +80,7 @@ def test_the_live_page_shows_tables_results_and_pauses_a_table(
         rows.nth(0).get_by_role("button", name="Pauza").click()
     assert command.value.header_value("accept-language") == "pl"
     expect(rows.nth(0)).to_contain_text("wysłano")
-    assert [c["kind"] for c in store.tables()[0]["commands"]] == ["pause"]
+    assert [c["kind"] for c in hall.devices.tables(store)[0]["commands"]] == ["pause"]
     assert set(languages) == {"pl"}  # every request so far, and there were some
 
     page.get_by_text("English").click()

@@ -9,14 +9,18 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from importlib import resources
 from pathlib import Path
 
 import httpx
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, select, text
 
+from klik_hub import hall, office
 from klik_hub.db import open_engine, url_of
 from klik_hub.schema import metadata, results
 from klik_hub.store import Store
@@ -33,10 +37,10 @@ def test_the_migrations_make_the_schema_the_code_describes(store: Store) -> None
 
 def test_opening_a_database_twice_migrates_once_and_keeps_what_it_had(db: str) -> None:
     first = Store(open_engine(db), lambda: 0)
-    device, _ = first.pair(3)
+    device, _ = hall.devices.pair(first, 3)
     first.engine.dispose()
     again = Store(open_engine(db), lambda: 0)
-    assert again.device(device) is not None
+    assert hall.devices.of(again, device) is not None
     again.engine.dispose()
 
 
@@ -61,7 +65,7 @@ def test_eight_clients_resending_the_same_results_store_each_once(
     hub: tuple[str, Store],
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     envelopes = [sealed(device, key, seq, result_body(game=seq)) for seq in range(1, 26)]
     answers: Counter[int] = Counter()
     lock = threading.Lock()
@@ -140,7 +144,7 @@ def test_a_hub_killed_and_started_again_has_every_result_it_acknowledged(tmp_pat
     hub = _start_hub(db, port)
     url = f"http://127.0.0.1:{port}"
     store = Store(open_engine(db), lambda: 0)
-    device, key = store.pair(2)
+    device, key = hall.devices.pair(store, 2)
     acknowledged = []
     for seq in range(1, 11):
         answer = post(
@@ -157,3 +161,53 @@ def test_a_hub_killed_and_started_again_has_every_result_it_acknowledged(tmp_pat
         hub.send_signal(signal.SIGINT)
         hub.wait(timeout=10)
         store.engine.dispose()
+
+
+def test_a_result_refers_by_key_to_the_hub_tournament_it_names_and_no_other(
+    hub: tuple[str, Store],
+) -> None:
+    url, store = hub
+    tid = office.tournaments.create(store, "Liga", None, "liga", 60)
+    device, key = hall.devices.pair(store, 3)
+    named = [str(tid), f"0{tid}", f"+{tid}", str(tid + 1), "Liga szkolna", "9" * 40, None]
+    for seq, tournament in enumerate(named, start=1):
+        body = result_body(game=seq, tournament=tournament, round=1)
+        assert post(url, "/api/v1/results", sealed(device, key, seq, body)).status_code == 201
+    with store.engine.connect() as connection:
+        kept = connection.execute(
+            select(results.c.tournament, results.c.tournament_id).order_by(results.c.seq)
+        ).all()
+    # Every result is kept; only the one naming the tournament as the hub writes it refers to it.
+    assert [tuple(x) for x in kept] == [(t, tid if t == str(tid) else None) for t in named]
+
+
+def test_the_migration_to_tournament_ids_refers_the_results_kept_before(db: str) -> None:
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(resources.files("klik_hub") / "migrations"))
+    engine = create_engine(url_of(db))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0004")
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, name, rules, format, move_time_s, created_at)"
+                " VALUES (4, 'Liga', 'tournament', 'liga', 60, '2026-11-24T10:00:00Z')"
+            )
+        )
+        for seq, named in enumerate(["4", "04", "5", None], start=1):
+            connection.execute(
+                text(
+                    "INSERT INTO results (device, seq, digest, table_no, tournament, round_no,"
+                    " game, body, receipt, points_check, conflict, received_at) VALUES"
+                    " ('d', :seq, 'x', 1, :named, 1, :seq, '{}', 'r', 'ok', false, 't')"
+                ),
+                {"seq": seq, "named": named},
+            )
+    engine.dispose()
+    store = Store(open_engine(db), lambda: 0)  # migrates to the head
+    with store.engine.connect() as connection:
+        referred = connection.execute(
+            select(results.c.tournament_id).order_by(results.c.seq)
+        ).scalars()
+        assert list(referred) == [4, None, None, None]
+    store.engine.dispose()

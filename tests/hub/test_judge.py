@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from klik.errors import InputError
-from klik_hub import judge
+from klik_hub import hall, judge
 from klik_hub.db import open_engine
 from klik_hub.guard import NEED_JUDGE
 from klik_hub.main import judge_password
@@ -79,7 +79,7 @@ def test_the_first_line_is_the_password(tmp_path: Path) -> None:
 @pytest.mark.slow  # a live hub
 def test_the_judges_routes_ask_for_the_password(guarded: tuple[str, Store]) -> None:
     url, store = guarded
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     new = {"name": "Liga", "rules": "league", "format": "liga", "move_time_s": 60}
     for headers in (
         {},  # nothing

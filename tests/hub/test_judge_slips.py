@@ -9,6 +9,7 @@ import random
 import httpx
 import pytest
 
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.tourney import (
     API,
@@ -164,7 +165,7 @@ def test_a_draw_names_the_tables_that_are_not_paired(hub: Hub) -> None:
     url, store = hub
     tid = create(url)
     enrol(url, tid, 12)
-    store.pair(1)
+    hall.devices.pair(store, 1)
     drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
     assert drawn["unpaired"] == [2, 3]
 

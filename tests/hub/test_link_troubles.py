@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from klik.link import protocol as p
-from klik.link.courier import Courier, Delivery, State
+from klik.link.courier import Courier, State, Tracking
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik.table import screens
-from klik.table.view import Delivery as Shown
+from klik.table.view import Delivery
 from klik.words import Language, catalogue
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.courier import Clock
 from tests.helpers.hubkit import result_body
@@ -35,11 +36,11 @@ class Seat:
 
     def __init__(self, folder: Path, link: Any, device: str, key: str) -> None:
         self.outbox = Outbox(folder / "outbox.sqlite")
-        self.news: list[Delivery] = []
+        self.news: list[Tracking] = []
         self.clock = Clock()
         self.courier = Courier(
             self.outbox, link, device, p.key_bytes(key), heartbeat_s=3600.0, status=p.Heartbeat,
-            on_delivery=self.news.append, on_command=lambda _: None, clock=self.clock,
+            on_tracking=self.news.append, on_command=lambda _: None, clock=self.clock,
             rng=random.Random(3),
         )  # fmt: skip
 
@@ -63,7 +64,7 @@ def test_a_hub_that_fails_is_a_server_error_said_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     seat = Seat(tmp_path, HttpLink(url), device, key)
     seat.outbox.keep(result_body(game=1))
 
@@ -71,7 +72,7 @@ def test_a_hub_that_fails_is_a_server_error_said_once(
         raise RuntimeError("a bug in the hub")
 
     with monkeypatch.context() as patch, caplog.at_level(logging.INFO, COURIER):
-        patch.setattr(store, "keep_result", broken)
+        patch.setattr(hall.results, "keep", broken)
         seat.tries(4)
         assert seat.news[-1].state is State.SERVER_ERROR
         assert said(caplog) == [
@@ -149,8 +150,8 @@ def test_a_table_paired_again_is_told_so_once(
     hub: tuple[str, Store], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     url, store = hub
-    device, key = store.pair(3)
-    store.pair(3)  # the judge paired table 3 again, on another card
+    device, key = hall.devices.pair(store, 3)
+    hall.devices.pair(store, 3)  # the judge paired table 3 again, on another card
     seat = Seat(tmp_path, HttpLink(url), device, key)
     seat.outbox.keep(result_body(game=1))
     with caplog.at_level(logging.INFO, COURIER):
@@ -171,7 +172,7 @@ def test_a_table_paired_again_is_told_so_once(
     ],
 )
 def test_the_three_screen_texts_are_the_contracts(state: State, words: str) -> None:
-    assert catalogue(Language.PL).gettext(screens.DELIVERY[Shown(state.value)]) == words
+    assert catalogue(Language.PL).gettext(screens.DELIVERY[Delivery(state.value)]) == words
 
 
 def _keys(config: dict[str, str]) -> tuple[str, str]:

@@ -13,9 +13,10 @@ import pytest
 
 from klik.link import protocol as p
 from klik.link import serial
-from klik.link.courier import Courier, Delivery, State
+from klik.link.courier import Courier, State, Tracking
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import post, result_body, sealed
@@ -26,7 +27,7 @@ IMPOSSIBLE = "2026-99-99T99:99:99Z"  # a table of older software might have kept
 @pytest.fixture
 def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store, str]]:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     kept = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
     yield kept, store, url
     kept.close()
@@ -34,7 +35,7 @@ def table(hub: tuple[str, Store], tmp_path: Path) -> Iterator[tuple[Table, Store
 
 def test_the_hub_signs_a_refusal_it_means_for_good(hub: tuple[str, Store]) -> None:
     url, store = hub
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     bad = sealed(device, key, 1, result_body(finished_at=IMPOSSIBLE))
     answer = post(url, "/api/v1/results", bad)
     assert answer.status_code == 422
@@ -60,7 +61,7 @@ def test_a_refused_result_is_set_aside_and_the_later_ones_go_on(
     second = kept.keep(game=2)
     kept.step(100.0)
     kept.step(100.0)
-    assert {r["seq"] for r in store.results()} == {second}
+    assert {r["seq"] for r in hall.results.newest(store)} == {second}
     assert kept.outbox.waiting() == 0
     (aside,) = kept.outbox.set_aside()
     assert (aside.seq, aside.game) == (first, 1)
@@ -71,7 +72,7 @@ def test_a_refused_result_is_set_aside_and_the_later_ones_go_on(
     kept.outbox = kept.courier.outbox = Outbox(kept.outbox.path)
     assert [x.seq for x in kept.outbox.set_aside()] == [first]
     kept.step(103.0)
-    (row,) = store.tables()
+    (row,) = hall.devices.tables(store)
     assert row["status"]["refused"] == [{"seq": first, "game": 1, "error": aside.reason}]
 
 
@@ -80,7 +81,7 @@ def test_the_screens_say_this_games_result_was_refused(table: tuple[Table, Store
     seq = kept.outbox.keep(result_body(game=4, finished_at=IMPOSSIBLE))
     kept.courier.wake()
     kept.step(100.0)
-    assert kept.news[-1] == Delivery(State.REFUSED, seq, None, 0)
+    assert kept.news[-1] == Tracking(State.REFUSED, seq, None, 0)
 
 
 class Forged:
@@ -100,11 +101,11 @@ class Forged:
 
 def test_an_unsigned_refusal_sets_nothing_aside(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
-    news: list[Delivery] = []
+    news: list[Tracking] = []
     link = Forged()
     courier = Courier(
         outbox, link, "t3-00000000", bytes(32), heartbeat_s=2.0, status=p.Heartbeat,
-        on_delivery=news.append, on_command=lambda _: None, clock=lambda: 0.0,
+        on_tracking=news.append, on_command=lambda _: None, clock=lambda: 0.0,
         rng=random.Random(1),
     )  # fmt: skip
     seq = outbox.keep(result_body(game=1))
@@ -121,10 +122,12 @@ def test_a_table_paired_again_elsewhere_is_told_to_pair_and_keeps_its_result(
     table: tuple[Table, Store, str],
 ) -> None:
     kept, store, url = table
-    store.pair(3)  # the judge paired table 3 again: this card's key is no longer the hub's
+    hall.devices.pair(
+        store, 3
+    )  # the judge paired table 3 again: this card's key is no longer the hub's
     seq = kept.keep(game=1)
     kept.step(100.0)
-    assert kept.news[-1] == Delivery(State.UNPAIRED, seq, None, 1)
+    assert kept.news[-1] == Tracking(State.UNPAIRED, seq, None, 1)
     assert kept.outbox.waiting() == 1
     assert kept.outbox.set_aside() == []
     assert httpx.get(url + "/api/v1/results").json() == []

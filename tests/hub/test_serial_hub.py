@@ -22,11 +22,12 @@ import pytest
 
 from klik.link import backoff
 from klik.link import protocol as p
-from klik.link.courier import Command, Courier, Delivery, State
+from klik.link.courier import Command, Courier, State, Tracking
 from klik.link.http import LinkDown
 from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
-from klik_hub.serial import SerialHub
+from klik_hub import hall
+from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store
 from tests.helpers.hubkit import result_body, sealed
 from tests.helpers.radio import Faults, Radio, Tap
@@ -64,7 +65,7 @@ class Table:
     def __init__(self, folder: Path, path: str, store: Store, table_no: int, **link: Any) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.table_no = table_no
-        self.device, key_hex = store.pair(table_no)
+        self.device, key_hex = hall.devices.pair(store, table_no)
         key = p.key_bytes(key_hex)
         self.outbox = Outbox(folder / "outbox.sqlite")
         self.done = threading.Event()
@@ -86,7 +87,7 @@ class Table:
             key,
             heartbeat_s=60.0,  # one at the start; commands come by push
             status=lambda: p.Heartbeat(state="move", mover="B", left_ms=41_000),
-            on_delivery=self._news,
+            on_tracking=self._news,
             on_command=self._command,
             rng=random.Random(f"courier {table_no}"),
         )
@@ -95,7 +96,7 @@ class Table:
         for game in range(1, games + 1):
             self.outbox.keep(result_body(table=self.table_no, game=game))
 
-    def _news(self, news: Delivery) -> None:
+    def _news(self, news: Tracking) -> None:
         if news.state is State.SENT and news.waiting == 0:
             self.done.set()
 
@@ -134,7 +135,7 @@ def serving(store: Store, path: str, **options: Any) -> Iterator[SerialHub]:
 def assert_all_in_once(store: Store, tables: list[Table], games: int) -> None:
     """Every table's results stored exactly once, and each table holds the hub's receipts."""
     for table in tables:
-        stored = store.results(table_no=table.table_no)
+        stored = hall.results.newest(store, table_no=table.table_no)
         assert sorted(r["seq"] for r in stored) == list(range(1, games + 1))
         assert all(r["device"] == table.device and not r["conflict"] for r in stored)
         for row in stored:
@@ -229,7 +230,7 @@ BAD: list[tuple[str, Callable[[str, str], bytes]]] = [
 def test_a_frame_the_hub_does_not_take_stores_nothing_and_gets_no_answer(
     store: Store, dropped: str, make: Callable[[str, str], bytes]
 ) -> None:
-    device, key = store.pair(3)
+    device, key = hall.devices.pair(store, 3)
     probe = framed(sealed(device, key, 1, {"state": "ready"}, "heartbeat"))
     with Radio(2, BAUD) as radio, serving(store, radio.path(0)) as hub:
         table: Tap = radio.tap(1)
@@ -243,7 +244,7 @@ def test_a_frame_the_hub_does_not_take_stores_nothing_and_gets_no_answer(
     ack, _ = p.open_envelope(table.frames[0])
     assert (ack.type, ack.device, ack.seq, ack.body["of"]) == ("ack", device, 1, "heartbeat")
     assert bytes(table.heard) == framed(table.frames[0])  # nothing else at all
-    assert store.results() == []
+    assert hall.results.newest(store) == []
     expected = {"oversize": 0, "crc": 0, "json": 0, "unknown": 0, "mac": 0, "other": 0}
     assert hub.dropped == {**expected, dropped: 1}
 
@@ -263,11 +264,11 @@ def test_a_pushed_command_is_carried_out_once_and_its_ack_clears_it(
         try:
             # The courier's first heartbeat: from now on the hub knows the table is here.
             assert table.link.wait(lambda: heartbeats() >= 1, 5)
-            command = store.command(3, "pause")
+            command = hall.commands.send(store, 3, "pause")
             assert table.link.wait(lambda: bool(table.commands), 5)
             # Carried out, and acknowledged in the heartbeat the courier sends at once.
             assert table.link.wait(lambda: heartbeats() >= 2, 5)
-            pending = store.tables()[0]["commands"]
+            pending = hall.devices.tables(store)[0]["commands"]
         finally:
             table.close()
     assert table.commands == [Command(command, "pause", {})]

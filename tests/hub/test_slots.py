@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 
+from klik_hub import hall
 from klik_hub.store import Store
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results, standings
 
@@ -104,15 +105,15 @@ def test_a_second_result_for_a_filled_slot_is_a_conflict_until_the_judge_accepts
 def test_start_before_the_lineups_sends_them_first(hub: Hub) -> None:
     url, store = hub
     _, _, tid, _ = one_game_round(hub)
-    store.pair(2)
+    hall.devices.pair(store, 2)
     started = httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "start"})
     assert started.status_code == 201, started.text
     assert len(started.json()) == 2  # the start commands, one a table
-    pending = {t["table"]: [c["kind"] for c in t["commands"]] for t in store.tables()}
+    pending = {t["table"]: [c["kind"] for c in t["commands"]] for t in hall.devices.tables(store)}
     assert pending == {1: ["game", "start"], 2: ["game", "start"], 3: []}
     # With the lineups sent, a start is only a start.
     httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "start"})
-    pending = {t["table"]: [c["kind"] for c in t["commands"]] for t in store.tables()}
+    pending = {t["table"]: [c["kind"] for c in t["commands"]] for t in hall.devices.tables(store)}
     assert pending[1] == ["game", "start", "start"]
 
 

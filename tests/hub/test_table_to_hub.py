@@ -17,7 +17,8 @@ from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
 from klik.table.view import Delivery
-from klik_hub.serial import SerialHub
+from klik_hub import hall
+from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store
 from tests.helpers.radio import Radio
 
@@ -61,7 +62,7 @@ def play_a_rummikub(table: Daemon) -> None:
 
 
 def paired_table(store: Store, url: str, folder: Path, table_no: int = 3) -> Daemon:
-    device, key = store.pair(table_no)
+    device, key = hall.devices.pair(store, table_no)
     hub = f'[hub]\nlink = "http"\nurl = "{url}"\ntable = {table_no}\n'
     hub += f'device_id = "{device}"\nkey = "{key}"\nheartbeat_s = 0.5\n'
     daemon = sim.make_daemon(c.from_text(PLAYERS + hub), str(folder))
@@ -83,7 +84,7 @@ def test_a_finished_games_receipt_reaches_all_four_screens_and_its_result_the_hu
     daemon, store = table
     play_a_rummikub(daemon)
     until(daemon, lambda: daemon.engine.info.delivery is Delivery.SENT)
-    [stored] = store.results()
+    [stored] = hall.results.newest(store)
     assert (stored["table"], stored["game"], stored["seq"]) == (3, 1, 1)
     assert stored["winners"] == ["A"]
     assert stored["names"] == {"A": "Ania", "B": "Bożena", "C": "Łukasz", "D": "Źdźisław"}
@@ -105,15 +106,15 @@ def test_the_hub_sees_the_table_and_its_pause_reaches_the_clock(
     daemon, store = table
     tap(daemon, "D")
     until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
-    until(daemon, lambda: (store.tables()[0]["status"] or {}).get("state") == "move")
-    assert store.tables()[0]["status"]["mover"] == "A"
-    store.command(3, "pause")
+    until(daemon, lambda: (hall.devices.tables(store)[0]["status"] or {}).get("state") == "move")
+    assert hall.devices.tables(store)[0]["status"]["mover"] == "A"
+    hall.commands.send(store, 3, "pause")
     until(daemon, lambda: daemon.engine.game.phase is g.Phase.PAUSED)
     assert daemon.engine.game.paused_by == "hub"
-    until(daemon, lambda: store.tables()[0]["commands"] == [])  # acknowledged
-    store.command(3, "players", {"A": "Ola", "B": "Bartek"})
+    until(daemon, lambda: hall.devices.tables(store)[0]["commands"] == [])  # acknowledged
+    hall.commands.send(store, 3, "players", {"A": "Ola", "B": "Bartek"})
     until(daemon, lambda: daemon.engine.info.name("A") == "Ola")
-    store.command(3, "resume")
+    hall.commands.send(store, 3, "resume")
     until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
     assert daemon.engine.game.mover == "A"
 
@@ -129,12 +130,12 @@ def test_a_result_kept_while_the_hub_is_away_is_sent_when_the_table_comes_back(
     until(away, lambda: away.engine.info.delivery is Delivery.UNREACHABLE)
     assert sim.delivery(away)["waiting"] == 1
     away.stop()
-    assert store.results() == []
+    assert hall.results.newest(store) == []
     config = away.config
     back = sim.make_daemon(c.from_text(PLAYERS + _hub_section(config, url)), str(tmp_path))
     back.start()
     try:
-        until(back, lambda: len(store.results()) == 1)
+        until(back, lambda: len(hall.results.newest(store)) == 1)
         until(back, lambda: sim.delivery(back)["waiting"] == 0)
     finally:
         back.stop()
@@ -154,7 +155,7 @@ def test_over_a_serial_cable_the_receipt_reaches_the_screens_and_a_pushed_pause_
 ) -> None:
     """``[hub] link = "serial"``: the daemon's courier on a pty, the hub's SerialHub on the other
     end of a simulated cable (tests/helpers/radio.py)."""
-    device, key = store.pair(4)
+    device, key = hall.devices.pair(store, 4)
     with Radio(2, 115200) as radio:
         hub = SerialHub(store, radio.path(0), 115200, push_s=0.2)
         hub.start()
@@ -167,14 +168,14 @@ def test_over_a_serial_cable_the_receipt_reaches_the_screens_and_a_pushed_pause_
         try:
             tap(daemon, "D")
             until(daemon, lambda: daemon.engine.game.phase is g.Phase.MOVE)
-            store.command(4, "pause")  # pushed: the table has not sent a heartbeat yet
+            hall.commands.send(store, 4, "pause")  # pushed: the table has not sent a heartbeat yet
             until(daemon, lambda: daemon.engine.game.phase is g.Phase.PAUSED)
             assert daemon.engine.game.paused_by == "hub"
             daemon.put(g.Order(g.Action.END, daemon.clock()))
             for seat in "ABCD":
                 double(daemon, seat)
             until(daemon, lambda: daemon.engine.info.delivery is Delivery.SENT, 20.0)
-            [stored] = store.results()
+            [stored] = hall.results.newest(store)
             assert sim.delivery(daemon) == {
                 "state": "sent", "receipt": stored["receipt"], "waiting": 0,
             }  # fmt: skip

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from klik.core import game as g
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.table import config as c
 from klik.table import journal as j
 from klik.table.engine import Engine, Outbox
@@ -194,7 +194,7 @@ def test_all_four_seats_pressing_at_once(tmp_path: Path) -> None:
     assert (table.game.mover, len(table.game.moves)) == ("B", 1)
     ignored = [
         n.seat
-        for n in table.engine.driver.commands
+        for n in table.engine.driver.effects
         if isinstance(n, g.Note) and n.kind is g.NoteKind.IGNORED
     ]
     assert sorted(ignored) == ["B", "C", "D"]

@@ -72,11 +72,11 @@ def test_a_result_in_the_outbox_is_not_kept_again_at_the_restart(tmp_path: Path)
 def test_the_hubs_receipt_reaches_every_seats_screen(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "outbox.sqlite")
     table = finish(begun(linked(tmp_path, outbox)), 120.0)
-    table.engine.delivered(c.Delivery(c.State.SENT, 1, "7KQ2M", 0), 130.0)
+    table.engine.delivered(c.Tracking(c.State.SENT, 1, "7KQ2M", 0), 130.0)
     assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
     assert {v.delivery for v in table.engine.views.values()} == {Delivery.SENT}
     # news of an older game's result does not change this game's screens
-    table.engine.delivered(c.Delivery(c.State.UNREACHABLE, 0, None, 2), 131.0)
+    table.engine.delivered(c.Tracking(c.State.UNREACHABLE, 0, None, 2), 131.0)
     assert {v.receipt for v in table.engine.views.values()} == {"R-7KQ2M"}
     assert {v.waiting for v in table.engine.views.values()} == {2}
 

@@ -26,7 +26,7 @@ def test_frames_are_written_at_every_change_and_end_on_the_final_screens(
     seats = {p.name[0] for p in frames}
     assert seats == {"A", "B", "C"}  # the sample game has three seats
     replay = run(parse(SAMPLE.read_text()))
-    final = {v.seat: render(v) for v in seat_views(replay.table.game, replay.now, TableInfo())}
+    final = {v.seat: render(v) for v in seat_views(replay.tabletop.game, replay.now, TableInfo())}
     for seat in seats:
         mine = [p for p in frames if p.name[0] == seat]
         with Image.open(mine[-1]) as last:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.table import config as c
 from klik.table.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
 from klik.table.signals import Outputs

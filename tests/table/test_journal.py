@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from klik.core import game as g
-from klik.core import table as t
-from klik.core.table import Edge
+from klik.core import tabletop as t
+from klik.core.tabletop import Edge
 from klik.table import journal as j
 
 HEADER = {"table": "7", "game_no": 3, "seats": ["A", "B", "C", "D"], "at": 0.0}
@@ -111,11 +111,15 @@ def test_a_full_disk_is_logged_once_and_the_game_goes_on(caplog: pytest.LogCaptu
     assert "No space left on device" in caplog.text
 
 
-def test_replaying_entries_gives_the_same_table() -> None:
+def test_replaying_entries_gives_the_same_tabletop() -> None:
     settings = g.Settings(move_time_s=30)
-    table, last = j.replay_entries(t.new_table(settings), tuple(ENTRIES[:4]))
+    tabletop, last = j.replay_entries(t.new_tabletop(settings), tuple(ENTRIES[:4]))
     assert last == 5.0
-    assert (table.game.phase, table.game.mover, table.game.left_s) == (g.Phase.PAUSED, "A", 26.0)
+    assert (tabletop.game.phase, tabletop.game.mover, tabletop.game.left_s) == (
+        g.Phase.PAUSED,
+        "A",
+        26.0,
+    )
 
 
 # --- nothing read from a journal is trusted ---------------------------------------------
@@ -198,12 +202,12 @@ def test_a_recovery_line_replays_the_recovery() -> None:
         j.Recovery(9.5),
         j.Checkpoint(20.0),
     )
-    table, last = j.replay_entries(t.new_table(g.Settings(move_time_s=30)), entries)
+    tabletop, last = j.replay_entries(t.new_tabletop(g.Settings(move_time_s=30)), entries)
     assert last == 20.0
-    game = table.game
+    game = tabletop.game
     assert (game.phase, game.mover, game.paused_by) == (g.Phase.PAUSED, "B", g.RECOVERY)
     assert game.left_s == pytest.approx(26.0)  # B's clock stopped at B's press, at 9.0
-    assert not any(b.down for b in table.buttons)
+    assert not any(b.down for b in tabletop.buttons)
 
 
 # --- a failed write never leaves half a line ---------------------------------------------
@@ -228,7 +232,7 @@ FULL_DISK = r"""
 import json, os, sys
 from pathlib import Path
 from klik.table import journal as j
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 
 folder = Path(sys.argv[1])
 filler = folder / "filler"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from klik.core import game as g
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.link import courier as c
 from klik.link.outbox import Outbox
 from klik.link.results import check_result

@@ -14,7 +14,7 @@ import pytest
 from pytest_mock import MockerFixture
 
 from klik.core import game as g
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from tests.table.test_engine import Table
 
 BOOT = 3.0  # the monotonic clock of the Pi that just booted

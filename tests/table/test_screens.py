@@ -20,7 +20,7 @@ from klik import script
 from klik.core import game as g
 from klik.core.gestures import Held, Mark, Tap
 from klik.core.pile import DrawPile
-from klik.core.table import new_table
+from klik.core.tabletop import new_tabletop
 from klik.table import screens
 from klik.table.driver import Driver
 from klik.table.view import (
@@ -197,7 +197,7 @@ def sample_driver(until: float | None = None) -> Driver:
         (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
     )
     stop = parsed.end if until is None else until
-    played = Driver(new_table(parsed.settings))
+    played = Driver(new_tabletop(parsed.settings))
     for event in parsed.events:
         if event.at <= stop:
             played.apply(event)
@@ -209,7 +209,7 @@ def sample_game(until: float | None = None) -> tuple[SeatView, ...]:
     """The views of the sample game at ``until`` seconds, or at its end."""
     played = sample_driver(until)
     info = TableInfo(table="3", game_no=1, names=(("A", "Ania"), ("B", "Bożena"), ("C", "Ćwiek")))
-    return seat_views(played.table.game, played.now, info)
+    return seat_views(played.tabletop.game, played.now, info)
 
 
 def game_views() -> dict[str, SeatView]:
@@ -454,7 +454,7 @@ def test_the_own_result_gives_small_points_place_and_why_and_a_tap_shows_the_tab
 
 
 def test_a_seat_holding_to_call_the_judge_sees_the_bar_fill() -> None:
-    game = sample_driver(30.0).table.game  # B pressed at 30.0 to call the judge over A's move
+    game = sample_driver(30.0).tabletop.game  # B pressed at 30.0 to call the judge over A's move
     pressed = {"B": 30.0}
     steps = [calling_step(game, 30.0 + t, "B", pressed) for t in (0.1, 0.3, 1.0, 1.9, 2.0)]
     assert steps == [None, 2, 5, STEPS, None]  # nothing for a tap; full just before 2 s

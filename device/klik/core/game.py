@@ -43,7 +43,7 @@ SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an
            all confirmed                                  → DONE, result scored
 DONE       a seat's tap                                   → its screen: own result / whole table
 
-Illegal or meaningless events never raise: they come back as a ``Note`` command and leave
+Illegal or meaningless events never raise: they come back as a ``Note`` effect and leave
 the state as it was. Time is data: every event carries ``at`` (monotonic seconds) and the
 clock's time left is always computed from a deadline, never by counting ticks.
 """
@@ -179,7 +179,7 @@ class Tick:
 Event = Gesture | Order | Tick
 
 
-# Commands: what the shell must do. Screens and LEDs are drawn from the state instead.
+# Effects: what the shell must do. Screens and LEDs are drawn from the state instead.
 class SoundKind(Enum):
     WARN = "warn"  # short beep: warn_s left
     TIMEOUT = "timeout"  # long beep: the time ran out
@@ -245,7 +245,7 @@ class ResultReady:
     result: Result
 
 
-Command = Sound | Note | ResultReady
+Effect = Sound | Note | ResultReady
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +374,7 @@ def next_due(game: Game) -> float | None:
     return None if due == INF else due
 
 
-def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
+def step(game: Game, event: Event) -> tuple[Game, tuple[Effect, ...]]:
     """Apply one event; returns the new state and what the shell must do."""
     match event:
         case Tick(at=at):
@@ -390,8 +390,8 @@ def step(game: Game, event: Event) -> tuple[Game, tuple[Command, ...]]:
 # --- time -------------------------------------------------------------------------------
 
 
-def _tick(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
-    commands: list[Command] = []
+def _tick(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
+    effects: list[Effect] = []
     while (due := next_due(game)) is not None and due <= at:
         deadline = game.deadline
         assert deadline is not None
@@ -400,14 +400,14 @@ def _tick(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
         elif not game.warned and due == deadline - game.settings.warn_s:
             game = replace(game, warned=True)
             if game.settings.warn_s > 0:
-                commands.append(Sound(due, SoundKind.WARN))
+                effects.append(Sound(due, SoundKind.WARN))
         else:
             game, more = _time_out(game, due)
-            commands.extend(more)
-    return game, tuple(commands)
+            effects.extend(more)
+    return game, tuple(effects)
 
 
-def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _time_out(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
     assert game.mover is not None
     assert game.move_start is not None
     move = Move(game.mover, game.move_start, at, EndedBy.TIMEOUT)
@@ -417,17 +417,17 @@ def _time_out(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
             game, phase=Phase.TIMED_OUT, deadline=None, moves=(*game.moves, move), last_tap=None
         )
         return timed_out, sound
-    game, commands = _next_move(game, at, moves=(*game.moves, move), last_tap=None, undo=(game, at))
+    game, effects = _next_move(game, at, moves=(*game.moves, move), last_tap=None, undo=(game, at))
     if game.phase is Phase.MOVE:
         until = at + game.settings.penalty_window_s
         game = replace(game, window=(move.seat, until))
-    return game, sound + commands
+    return game, sound + effects
 
 
 # --- gestures ---------------------------------------------------------------------------
 
 
-def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     if _is_spent(game, g):
         return game, ()
     if isinstance(g, DoubleTap) and not _double_means_something(game, g):
@@ -452,7 +452,7 @@ def _gesture(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     if game.settings.draw_starter:
         return _draw_starter(game, g)
     seats = game.settings.seats
@@ -467,7 +467,7 @@ def _ready(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _draw_starter(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _draw_starter(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     """Before the first game of a round whose starter is drawn: the seat that drew the
     highest tile holds its button and starts; then the seat before it starts the clock."""
     if isinstance(g, Held) and Mark.HOLD in g.marks:
@@ -479,7 +479,7 @@ def _draw_starter(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     assert game.mover is not None
     assert game.move_start is not None
     assert game.deadline is not None
@@ -517,7 +517,7 @@ def _move(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     seat = game.moves[-1].seat
     if g.seat == seat:
         if isinstance(g, Tap):
@@ -536,7 +536,7 @@ def _timed_out(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     if isinstance(g, DoubleTap) and game.last_tap == (g.seat, g.first_at):
         # The tap that ended the move before a call's stop was the first of a Rummikub.
         return _rummikub(game, g)
@@ -552,7 +552,7 @@ def _paused(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
     return game, ()
 
 
-def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
+def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     seat = g.seat
     if isinstance(g, DoubleTap) and game.last_tap == (seat, g.first_at):
         # The tap that ended the last move of the final round was the first of a double tap.
@@ -593,16 +593,16 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Command, ...]]:
 # --- judge and hub ----------------------------------------------------------------------
 
 
-def _order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
+def _order(game: Game, order: Order) -> tuple[Game, tuple[Effect, ...]]:
     """Carry out a judge's or hub's order; every order that takes effect is logged."""
-    after, commands = _apply_order(game, order)
+    after, effects = _apply_order(game, order)
     if after is game:
-        return after, commands
+        return after, effects
     note = Note(order.at, NoteKind.ORDER, None, order=order)
-    return after, (note, *commands)
+    return after, (note, *effects)
 
 
-def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
+def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Effect, ...]]:
     phase, action, at = game.phase, order.action, order.at
     running = phase in (Phase.MOVE, Phase.TIMED_OUT)
     if action is Action.START and phase is Phase.READY and game.settings.draw_starter:
@@ -635,7 +635,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Command, ...]]:
 # --- transitions ------------------------------------------------------------------------
 
 
-def _start(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _start(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
     return _begin_move(game, game.settings.starter, at), ()
 
 
@@ -662,7 +662,7 @@ def _begin_move(
 
 def _end_move(
     game: Game, at: float, ended_by: EndedBy, spent: tuple[tuple[str, float], ...] | None = None
-) -> tuple[Game, tuple[Command, ...]]:
+) -> tuple[Game, tuple[Effect, ...]]:
     """The mover ended the move at ``at`` with a tap (no draw) or a hold (a draw)."""
     seat, start = game.mover, game.move_start
     assert seat is not None
@@ -690,7 +690,7 @@ def _hand_over(
     *,
     opened: bool,
     spent: tuple[tuple[str, float], ...] | None = None,
-) -> tuple[Game, tuple[Command, ...]]:
+) -> tuple[Game, tuple[Effect, ...]]:
     """The timed-out seat hands the clock on: a tap (the table stood) or a hold (penalty draw)."""
     pile, taken = game.pile.take(drew)
     *done, last = game.moves
@@ -707,7 +707,7 @@ def _hand_over(
 
 def _next_move(
     game: Game, at: float, **changes: Unpack[Changes]
-) -> tuple[Game, tuple[Command, ...]]:
+) -> tuple[Game, tuple[Effect, ...]]:
     """The last move is over (``changes`` say how): count down the final round, or start the
     next seat's move. The changes and the new move are made in one copy of the state."""
     pile: DrawPile = changes.get("pile", game.pile)
@@ -736,7 +736,7 @@ def _next_move(
     return moved, ()
 
 
-def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
+def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Effect, ...]]:
     """An "auto" timeout's seat held within its window, so it drew its penalty tiles."""
     assert game.window is not None
     seat = game.window[0]
@@ -756,14 +756,14 @@ def _window_draw(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
     return drawn, ()
 
 
-def _rummikub(game: Game, g: DoubleTap) -> tuple[Game, tuple[Command, ...]]:
+def _rummikub(game: Game, g: DoubleTap) -> tuple[Game, tuple[Effect, ...]]:
     """The double tap's first tap ended the seat's move; the second makes it a Rummikub."""
     *done, last = game.moves
     moves = (*done, replace(last, ended_by=EndedBy.RUMMIKUB))
     return _enter_scoring(game, g.at, Ending.RUMMIKUB, last.seat, moves=moves, last_tap=None)
 
 
-def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
+def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Effect, ...]]:
     """A seat calls the judge (a dispute, 000 s, 004 17): the judge is called at once, the
     mover finishes the move, and the clock stops before the next move starts."""
     game = _spend(game, g.seat, g.pressed_at)
@@ -774,13 +774,13 @@ def _call_judge(game: Game, g: Held) -> tuple[Game, tuple[Command, ...]]:
     return replace(game, called_by=g.seat), (Sound(g.at, SoundKind.JUDGE), note)
 
 
-def _withdraw_call(game: Game, g: Tap) -> tuple[Game, tuple[Command, ...]]:
+def _withdraw_call(game: Game, g: Tap) -> tuple[Game, tuple[Effect, ...]]:
     """The calling seat taps before the move ends: the call is withdrawn, the clock goes on."""
     note = Note(g.at, NoteKind.CALL_WITHDRAWN, g.seat)
     return replace(game, called_by=None), (note,)
 
 
-def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Command, ...]]:
+def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Effect, ...]]:
     left = game.time_left(at) if game.phase is Phase.MOVE else 0.0
     paused = replace(
         game,
@@ -795,7 +795,7 @@ def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Command, ...]]:
     return paused, ()
 
 
-def _resume(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _resume(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
     assert game.mover is not None
     if game.resume_to is Phase.TIMED_OUT:
         resumed = replace(
@@ -805,7 +805,7 @@ def _resume(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
     return _begin_move(game, game.mover, at, left_s=game.left_s or 0.0), ()
 
 
-def _restart(game: Game, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _restart(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
     """The move starts again with full time from ``at`` (000 h: the clock was clicked early)."""
     assert game.mover is not None
     moves = game.moves
@@ -821,7 +821,7 @@ def _enter_scoring(
     winner: str | None,
     exhausted_by: Exhaustion | None = None,
     **changes: Unpack[Changes],
-) -> tuple[Game, tuple[Command, ...]]:
+) -> tuple[Game, tuple[Effect, ...]]:
     seats = game.settings.seats
     opened = changes.get("opened", game.opened)
     # Nobody waits for a Rummikub's winner (its rack is empty), nor, in a Rummikub, for a seat
@@ -853,11 +853,11 @@ def _enter_scoring(
     return game, (Sound(at, SoundKind.END),)
 
 
-def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Effect, ...]]:
     """``points`` on ``seat``'s rack sum, kept from 0 to the largest rack there can be."""
     top = game.settings.rules.max_rack
     rack = game.rack(seat) + points
-    notes: tuple[Command, ...] = ()
+    notes: tuple[Effect, ...] = ()
     if rack > top:
         over = Note(at, NoteKind.IGNORED, seat, Why.OVER_THE_TOP, {"top": top})
         notes, rack = (over,), game.rack(seat)
@@ -865,7 +865,7 @@ def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Com
     return replace(game, racks=racks), notes
 
 
-def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Command, ...]]:
+def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Effect, ...]]:
     game = replace(game, confirmed=game.confirmed | {seat})
     if len(game.confirmed) < len(game.settings.seats):
         return game, ()

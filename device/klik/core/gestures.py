@@ -32,7 +32,7 @@ it (``judge_edge``).
 
 Everything here is a pure function of the events given; nothing reads a clock. Work that
 is due at a moment (a burst settling, a mark) is an *item* with the time it takes effect
-(``effective``) and the time it can be decided (``decided``); ``klik.core.table`` takes
+(``effective``) and the time it can be decided (``decided``); ``klik.core.tabletop`` takes
 the items of all buttons and the engine in the order they take effect.
 """
 

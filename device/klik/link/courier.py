@@ -24,7 +24,7 @@ anyone on the Wi-Fi, and ``unpaired`` means the judge paired this table again (t
 say to pair it); the result stays kept.
 
 What the courier learns is handed to the table's engine thread through two callbacks, never
-by touching the engine itself: ``on_delivery`` (where the results are) and ``on_command``.
+by touching the engine itself: ``on_tracking`` (where the results are) and ``on_command``.
 """
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ CERTAIN = (State.UNPAIRED, State.BAD_CERTIFICATE)
 
 
 @dataclass(frozen=True, slots=True)
-class Delivery:
-    """Where the results are: the screens show it, ``GET /api/state`` reports it."""
+class Tracking:
+    """Where the results are, as a parcel's tracking says: the screens show it (a
+    ``klik.table.view.Delivery``), ``GET /api/state`` reports it (its ``delivery``)."""
 
     state: State
     seq: int | None  # the result this is about (the newest kept), or None
@@ -106,7 +107,7 @@ class Courier:
         *,
         heartbeat_s: float,
         status: Callable[[], p.Heartbeat],
-        on_delivery: Callable[[Delivery], None],
+        on_tracking: Callable[[Tracking], None],
         on_command: Callable[[Command], object],
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -117,7 +118,7 @@ class Courier:
         self.key = key
         self.heartbeat_s = heartbeat_s
         self.status = status
-        self.on_delivery = on_delivery
+        self.on_tracking = on_tracking
         self.on_command = on_command
         self.clock = clock
         self.rng = rng or random.Random()
@@ -129,7 +130,7 @@ class Courier:
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
         self._down: LinkDown | None = None  # why the last send had no answer
         self._beat_answer: p.Ack | None = None  # the hub's ack to the last heartbeat
-        self.last: Delivery | None = None
+        self.last: Tracking | None = None
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -398,10 +399,10 @@ class Courier:
                 state = State.SENDING
             else:
                 state = State.KEPT
-        news = Delivery(state, last or None, receipt, waiting)
+        news = Tracking(state, last or None, receipt, waiting)
         if news != self.last:
             self.last = news
-            self.on_delivery(news)
+            self.on_tracking(news)
 
 
 def _command(raw: Any) -> Command | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from PIL import Image
 
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Link
 from klik.link.http import HttpLink
@@ -121,7 +121,7 @@ class Daemon:
             key,
             heartbeat_s=heartbeat_s,
             status=lambda: self.engine.status(self.clock()),
-            on_delivery=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
+            on_tracking=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
             on_command=self._command,
         )
         if isinstance(link, SerialLink):

@@ -1,8 +1,8 @@
-"""The driver: one table stepped through events and time, with every command it gave.
+"""The driver: one tabletop stepped through events and time, with every effect it gave.
 
 The live table's session (``klik.table.session``) drives its game with one, the journal's
 replay and ``klik replay`` (``klik.table.replay``) theirs. It only calls the pure core
-(``klik.core.table``); what the commands mean is its caller's business. Time is the
+(``klik.core.tabletop``); what the effects mean is its caller's business. Time is the
 caller's numbers: ``now`` never runs backwards.
 """
 
@@ -11,35 +11,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from klik.core import game as g
-from klik.core import table as t
+from klik.core import tabletop as t
 
 
 @dataclass
 class Driver:
-    """A table and everything its commands said, in order (``commands`` only grows)."""
+    """A tabletop and every effect its steps gave, in order (``effects`` only grows)."""
 
-    table: t.Table
+    tabletop: t.Tabletop
     now: float = 0.0
-    commands: list[g.Command] = field(default_factory=list)
+    effects: list[g.Effect] = field(default_factory=list)
 
     def apply(self, event: t.Event) -> None:
         """Whatever fell due up to ``event.at``, then the event itself."""
         self.advance(event.at)
-        self.table, commands = t.step(self.table, event)
-        self.commands.extend(commands)
+        self.tabletop, effects = t.step(self.tabletop, event)
+        self.effects.extend(effects)
         self.now = max(self.now, event.at)
 
     def advance(self, until: float) -> None:
-        """Tick at every moment the table names, up to ``until``."""
-        while (due := t.next_due(self.table)) is not None and due <= until:
-            self.table, commands = t.step(self.table, g.Tick(due))
-            self.commands.extend(commands)
-        self.table, commands = t.step(self.table, g.Tick(until))
-        self.commands.extend(commands)
+        """Tick at every moment the tabletop names, up to ``until``."""
+        while (due := t.next_due(self.tabletop)) is not None and due <= until:
+            self.tabletop, effects = t.step(self.tabletop, g.Tick(due))
+            self.effects.extend(effects)
+        self.tabletop, effects = t.step(self.tabletop, g.Tick(until))
+        self.effects.extend(effects)
         self.now = max(self.now, until)
 
     def recover(self, at: float) -> None:
-        """The table comes back from a power cut at ``at`` (``klik.core.table.recover``)."""
+        """The table comes back from a power cut at ``at`` (``klik.core.tabletop.recover``)."""
         self.advance(at)
-        self.table, commands = t.recover(self.table, at)
-        self.commands.extend(commands)
+        self.tabletop, effects = t.recover(self.tabletop, at)
+        self.effects.extend(effects)

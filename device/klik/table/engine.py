@@ -27,13 +27,13 @@ from klik.table import journal as j
 from klik.table import signals
 from klik.table.config import Config
 from klik.table.driver import Driver
+from klik.table.durable import GameCounter
 from klik.table.keeper import Keeper, Outbox
 from klik.table.lineup import Lineup
 from klik.table.presenter import Presenter, Screens, Snapshot
 from klik.table.rounds import Rounds
 from klik.table.screens import render as render_screen
 from klik.table.session import Item, Session
-from klik.table.store import GameCounter
 from klik.table.view import SeatView, TableInfo
 
 __all__ = ["Engine", "Item", "Outbox", "Screens", "Snapshot"]
@@ -110,7 +110,7 @@ class Engine:
         """A hub → table command (on the engine thread), carried out once by the courier's word."""
         self.session.command(command, now)
 
-    def delivered(self, news: c.Delivery, now: float) -> None:
+    def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news (on the engine thread): this game's result sent, or how many wait."""
         self.session.delivered(news, now)
 
@@ -130,7 +130,7 @@ class Engine:
 
     @property
     def driver(self) -> Driver:
-        """The live driver of this game: its table, its clock and every command it gave."""
+        """The live driver of this game: its tabletop, its clock and every effect it gave."""
         return self.session.driver
 
     @property

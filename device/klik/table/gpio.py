@@ -21,7 +21,7 @@ from typing import Any
 
 from gpiozero import LED, Buzzer, DigitalInputDevice
 
-from klik.core.table import Edge
+from klik.core.tabletop import Edge
 from klik.errors import KlikError
 from klik.table.config import Config
 from klik.table.signals import Outputs

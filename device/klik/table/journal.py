@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from klik.core import game as g
-from klik.core import table as t
+from klik.core import tabletop as t
 from klik.core.game import SEATS
-from klik.core.table import Edge, Event
+from klik.core.tabletop import Edge, Event
 from klik.errors import KlikError
 from klik.table.lineup import LineupError
 from klik.table.lineup import parse as parse_lineup
@@ -335,17 +335,17 @@ def _free_name(path: Path, what: str) -> Path:
     return candidate
 
 
-def replay_entries(table: t.Table, entries: tuple[Entry, ...]) -> tuple[t.Table, float]:
-    """Feed journal entries to a table; returns it and the last moment in the journal."""
+def replay_entries(tabletop: t.Tabletop, entries: tuple[Entry, ...]) -> tuple[t.Tabletop, float]:
+    """Feed journal entries to a tabletop; returns it and the last moment in the journal."""
     last = -math.inf
     for entry in entries:
-        while (due := t.next_due(table)) is not None and due <= entry.at:
-            table, _ = t.step(table, g.Tick(due))
+        while (due := t.next_due(tabletop)) is not None and due <= entry.at:
+            tabletop, _ = t.step(tabletop, g.Tick(due))
         if isinstance(entry, Recovery):
-            table, _ = t.step(table, g.Tick(entry.at))
-            table, _ = t.recover(table, entry.at)
+            tabletop, _ = t.step(tabletop, g.Tick(entry.at))
+            tabletop, _ = t.recover(tabletop, entry.at)
         else:
             event: Event = g.Tick(entry.at) if isinstance(entry, Checkpoint) else entry
-            table, _ = t.step(table, event)
+            tabletop, _ = t.step(tabletop, event)
         last = max(last, entry.at)
-    return table, last
+    return tabletop, last

@@ -25,9 +25,9 @@ from klik.link import courier as c
 from klik.link.results import make_result
 from klik.table import replay as r
 from klik.table.config import Config
+from klik.table.durable import RESULT as RESULT_NAME
+from klik.table.durable import write_atomic
 from klik.table.lineup import Lineup
-from klik.table.store import RESULT as RESULT_NAME
-from klik.table.store import write_atomic
 from klik.table.view import Delivery
 
 log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
@@ -168,7 +168,7 @@ class Keeper:
                 return
             log.warning("wynik gry %s: kept in the outbox after all", body.get("game"))
 
-    def delivered(self, news: c.Delivery) -> None:
+    def delivered(self, news: c.Tracking) -> None:
         """The courier's news: this game's result sent (and its receipt), or how many wait."""
         self.waiting = news.waiting
         if news.seq is not None and news.seq == self.result_seq:

@@ -97,7 +97,7 @@ class Presenter:
         if self.screens is not None and self.screens.out != self.panels_out:
             self.panels_out = self.screens.out
         info = replace(info, panels_out=self.panels_out)
-        game = driver.table.game
+        game = driver.tabletop.game
         changed = False
         for view in seat_views(game, now, info, pressed):
             if self.views.get(view.seat) == view:
@@ -139,7 +139,7 @@ class Presenter:
         record["game_no"] = info.game_no
         with self._lock:
             self._snapshot = Snapshot(
-                record, dict(self.images), dict(self.views), dict(self.frames), driver.table.game
+                record, dict(self.images), dict(self.views), dict(self.frames), driver.tabletop.game
             )
 
     def snapshot(self) -> Snapshot:

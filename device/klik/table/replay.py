@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from klik.core import game as g
-from klik.core import table as t
+from klik.core import tabletop as t
 from klik.core.scoring import Result
 from klik.script import Script
 from klik.table import notes
@@ -21,7 +21,7 @@ Json = dict[str, Any]
 
 def run(script: Script) -> Driver:
     """``klik replay``: the script's events through a table of its settings, to its end."""
-    driver = Driver(t.new_table(script.settings))
+    driver = Driver(t.new_tabletop(script.settings))
     for event in script.events:
         driver.apply(event)
     driver.advance(script.end)
@@ -33,7 +33,7 @@ def record(driver: Driver, language: Language = DEFAULT) -> Json:
     the log's lines in ``language`` (``klik.table.notes``).
 
     Also the virtual table's snapshot (``klik.table.presenter``), from its live driver."""
-    game, now = driver.table.game, driver.now
+    game, now = driver.tabletop.game, driver.now
     left = game.time_left(now)
     started = game.moves[0].start if game.moves else game.move_start
     return {
@@ -51,7 +51,7 @@ def record(driver: Driver, language: Language = DEFAULT) -> Json:
         "paused_by": game.paused_by,
         "called_by": game.called_by,  # a seat called the judge: the clock stops after the move
         "racks": dict(game.racks) if game.phase is g.Phase.SCORING else None,
-        "log": [_command(c, language) for c in driver.commands if not isinstance(c, g.ResultReady)],
+        "log": [_effect(e, language) for e in driver.effects if not isinstance(e, g.ResultReady)],
         "now": _ms(now),
     }
 
@@ -77,18 +77,18 @@ def _move(move: g.Move) -> Json:
     }
 
 
-def _command(command: g.Command, language: Language) -> Json:
-    if isinstance(command, g.Sound):
-        return {"at": _ms(command.at), "sound": command.kind.value}
-    assert isinstance(command, g.Note)
+def _effect(effect: g.Effect, language: Language) -> Json:
+    if isinstance(effect, g.Sound):
+        return {"at": _ms(effect.at), "sound": effect.kind.value}
+    assert isinstance(effect, g.Note)
     note: Json = {
-        "at": _ms(command.at),
-        "note": command.kind.value,
-        "seat": command.seat,
-        "text": notes.said(command, language),
+        "at": _ms(effect.at),
+        "note": effect.kind.value,
+        "seat": effect.seat,
+        "text": notes.said(effect, language),
     }
-    if command.order is not None:
-        note |= {"order": command.order.action.value, "by": command.order.by}
+    if effect.order is not None:
+        note |= {"order": effect.order.action.value, "by": effect.order.by}
     return note
 
 

@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from klik.table.durable import write_atomic
 from klik.table.lineup import Lineup, LineupError
 from klik.table.lineup import parse as parse_lineup
-from klik.table.store import write_atomic
 
 log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
 

@@ -2,11 +2,11 @@
 
 The engine (``klik.table.engine``) makes one and hands it every item, tick and hub command on
 the engine thread. For every item: journal it (fsynced) → step the core through the driver →
-carry out its commands (a sound to the presenter, a note to the log, a finished result to the
+carry out its effects (a sound to the presenter, a note to the log, a finished result to the
 keeper) → redraw through the presenter.
 
 The session owns the game's life: it recovers the journalled game at start (or begins a new
-one), numbers the games (``klik.table.store.GameCounter``: numbers never go back), begins
+one), numbers the games (``klik.table.durable.GameCounter``: numbers never go back), begins
 each game's journal, checkpoints a running clock, turns the judge key's taps and holds
 (``klik.core.gestures.judge_edge``) into orders, and plays a tournament round's games with
 its lineup (``klik.table.rounds``). Time comes in as numbers (``now``, the table's clock).
@@ -20,7 +20,7 @@ from typing import Any
 
 from klik.core import game as g
 from klik.core import gestures as gs
-from klik.core import table as t
+from klik.core import tabletop as t
 from klik.faults import kill_point
 from klik.link import courier as c
 from klik.link.protocol import CommandKind, Heartbeat
@@ -28,13 +28,13 @@ from klik.table import journal as j
 from klik.table import notes
 from klik.table.config import Config
 from klik.table.driver import Driver
+from klik.table.durable import GameCounter
 from klik.table.gpio import JudgeEdge
 from klik.table.keeper import Keeper, Played
 from klik.table.lineup import Lineup
 from klik.table.lineup import parse as parse_lineup
 from klik.table.presenter import Presenter
 from klik.table.rounds import Rounds
-from klik.table.store import GameCounter
 from klik.table.view import PausedBy, TableInfo
 from klik.words import DEFAULT, Language
 
@@ -65,7 +65,7 @@ class Session:
         self.rounds = rounds
         self.keeper = keeper
         self.presenter = presenter
-        self.driver = Driver(t.new_table(settings))
+        self.driver = Driver(t.new_tabletop(settings))
         self.game_no = 1
         self.game_started = False  # game_no is a game of this table (not the default)
         self.names = config.players  # the names of a game without a lineup
@@ -77,7 +77,7 @@ class Session:
 
     @property
     def game(self) -> g.Game:
-        return self.driver.table.game
+        return self.driver.tabletop.game
 
     def info(self) -> TableInfo:
         """What the screens show besides the game, from the session and its collaborators."""
@@ -105,7 +105,7 @@ class Session:
         The table's clock continues from the journal's last moment, so a game recovered after
         a reboot (when the monotonic clock starts again from zero) keeps its time left. The
         recovery settles what the journal holds, lets every button go and pauses a running
-        clock (``klik.core.table.recover``); it is journalled too, so that a second power cut
+        clock (``klik.core.tabletop.recover``); it is journalled too, so that a second power cut
         replays it exactly.
         """
         self.keeper.restore()
@@ -116,9 +116,9 @@ class Session:
         last = self.driver.now
         if self.journal is not None:
             self.journal.append(j.Recovery(last))
-        before = len(self.driver.commands)
+        before = len(self.driver.effects)
         self.driver.recover(last)
-        self._carry_out(self.driver.commands[before:])
+        self._carry_out(self.driver.effects[before:])
         if self.game.paused_by == PausedBy.RECOVERY:
             log.warning(
                 "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %.1f s",
@@ -158,8 +158,8 @@ class Session:
         self.game_lineup = lineup
         if lineup is not None:
             self.rounds.catch_up(lineup)
-        table, last = j.replay_entries(t.new_table(settings), recovered.entries)
-        self.driver = Driver(table, max(last, recovered.at))
+        tabletop, last = j.replay_entries(t.new_tabletop(settings), recovered.entries)
+        self.driver = Driver(tabletop, max(last, recovered.at))
         return True
 
     def _next_game_no(self) -> int:
@@ -189,7 +189,7 @@ class Session:
         if self.counter is not None:
             self.counter.begin(game_no)
         self.game_started = True
-        self.driver = Driver(t.new_table(settings), now)
+        self.driver = Driver(t.new_tabletop(settings), now)
         self.game_no = game_no
         self.keeper.new_game()
         self.presenter.silence()
@@ -250,15 +250,15 @@ class Session:
     def _do(self, event: t.Edge | g.Order) -> None:
         if self.journal is not None:
             self.journal.append(event)
-        before = len(self.driver.commands)
+        before = len(self.driver.effects)
         self.driver.apply(event)
-        self._carry_out(self.driver.commands[before:])
+        self._carry_out(self.driver.effects[before:])
 
     def tick(self, now: float) -> None:
         """Time has reached ``now``: due work, the checkpoint, the retries, the redraw."""
-        before, game = len(self.driver.commands), self.game
+        before, game = len(self.driver.effects), self.game
         self.driver.advance(max(now, self.driver.now))
-        self._carry_out(self.driver.commands[before:])
+        self._carry_out(self.driver.effects[before:])
         running = self.game.phase is g.Phase.MOVE
         # A checkpoint when time decided something (a tap recognised, a timeout), so that a
         # recovery replays up to that moment and not just to the last edge; and at least
@@ -277,23 +277,23 @@ class Session:
 
     def next_wake(self, now: float) -> float | None:
         """The next moment the session has something to do without a new item."""
-        due = [t.next_due(self.driver.table), self.next_checkpoint]
+        due = [t.next_due(self.driver.tabletop), self.next_checkpoint]
         times = [d for d in due if d is not None]
         times += self.presenter.next_wake(self.game, now, self.pressed())
         return min(times) if times else None
 
-    def _carry_out(self, commands: list[g.Command]) -> None:
-        for command in commands:
-            if isinstance(command, g.Sound):
-                self.presenter.sound(command)
-            elif isinstance(command, g.Note):
-                log.info("stół %s: %s", self.config.table.name, notes.said(command, DEFAULT))
-                if command.kind is g.NoteKind.STUCK and command.seat is not None:
-                    self.stuck = self.stuck | {command.seat}
-                if command.kind is g.NoteKind.STARTER_DRAWN and command.seat is not None:
-                    self._starter_drawn(command.seat)
-            elif isinstance(command, g.ResultReady):
-                self.keeper.keep(command, self.game, self.played())
+    def _carry_out(self, effects: list[g.Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, g.Sound):
+                self.presenter.sound(effect)
+            elif isinstance(effect, g.Note):
+                log.info("stół %s: %s", self.config.table.name, notes.said(effect, DEFAULT))
+                if effect.kind is g.NoteKind.STUCK and effect.seat is not None:
+                    self.stuck = self.stuck | {effect.seat}
+                if effect.kind is g.NoteKind.STARTER_DRAWN and effect.seat is not None:
+                    self._starter_drawn(effect.seat)
+            elif isinstance(effect, g.ResultReady):
+                self.keeper.keep(effect, self.game, self.played())
 
     def _starter_drawn(self, seat: str) -> None:
         """The round's first starter was drawn: kept with the lineup, so the round's next
@@ -335,7 +335,7 @@ class Session:
         elif phase is g.Phase.DONE:
             self._new_game(now, self._next_game_no())
 
-    def delivered(self, news: c.Delivery, now: float) -> None:
+    def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news: this game's result sent, or how many wait."""
         self.keeper.delivered(news)
         self.refresh(now)
@@ -364,7 +364,7 @@ class Session:
 
     def pressed(self) -> dict[str, float]:
         """When each seat button that is down now was pressed (settled, bounce gone)."""
-        buttons = self.driver.table.buttons
+        buttons = self.driver.tabletop.buttons
         return {b.seat: b.pressed_at for b in buttons if b.down and b.pressed_at is not None}
 
     def refresh(self, now: float) -> None:

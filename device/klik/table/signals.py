@@ -41,7 +41,7 @@ class Outputs:
 
 
 def outputs(game: g.Game, now: float, sounds: tuple[g.Sound, ...], mode: str) -> Outputs:
-    """Every output at ``now``; ``sounds`` are the recent sound commands, oldest first."""
+    """Every output at ``now``; ``sounds`` are the recent sound effects, oldest first."""
     seats = game.settings.seats
     return Outputs(tuple(_led(game, seat, now) for seat in seats), _buzzing(sounds, now, mode))
 

@@ -8,7 +8,7 @@ tournament director does), between the routes (``klik_hub.tournament_api``) and 
 database. Each use case is a function of the hub's ``Store``: it opens a transaction, reads
 through ``klik_hub.sql``, asks the pure core (``klik_hub.tournament``: draws, formats, slots,
 corrections, standings) and keeps what it decided in that same transaction (``rounds.send``
-reads in one and queues every table's commands in another, ``Store.commands``). It raises
+reads in one and queues every table's commands in another, ``hall.commands.queue``). It raises
 the tournament's own errors (``errors``), which know no HTTP: the routes answer each kind
 with its status. What it returns is plain JSON-able data for the routes.
 

@@ -28,7 +28,7 @@ def correct(
     with store.writing() as db:
         row = tournament(db, tid, lock=True)
         found = sql.results.body_of(db, result_id)
-        mine = found is not None and found.tournament == str(tid)
+        mine = found is not None and found.tournament_id == tid
         stray = found is not None and found.tournament is None
         if found is None or not (mine or (stray and request.get("kind") == "assign")):
             said = words("tournament {tid} has no result {result}", tid=tid, result=result_id)

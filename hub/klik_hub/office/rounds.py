@@ -13,7 +13,7 @@ from sqlalchemy import Connection
 from klik.core.game import SEATS
 from klik.link import protocol as p
 from klik.words import Words, nwords, words
-from klik_hub import sql
+from klik_hub import hall, sql
 from klik_hub.office import counting
 from klik_hub.office.draws import Drawn
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
@@ -143,7 +143,7 @@ def send(store: Store, tid: int, round_no: int, kind: str) -> list[dict[str, Any
             orders.append((k, "game", lineups[k]))
         if kind != "game":
             orders.append((k, kind, {}))
-    ids = store.commands(orders)
+    ids = hall.commands.queue(store, orders)
     return [
         {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
     ]

@@ -20,10 +20,17 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.expression import Executable
 
 from klik.link import protocol as p
-from klik_hub.schema import claims, results
+from klik_hub.schema import claims, results, tournaments
 from klik_hub.sql import corrections
 
 CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
+LARGEST_ID = 2**31 - 1  # an INTEGER column's
+
+# The tournament a result names, if it is one of the hub's; NULL otherwise (a table on its own
+# names its tournament as it likes), so the reference always holds and no result is refused.
+NAMED_TOURNAMENT = (
+    select(tournaments.c.id).where(tournaments.c.id == bindparam("named")).scalar_subquery()
+)
 
 RECEIPT_OF_SEND = select(results.c.receipt).where(
     results.c.device == bindparam("device"),
@@ -50,6 +57,7 @@ class Upserts:
         insert_of = postgresql.insert if dialect == "postgresql" else sqlite.insert
         return cls(
             insert_of(results)
+            .values(tournament_id=NAMED_TOURNAMENT)
             .on_conflict_do_nothing(index_elements=["device", "seq", "digest"])
             .returning(results.c.id),
             insert_of(claims)
@@ -80,11 +88,22 @@ def claim_of(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def named(tournament: object) -> int | None:
+    """The tournament id a result's ``tournament`` may name: written in decimal as the hub
+    writes it into a lineup ("7", never "07" nor "+7"), and an id a column can hold."""
+    if not isinstance(tournament, str) or not tournament.isascii() or not tournament.isdigit():
+        return None
+    if tournament != str(int(tournament)) or not 1 <= int(tournament) <= LARGEST_ID:
+        return None
+    return int(tournament)
+
+
 # --- keeping a result, in the transaction that took its envelope ----------------------------
 
 
 def add(db: Connection, upserts: Upserts, row: dict[str, Any]) -> int | None:
-    """Keep the result ``row``; its new id, or None if this (device, seq, digest) is kept."""
+    """Keep the result ``row``; its new id, or None if this (device, seq, digest) is kept.
+    ``row["named"]`` is ``named(tournament)``: the hub's tournament it refers to, if any."""
     new_id = db.execute(upserts.result, row).scalar()
     return None if new_id is None else int(new_id)
 
@@ -140,10 +159,11 @@ def of_tournament(db: Connection, tid: int) -> Sequence[Any]:
             results.c.points_check,
             results.c.received_at,
             results.c.tournament,
+            results.c.tournament_id,
         )
         .where(
             or_(
-                results.c.tournament == str(tid),
+                results.c.tournament_id == tid,
                 and_(results.c.tournament.is_(None), results.c.id.in_(corrections.assigned(tid))),
             )
         )
@@ -170,14 +190,17 @@ def reported_tables(db: Connection, tid: int, round_no: int) -> set[int]:
     return set(
         db.execute(
             select(results.c.table_no).where(
-                results.c.tournament == str(tid), results.c.round_no == round_no
+                results.c.tournament_id == tid, results.c.round_no == round_no
             )
         ).scalars()
     )
 
 
 def body_of(db: Connection, result_id: int) -> Any:
-    """Result ``result_id``'s ``body`` and ``tournament``, or None if there is none."""
+    """Result ``result_id``'s ``body``, ``tournament`` (as the table named it) and
+    ``tournament_id`` (the hub's it refers to), or None if there is none."""
     return db.execute(
-        select(results.c.body, results.c.tournament).where(results.c.id == result_id)
+        select(results.c.body, results.c.tournament, results.c.tournament_id).where(
+            results.c.id == result_id
+        )
     ).first()

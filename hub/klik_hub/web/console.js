@@ -274,7 +274,12 @@ async function round() {
   // Results that fill no slot: the judge puts each in its table's game (assign) or excludes it.
   $("unplaced-title").hidden = !drawn.unplaced.length;
   const games = Array.from({length: drawn.games}, (unused, k) => k + 1);
-  $("unplaced").replaceChildren(...drawn.unplaced.map(x =>
+  // A form the judge is filling in stays as it is through the refreshes (every second): only
+  // when the results offered change are the forms laid out again, each kept one with it.
+  const offered = drawn.unplaced.map(x => `${drawn.round}:${x.id}`);
+  const kept = new Map([...$("unplaced").children].map(f => [`${f.dataset.round}:${f.dataset.result}`, f]));
+  if (offered.join() !== [...kept.keys()].join()) $("unplaced").replaceChildren(...drawn.unplaced.map(x =>
+    kept.get(`${drawn.round}:${x.id}`) ||
     el("form", {class: "row assign", "data-result": x.id, "data-round": drawn.round},
       el("b", {}, _("R-{receipt} · Table {table} · {time}: {seats}",
         {receipt: x.receipt, table: x.table, time: clock(x.received_at), seats: seats(x.names)})),

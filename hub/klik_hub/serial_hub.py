@@ -14,7 +14,7 @@ the same store. The channel and its rules are ``klik.link.channel``'s; what is t
   port lately; every ``push_s`` it pushes each of those tables' waiting commands as an
   ``ack`` with ``of: "commands"`` (seq 0), signed with the table's key. The table carries
   each out once and acknowledges it in its next heartbeat, which marks it done in the store
-  (``Store.heartbeat``); until then it is pushed again, less often each time (up to
+  (``hall.heartbeats.take``); until then it is pushed again, less often each time (up to
   ``MAX_PUSH_S``), so a table that went quiet does not cost the channel much. A stale
   heartbeat (a replay: its seq not above the last the hub holds) is answered, as over HTTP,
   but is no sign that the table is there.
@@ -44,10 +44,11 @@ from klik.link.channel import (
     default_answer_timeout_s,
 )
 from klik.link.reply import LinkDown
-from klik_hub import inbox
-from klik_hub.store import Device, Store, Unbelieved
+from klik_hub import hall, inbox
+from klik_hub.hall.devices import Device, Unbelieved
+from klik_hub.store import Store
 
-log = logging.getLogger("klik_hub.serial")
+log = logging.getLogger(__name__)
 
 BAUD = 9600  # the HC-12's factory setting, and the table's default serial_baud
 HEARD_FOR_S = 180.0  # commands are pushed to a device heard on this port this recently
@@ -185,7 +186,7 @@ class SerialHub:
         live = {device for device, at in self._heard.items() if now - at <= HEARD_FOR_S}
         if not live:
             return
-        for table in self.store.tables():
+        for table in hall.devices.tables(self.store):
             device, commands = table["device"], table["commands"]
             if device not in live or not commands:
                 self._told.pop(device, None)
@@ -193,7 +194,7 @@ class SerialHub:
             told = self._told.get(device)
             if told is not None and told.ids == _ids(commands) and now < told.next_at:
                 continue
-            known = self.store.device(device)
+            known = hall.devices.of(self.store, device)
             if known is None:
                 continue  # paired anew since: the new device has not been heard yet
             self._note_told(device, commands)

@@ -1,6 +1,6 @@
-"""One table: the seat buttons' gestures feeding the game, in the order things took effect.
+"""One tabletop: the seat buttons' gestures feeding the game, in the order things took effect.
 
-This is the function the daemon and the replay call: ``step(table, event)`` with a raw
+This is the function the daemon and the replay call: ``step(tabletop, event)`` with a raw
 ``Edge``, a judge's or hub's ``Order`` or a ``Tick``. Before an event is applied, everything
 that fell due up to its moment is done, oldest first: a burst of contact bounce settling, a
 hold reaching its mark, the move clock running out, a warning beep. A button burst that began
@@ -35,60 +35,62 @@ Event = Edge | g.Order | g.Tick
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class Tabletop:
+    """One table's game and its seat buttons' gesture state: what ``step`` advances."""
+
     game: g.Game
     buttons: tuple[Button, ...]
-    now: float = -INF  # the latest moment the table has seen; time never runs backwards here
+    now: float = -INF  # the latest moment the tabletop has seen; time never runs backwards here
 
 
-def new_table(settings: g.Settings) -> Table:
+def new_tabletop(settings: g.Settings) -> Tabletop:
     game = g.new_game(settings)
-    return Table(game, tuple(Button(seat) for seat in settings.seats))
+    return Tabletop(game, tuple(Button(seat) for seat in settings.seats))
 
 
-def step(table: Table, event: Event) -> tuple[Table, tuple[g.Command, ...]]:
-    """Apply one event; returns the new table and what the shell must do, in order."""
+def step(tabletop: Tabletop, event: Event) -> tuple[Tabletop, tuple[g.Effect, ...]]:
+    """Apply one event; returns the new tabletop and what the shell must do, in order."""
     # A timestamp older than one already seen (two threads racing to the queue) is taken
     # as happening now, so the clock never runs backwards.
-    at = max(event.at, table.now)
-    table, commands = _settle(table, at)
+    at = max(event.at, tabletop.now)
+    tabletop, effects = _settle(tabletop, at)
     if isinstance(event, Edge):
-        seats = table.game.settings.seats
+        seats = tabletop.game.settings.seats
         if event.seat not in seats:
             note = g.Note(at, g.NoteKind.NOT_SEATED, None, args={"button": event.seat})
-            return table, (*commands, note)
+            return tabletop, (*effects, note)
         i = seats.index(event.seat)
-        button = gestures.edge(table.buttons[i], event.pressed, at)
-        buttons = (*table.buttons[:i], button, *table.buttons[i + 1 :])
-        return Table(table.game, buttons, table.now), commands
+        button = gestures.edge(tabletop.buttons[i], event.pressed, at)
+        buttons = (*tabletop.buttons[:i], button, *tabletop.buttons[i + 1 :])
+        return Tabletop(tabletop.game, buttons, tabletop.now), effects
     if isinstance(event, g.Order):
-        game, more = g.step(table.game, replace(event, at=at))
-        return replace(table, game=game), commands + more
-    return table, commands
+        game, more = g.step(tabletop.game, replace(event, at=at))
+        return replace(tabletop, game=game), effects + more
+    return tabletop, effects
 
 
-def recover(table: Table, at: float) -> tuple[Table, tuple[g.Command, ...]]:
+def recover(tabletop: Tabletop, at: float) -> tuple[Tabletop, tuple[g.Effect, ...]]:
     """After a power cut: settle what the journal holds, let every button go, then pause.
 
-    ``table`` is the journal replayed; ``at`` its last moment. A release the journal holds
+    ``tabletop`` is the journal replayed; ``at`` its last moment. A release the journal holds
     but whose contact bounce had not settled is decided now, as if the contact had gone
     quiet, so the tap it ends is not lost. A press still down is dropped: whatever it would
     have become happened after the journal's last line, and no one is holding it after the
     reboot. Then every button is up, and a running clock is paused for its mover (or the
     judge) to resume, with the time it showed at ``at``.
     """
-    table, commands = _settle(table, at, cut=True)
-    released = tuple(Button(b.seat, last_tap_at=b.last_tap_at) for b in table.buttons)
-    game = table.game
+    tabletop, effects = _settle(tabletop, at, cut=True)
+    released = tuple(Button(b.seat, last_tap_at=b.last_tap_at) for b in tabletop.buttons)
+    game = tabletop.game
     if game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):
         game, more = g.step(game, g.Order(g.Action.PAUSE, at, g.RECOVERY))
-        commands += more
-    return Table(game, released, max(at, table.now)), commands
+        effects += more
+    return Tabletop(game, released, max(at, tabletop.now)), effects
 
 
-def next_due(table: Table) -> float | None:
-    """When the table must next be ticked, or None if nothing happens until an event comes."""
-    first = _first(table.game, table.buttons)
+def next_due(tabletop: Tabletop) -> float | None:
+    """When the tabletop must next be ticked, or None if nothing happens until an event comes."""
+    first = _first(tabletop.game, tabletop.buttons)
     return None if first is None else first[1]
 
 
@@ -111,16 +113,18 @@ def _first(game: g.Game, buttons: tuple[Button, ...]) -> tuple[float, float, int
     return first
 
 
-def _settle(table: Table, now: float, *, cut: bool = False) -> tuple[Table, tuple[g.Command, ...]]:
+def _settle(
+    tabletop: Tabletop, now: float, *, cut: bool = False
+) -> tuple[Tabletop, tuple[g.Effect, ...]]:
     """Do all work due up to ``now`` in the order it takes effect.
 
     With ``cut`` (a power cut at ``now``) every burst that began by ``now`` is decided at
     once, without waiting for the quiet that will not come: a release as if the contact had
     gone quiet, a press that had not settled dropped.
     """
-    game, buttons = table.game, table.buttons
+    game, buttons = tabletop.game, tabletop.buttons
     settings = game.settings.gestures
-    commands: list[g.Command] = []
+    effects: list[g.Effect] = []
     when = 0 if cut else 1  # by the moment work takes effect, or the moment it is decided
     while (first := _first(game, buttons)) is not None and first[when] <= now:
         effective, _, i = first
@@ -136,5 +140,5 @@ def _settle(table: Table, now: float, *, cut: bool = False) -> tuple[Table, tupl
             if gesture is None:
                 continue
             game, more = g.step(game, gesture)
-        commands.extend(more)
-    return Table(game, buttons, max(now, table.now)), tuple(commands)
+        effects.extend(more)
+    return Tabletop(game, buttons, max(now, tabletop.now)), tuple(effects)

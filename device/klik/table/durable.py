@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-log = logging.getLogger("klik.table.store")
+log = logging.getLogger(__name__)
 
 RESULT = re.compile(r"^result-(\d{1,9})(?:\.\d+)?\.json$")
 

@@ -1,0 +1,378 @@
+"""What the hub's API answers: one pydantic model per answer, so ``/openapi.json`` describes
+every answer and the fuzz test (``tests/hub/test_hub_fuzz.py``) holds each to its model.
+
+The office (``klik_hub.office``) returns plain dicts, which the console's pages, the printed
+sheets and the exports read too; the routes hand them to FastAPI, which validates them against
+these models and serialises them. A key that is not always there (a correction's ``round``:
+only an ``assign`` has one; the health's ``trouble``) is a field with no value, and its route
+answers only the fields set (``response_model_exclude_unset``), so an answer keeps exactly the
+keys it had; a ``null`` that is in an answer stays in it.
+
+The two routes the tables post to answer in front of the router (``app.EnvelopeLane``), with
+no validation pass: ``Answer`` only describes them. A refusal is never validated either (it is
+answered as it is made); ``Refusal`` describes them all.
+
+The seats' letters come from ``klik.core.game.SEATS``, their one definition (``Seat``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from klik.core.game import SEATS
+from klik.core.scoring import RULE_SETS
+from klik_hub.tournament.corrections import Kind
+
+SEATS_SAID = " or ".join([", ".join(map(repr, SEATS[:-1])), repr(SEATS[-1])])  # 'A', … or 'D'
+
+
+def _seat(value: object) -> str:
+    # As a Literal of the letters would, to the letter (pydantic's literal_error and its
+    # "expected"), so klik_hub.faults says it in the reader's language as before.
+    if isinstance(value, str) and value in SEATS:
+        return value
+    raise PydanticCustomError(
+        "literal_error", "Input should be {expected}", {"expected": SEATS_SAID}
+    )
+
+
+#: A seat's letter, in a request or an answer: an enum of ``SEATS`` in the OpenAPI.
+Seat = Annotated[
+    str, PlainValidator(_seat), WithJsonSchema({"type": "string", "enum": list(SEATS)})
+]
+Rules = Annotated[str, Field(description=f"the rule set: {', '.join(RULE_SETS)}")]
+At = Annotated[str, Field(description="the hub's time, ISO 8601 UTC")]
+
+
+# --- refusals ----------------------------------------------------------------------------
+
+
+class Owed(BaseModel):
+    table: int
+    missing: int = Field(description="games the table still owes")
+
+
+class Refusal(BaseModel):
+    """Every refusal: one line saying what is wrong and what is allowed, in the reader's
+    language (``Accept-Language``)."""
+
+    model_config = ConfigDict(extra="allow")  # a route may say more than the line
+
+    error: str = Field(description="what is wrong, naming the field, and what is allowed")
+    missing: list[Owed] | None = Field(
+        None, description="a draw refused for missing results (409): the tables that owe games"
+    )
+    status: str | None = Field(
+        None, description="the tables' routes and a command to a table: invalid"
+    )
+
+
+#: Why each refusal comes; ``refusals`` makes a route's ``responses`` of them.
+WHY = {
+    401: "not the judge: log in, or HTTP Basic with the user judge",
+    403: "a request from another site's page",
+    404: "no such tournament, round, player, result or table",
+    409: "the tournament's present state refuses it (sent twice, a round not over, a table "
+    "not paired)",
+    413: "the body is over the route's limit",
+    415: "a body of another type than the route takes",
+    422: "the request breaks its schema or the tournament's rules",
+    429: "too many wrong passwords: try again after Retry-After seconds",
+    503: "the disk is full or the database does not answer: nothing can be stored now",
+}
+JUDGE = (401, 403, 413, 429)  # what the guard answers a route that changes anything
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """A route's ``responses``: each status in ``codes`` answered with a ``Refusal``."""
+    return {code: {"model": Refusal, "description": WHY[code]} for code in codes}
+
+
+# --- the tables' envelopes -----------------------------------------------------------------
+
+
+class Command(BaseModel):
+    """A hub → table command, waiting until the table's heartbeat acknowledges it."""
+
+    id: str
+    kind: str = Field(description="pause, resume, round-over, start, players or game")
+    args: dict[str, Any]
+
+
+class Answer(BaseModel):
+    """The answer to a table's envelope (a result or a heartbeat)."""
+
+    status: str = Field(
+        description="stored, duplicate, conflict, ok, stale (a heartbeat not newer than the "
+        "last), refused or invalid"
+    )
+    receipt: str | None = Field(None, description="the result's receipt, R-XXXXX on screens")
+    error: str | None = Field(None, description="what was wrong, naming the field")
+    commands: list[Command] | None = None
+    last_seq: int | None = Field(None, description="stale: the last heartbeat seq the hub holds")
+    last_result_seq: int | None = Field(
+        None,
+        description="a heartbeat with seq_in_doubt: the last result seq the hub holds from "
+        "the device (0 if none)",
+    )
+    ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
+
+
+class Queued(BaseModel):
+    status: Literal["queued"]
+    id: str = Field(description="the command's id, acknowledged by the table")
+
+
+class StoredResult(BaseModel):
+    """A result as the table sent it, with the hub's check of its points."""
+
+    id: int
+    table: int
+    device: str
+    seq: int
+    tournament: str | None = Field(description="the tournament as the table named it")
+    round: int | None
+    game: int
+    receipt: str
+    ending: str = Field(description="rummikub or exhausted")
+    ended_by: str | None = Field(description="an exhausted game: why; older tables: null")
+    winners: list[Seat]
+    names: dict[Seat, str]
+    racks: dict[Seat, int]
+    small: dict[Seat, int]
+    big: dict[Seat, int]
+    points_check: str = Field(description="ok, or mismatch: the points are not the racks'")
+    conflict: bool = Field(description="another result for the same send or game came")
+    corrected: bool = Field(description="the judge has corrected it since")
+    received_at: At
+    finished_at: str | None = Field(description="the table's clock, ISO 8601 UTC")
+    body: dict[str, Any] = Field(description="the result exactly as the table signed it")
+
+
+class Table(BaseModel):
+    """A paired table: its last contact, its last heartbeat's state, its commands waiting."""
+
+    table: int
+    device: str
+    paired_at: At
+    seen_s_ago: float | None = Field(description="seconds since its last heartbeat; null: none")
+    status: dict[str, Any] | None = Field(description="its last heartbeat's body")
+    commands: list[Command]
+
+
+class Health(BaseModel):
+    ok: bool
+    trouble: Literal["disk_full", "database_down"] | None = Field(
+        None, description="only while ok is false"
+    )
+    error: str | None = Field(None, description="only while ok is false: the trouble in words")
+
+
+class Judge(BaseModel):
+    judge: bool
+    open: bool = Field(description="no password is set: a hub on loopback, nobody logs in")
+
+
+class LoggedIn(BaseModel):
+    judge: bool
+
+
+# --- tournaments, players, sanctions -------------------------------------------------------
+
+
+class Created(BaseModel):
+    id: int = Field(description="the new tournament's id")
+
+
+class TournamentListed(BaseModel):
+    id: int
+    name: str
+    rules: Rules
+    format: str
+    move_time_s: int
+    in_play: bool = Field(description="the tournament the projector and the console show")
+
+
+class RoundListed(BaseModel):
+    round: int
+    stage: str
+    games: int = Field(description="games a table plays in the round")
+    seed: int
+
+
+class Tournament(TournamentListed):
+    players: int = Field(description="how many are enrolled")
+    rounds: list[RoundListed]
+
+
+class InPlay(BaseModel):
+    in_play: int = Field(description="the tournament's id")
+
+
+class Player(BaseModel):
+    id: int = Field(description="the start number")
+    name: str
+    club: str
+    active: bool = Field(description="false once withdrawn: not drawn again")
+
+
+class Sanction(BaseModel):
+    id: int
+    player: int
+    name: str
+    kind: Literal["warning", "deduction", "exclusion"]
+    big: int | None = Field(description="a deduction's big points off")
+    stage: str | None = Field(description="the stage in play when it was given")
+    reason: str
+    by: str
+    at: At
+
+
+# --- rounds -------------------------------------------------------------------------------
+
+
+class DrawnTable(BaseModel):
+    table: int
+    seats: dict[Seat, int] = Field(description="each seat's player id")
+
+
+class Undrawn(RoundListed):
+    """A round undone, as it was drawn."""
+
+    tables: list[DrawnTable]
+
+
+class Drawn(Undrawn):
+    repeats: int = Field(description="meetings this round adds that an earlier round had")
+    unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
+
+
+class RoundTable(DrawnTable):
+    missing: int = Field(description="games the table still owes")
+
+
+class Unplaced(BaseModel):
+    """A result no slot of the round holds yet: the judge assigns or excludes it."""
+
+    id: int
+    table: int
+    game: int
+    receipt: str
+    received_at: At
+    tournament: str | None = Field(description="the tournament as the table named it")
+    names: dict[Seat, str]
+    players: dict[Seat, str | None] = Field(description="each seat's player as the table sent")
+
+
+class Round(RoundListed):
+    repeats: int = Field(description="meetings this round adds that an earlier round had")
+    unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
+    tables: list[RoundTable]
+    unplaced: list[Unplaced]
+
+
+class Sent(BaseModel):
+    table: int
+    id: str = Field(description="the command's id")
+
+
+class StandingRow(BaseModel):
+    place: int
+    player: int
+    name: str
+    big: int
+    small: int
+    games: int
+    stage: str | None = Field(description="the stage whose standings placed the player")
+    excluded: bool = Field(description="the judge excluded the player")
+
+
+# --- results and corrections ----------------------------------------------------------------
+
+
+class Correction(BaseModel):
+    """A correction to a result, as the judge made it; ``assign`` also has where it put it."""
+
+    id: int
+    result: int = Field(description="the result's id")
+    kind: Kind
+    seat: Seat | None
+    value: int | bool = Field(description="a rack sum, a player's id, or true / false")
+    reason: str
+    by: str
+    at: At
+    round: int | None = Field(None, description="assign only")
+    table: int | None = Field(None, description="assign only")
+    game: int | None = Field(None, description="assign only: the game within the round")
+    players: dict[Seat, int] | None = Field(None, description="assign only: each seat's id")
+
+
+class Slot(BaseModel):
+    round: int
+    table: int
+    game: int = Field(description="the game within the round")
+
+
+class ResultSeat(BaseModel):
+    player: int | None = Field(description="the player's id; null: the table had none")
+    name: str
+    rack: int
+    small: int
+    big: int
+
+
+class Result(BaseModel):
+    """A tournament's result as it counts now (the judge's corrections applied)."""
+
+    id: int
+    round: int | None
+    table: int
+    game: int
+    slot: Slot | None = Field(description="the round's slot it fills; null: none")
+    receipt: str
+    received_at: At
+    counts: bool
+    held: str | None = Field(
+        description="why it does not count: conflict, mismatch, rules, players, excluded, "
+        "not_in_round; null: it counts"
+    )
+    corrected: bool
+    winners: list[Seat]
+    seats: dict[Seat, ResultSeat]
+    corrections: list[Correction]
+
+
+class LoggedCorrection(Correction):
+    log: Literal["correction"]
+
+
+class LoggedEvent(BaseModel):
+    """Another of the judge's events: rename, withdraw, reinstate, undraw, or a sanction, with
+    what it kept (``changed``; the round undone; a sanction's ``stage`` and ``big``)."""
+
+    # The event's own fields are kept as the hub wrote them, whatever its version was.
+    model_config = ConfigDict(extra="allow")
+
+    log: Literal["event"]
+    id: int
+    result: None
+    kind: str
+    player: int | None
+    reason: str
+    by: str
+    at: At
+    changed: dict[str, list[str | bool]] | None = Field(
+        None, description="rename, withdraw, reinstate: each field's value before and after"
+    )
+    stage: str | None = Field(None, description="undraw, a sanction")
+    big: int | None = Field(None, description="a deduction")
+    round: int | None = Field(None, description="undraw")
+    games: int | None = Field(None, description="undraw")
+    seed: int | None = Field(None, description="undraw")
+    tables: list[DrawnTable] | None = Field(None, description="undraw")
+
+
+Logged = Annotated[LoggedCorrection | LoggedEvent, Field(discriminator="log")]
