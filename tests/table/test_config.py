@@ -99,6 +99,8 @@ def test_every_config_error_is_a_klik_error() -> None:
             '[hardware]\nsound = "loud"',
             '[hardware] sound = "loud": allowed are "on", "quiet", "off"',
         ),
+        ('[game]\nstarter = "E"', '[game] starter = "E": allowed are "A", "B", "C", "D"'),
+        ("[game]\nstarter = 1", '[game] starter = 1: allowed are "A", "B", "C", "D"'),
         ("[panels]\nrotate = 1", "[panels] rotate = 1: allowed are 0 and 2"),
         ("[table]\nseats = 5", "[table] seats = 5: allowed are 2 to 4 seats"),
         ('[table]\nseats = 3\n[game]\nstarter = "D"', "starter must be one of A, B, C, got D"),

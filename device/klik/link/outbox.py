@@ -512,7 +512,7 @@ class Outbox:
             finally:
                 os.close(fd)
             os.replace(partial, path)
-            _sync_folder(path.parent)
+            sync_folder(path.parent)
         except OSError as error:
             with contextlib.suppress(OSError):
                 partial.unlink()
@@ -566,7 +566,7 @@ class Outbox:
                 raise OutboxCorruptError(f"outbox {self.path} is not a Klik outbox")
         if new:  # the new file's name must survive a power cut too
             try:
-                _sync_folder(self.path.parent)
+                sync_folder(self.path.parent)
             except OSError as error:
                 raise OutboxError(
                     f"outbox {self.path}: cannot create the outbox ({error.strerror or error})"
@@ -638,7 +638,7 @@ def move_aside(path: Path) -> Path:
         if wal.exists():
             wal.replace(aside.with_name(aside.name + "-wal"))
         path.with_name(path.name + "-shm").unlink(missing_ok=True)
-        _sync_folder(path.parent)
+        sync_folder(path.parent)
     except OSError as error:
         raise OutboxError(
             f"outbox {path} is damaged and cannot be moved aside ({error.strerror or error})"
@@ -670,7 +670,7 @@ def _salvage_last_seq(path: Path) -> int:
     return highest
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     """fsync a folder, so a file created or renamed in it is still there after a power cut."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:

@@ -14,6 +14,8 @@ import os
 import re
 from pathlib import Path
 
+from klik.link.outbox import sync_folder
+
 log = logging.getLogger(__name__)
 
 RESULT = re.compile(r"^result-(\d{1,9})(?:\.\d+)?\.json$")
@@ -44,7 +46,7 @@ def write_atomic(path: Path, data: bytes, *, replace: bool = True) -> Path:
         else:
             path = _link_free(temporary, path)
             temporary.unlink()
-        _sync_folder(path.parent)
+        sync_folder(path.parent)
     except OSError:
         with contextlib.suppress(OSError):
             temporary.unlink()
@@ -62,14 +64,6 @@ def _link_free(temporary: Path, path: Path) -> Path:
         except FileExistsError:
             candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
             n += 1
-
-
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class GameCounter:

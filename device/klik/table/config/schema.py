@@ -57,8 +57,9 @@ from klik.validate import (
 )
 
 
-def allowed(limit: Allowed) -> dict[str, Allowed]:
-    """A key's field metadata: what the key may be. (Its default is in ``defaults.toml``.)"""
+def allowed(limit: Allowed | Choice) -> dict[str, Allowed | Choice]:
+    """A key's field metadata: what the key may be. (Its default is in ``defaults.toml``.)
+    A ``Choice`` is for words defined elsewhere (the seats), which a ``Literal`` would copy."""
     return {"allowed": limit}
 
 
@@ -78,7 +79,7 @@ class TableSection:
 @dataclass(frozen=True, slots=True)
 class GameSection:
     move_time_s: float = field(metadata=allowed(GAME["move_time_s"]))
-    starter: Literal["A", "B", "C", "D"]
+    starter: str = field(metadata=allowed(Choice(SEATS, show=as_toml)))
     rules: Literal["tournament", "league"]
     timeout: Literal["wait", "auto"]
     penalty_tiles: int = field(metadata=allowed(GAME["penalty_tiles"]))
@@ -295,7 +296,7 @@ def _section(cls: type, data: dict[str, Any], where: str, voice: Voice) -> Any:
     return cls(**values)
 
 
-def _ranges(cls: type) -> Mapping[str, Allowed]:
+def _ranges(cls: type) -> Mapping[str, Allowed | Choice]:
     """What each key of section ``cls`` may be, from its fields' metadata."""
     if cls is GestureSettings:  # the engine's own dataclass: its ranges are in klik.core.limits
         return GESTURES
@@ -306,7 +307,7 @@ def _is_value(hint: Any) -> bool:
     return hint in (str, int, float, bool) or get_origin(hint) is Literal
 
 
-def _value(value: Any, hint: Any, limit: Allowed | None, at: str, voice: Voice) -> Any:
+def _value(value: Any, hint: Any, limit: Allowed | Choice | None, at: str, voice: Voice) -> Any:
     """``value`` as the schema's type, checked against its range; ConfigError if not."""
     if isinstance(limit, Secret):  # the message names the key and never shows the value
         if isinstance(value, str) and limit.allows(value):
@@ -314,6 +315,8 @@ def _value(value: Any, hint: Any, limit: Allowed | None, at: str, voice: Voice) 
         raise voice.refuse("{where}: {at}: {allowed}", at, allowed=limit.why(value))
     if get_origin(hint) is Literal:
         return check(value, Choice(get_args(hint), show=as_toml), voice, at)
+    if isinstance(limit, Choice):
+        return check(value, limit, voice, at)
     value = check(value, TYPES[hint], voice, at)
     value = float(value) if hint is float else value  # 1 is 1.0: shown so when refused
     if limit is not None:

@@ -4,8 +4,9 @@
 // relative, so the same page works at / and under a hall's /t/k/.
 // Its words come from the catalogue (words.js, loaded first): _(), ngettext(), pgettext(), in
 // the table's `language` (its config's; Polish until the first state says otherwise).
-const SEATS = ["A", "B", "C", "D"];
-const KEYS = { "1": "A", "2": "B", "3": "C", "4": "D" };
+// The seats are the page's boxes (index.html lays them out around the table); key 1 is seat A.
+const SEATS = [...document.querySelectorAll("[data-seat]")].map((box) => box.dataset.seat).sort();
+const KEYS = Object.fromEntries(SEATS.map((seat, k) => [String(k + 1), seat]));
 let spoken = null;               // the language the labels are in
 let chain = Promise.resolve();   // presses go out one after another, in the order they happened
 const down = new Set();
