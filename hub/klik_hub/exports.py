@@ -77,7 +77,7 @@ def _inert(cell: Any) -> Any:
 
 
 def standings_csv(
-    rows: Sequence[Row], clubs: Mapping[str, str], corrected: set[str], lang: str = "pl"
+    rows: Sequence[Row], clubs: Mapping[int, str], corrected: set[int], lang: str = "pl"
 ) -> bytes:
     """The standings, a player a line; ``corrected``: players with a corrected counted game."""
     said = catalogue(Language(lang))

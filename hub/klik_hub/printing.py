@@ -78,8 +78,8 @@ def sheets(
 def standings(
     tournament: Mapping[str, Any],
     rows: Sequence[Row],
-    clubs: Mapping[str, str],
-    corrected: set[str],
+    clubs: Mapping[int, str],
+    corrected: set[int],
     lang: str = "pl",
 ) -> str:
     """The standings on paper, with a mark by a player whose counted games were corrected,

@@ -405,7 +405,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         return [
             answers.StandingRow(
                 place=x.place,
-                player=int(x.player),
+                player=x.player,
                 name=x.name,
                 big=x.big,
                 small=x.small,
@@ -458,11 +458,12 @@ def pages(store: Store) -> APIRouter:
     return web
 
 
-def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[str, str], set[str]]:
-    """Each player's club, and the players with a corrected game that counts."""
-    clubs = {str(p["id"]): p["club"] for p in office.players.listed(store, tid)}
+def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[int, str], set[int]]:
+    """Each player's club, and the players with a corrected game that counts (every seat of
+    a result that counts names an enrolled player)."""
+    clubs = {p["id"]: p["club"] for p in office.players.listed(store, tid)}
     corrected = {
-        str(e["player"])
+        e["player"]
         for x in office.results.listed(store, tid)
         if x["counts"] and x["corrected"]
         for e in x["seats"].values()

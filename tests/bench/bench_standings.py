@@ -27,10 +27,10 @@ SECOND = size(200, 8)  # players who reach the second stage (the classification'
 GOAL_MS = 100.0
 
 
-def a_big_tournament(rules: str, seed: int = 1) -> tuple[dict[str, str], list[Score]]:
+def a_big_tournament(rules: str, seed: int = 1) -> tuple[dict[int, str], list[Score]]:
     rng = random.Random(seed)
     rule_set = RULE_SETS[rules]
-    players = {f"p{i:04}": f"Gracz {rng.randrange(10_000)}" for i in range(PLAYERS)}
+    players = {i: f"Gracz {rng.randrange(10_000)}" for i in range(1, PLAYERS + 1)}
     ids = list(players)
     second = ids[:SECOND]  # who reaches the second stage
     scores: list[Score] = []
@@ -49,7 +49,7 @@ def a_big_tournament(rules: str, seed: int = 1) -> tuple[dict[str, str], list[Sc
     return players, scores
 
 
-def _game(rule_set: RuleSet, rng: random.Random, seats: dict[str, str], stage: str) -> list[Score]:
+def _game(rule_set: RuleSet, rng: random.Random, seats: dict[str, int], stage: str) -> list[Score]:
     racks = {s: SeatRack(rng.randrange(0, 80)) for s in seats}
     racks["A"] = SeatRack(0)
     result = score(rule_set, Ending.RUMMIKUB, racks, winner="A")
@@ -74,7 +74,7 @@ def slots_ms() -> tuple[int, float]:
     slip a round (a game past the round's games)."""
     lineups, claims = [], []
     for n in range(1, ROUNDS + 1):
-        tables = tuple(tuple(f"p{4 * t + s:04}" for s in range(4)) for t in range(250))
+        tables = tuple(tuple(4 * t + s for s in range(1, 5)) for t in range(250))
         lineups.append(sl.Lineup(n, 1, tables))
         for k, table in enumerate(tables, 1):
             players = dict(zip("ABCD", table, strict=True))
@@ -83,7 +83,7 @@ def slots_ms() -> tuple[int, float]:
     return len(claims), median_of(lambda: sl.fill(lineups, claims))
 
 
-def median_ms(players: dict[str, str], scores: list[Score], rules: RuleSet, **how: Any) -> float:
+def median_ms(players: dict[int, str], scores: list[Score], rules: RuleSet, **how: Any) -> float:
     """The median time of ``standings`` over RUNS runs, in milliseconds."""
     times = []
     for _ in range(RUNS):

@@ -4,8 +4,10 @@ played by the lineup's players, and nothing else reaches the standings (on a rea
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from klik_hub import hall
+from klik_hub.office import counting
 from klik_hub.store import Store
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results, standings
 
@@ -134,7 +136,7 @@ def test_a_result_played_without_the_lineup_is_offered_and_assigned(hub: Hub) ->
               "reason": "stół grał bez składu", "by": "Anna"}  # fmt: skip
     wrong = httpx.post(path, json={**assign, "table": 2})
     assert wrong.status_code == 422
-    players = ", ".join(sorted(str(p) for p in seats_of(drawn, 2).values()))
+    players = ", ".join(str(p) for p in sorted(seats_of(drawn, 2).values()))
     assert wrong.json() == {"error": f"players: table 2 of round 1 seats players {players}"}
     made = httpx.post(path, json=assign)
     assert made.status_code == 201, made.text
@@ -158,3 +160,42 @@ def test_a_player_correction_cannot_seat_one_player_twice(hub: Hub) -> None:
     )
     assert made.status_code == 422
     assert made.json() == {"error": f"value: player {one['A']} already sits at seat A of this game"}
+
+
+@pytest.mark.parametrize(
+    ("text", "player"),
+    [
+        ("17", 17),  # as the hub writes it into a lineup
+        ("1", 1),
+        (str(2**31 - 1), 2**31 - 1),  # the largest an INTEGER column holds
+        (str(2**31), None),  # past it
+        ("0", None),  # start numbers begin at 1
+        ("017", None),  # a leading zero: not how the hub writes 17
+        ("+17", None),  # a sign
+        (" 17", None),  # a space
+        ("١٧", None),  # digits, but not ASCII ones
+        ("Gracz A", None),  # a stand-alone table's own text
+        (None, None),  # the table had no lineup
+        (17, None),  # a number: the protocol's field is text
+    ],
+)  # fmt: skip
+def test_a_results_seat_names_a_player_only_as_the_lineup_wrote_the_id(
+    text: object, player: int | None
+) -> None:
+    assert counting.player_id(text) == player
+
+
+def test_a_seat_naming_its_player_otherwise_holds_the_result_as_unknown(hub: Hub) -> None:
+    url, hall, tid, drawn = one_game_round(hub)
+    one = seats_of(drawn, 1)
+    padded = {**one, "A": f"0{one['A']}"}  # not the lineup's text: no player the hub knows
+    answer = hall.report(tid, 1, 1, padded, lowest_goes_out(1, 1, 1, one), rules="tournament",
+                         round_game=1)  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    (result,) = results(url, tid)
+    assert (result["counts"], result["held"], result["slot"]) == (False, "players", None)
+    assert (result["seats"]["A"]["player"], result["seats"]["A"]["name"]) == (None, "")
+    assert result["seats"]["B"]["player"] == one["B"]
+    board = httpx.get(f"{url}{API}/{tid}/rounds/1").json()
+    (offered,) = board["unplaced"]
+    assert offered["players"]["A"] == f"0{one['A']}"  # as the table sent it

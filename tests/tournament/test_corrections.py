@@ -11,19 +11,20 @@ from hypothesis import strategies as st
 from klik.core.scoring import RULE_SETS
 from klik_hub.tournament.corrections import Correction, CorrectionError, Kind, check, counted
 
-ENROLLED = {"1", "2", "3", "4"}
+ENROLLED = {1, 2, 3, 4}
 TOURNAMENT = RULE_SETS["tournament"]
 
 
 def body(ending: str = "rummikub", rules: str = "tournament", **racks: int) -> dict[str, Any]:
-    """A stored result as a table sends it: seats A-D, players 1-4; A went out (Rummikub)."""
+    """A stored result as the hub reads it (the players ids, not the wire's text): seats A-D,
+    players 1-4; A went out (Rummikub)."""
     racks = racks or {"A": 0, "B": 25, "C": 17, "D": 18}
     return {
         "rules": rules,
         "ending": ending,
         "winners": ["A"],
         "seats": {
-            s: {"player": str(i), "rack": r, "opened": True, "small": 0, "big": 0}
+            s: {"player": i, "rack": r, "opened": True, "small": 0, "big": 0}
             for i, (s, r) in enumerate(racks.items(), 1)
         },
     }
@@ -88,7 +89,7 @@ def test_a_seat_without_a_known_player_holds_the_result_until_named() -> None:
     result["seats"]["D"]["player"] = None  # a table that played without the round's lineup
     assert counted(result, None, [], ENROLLED).held == "players"
     now = counted(result, None, [fix(Kind.PLAYER, "D", 4)], ENROLLED)
-    assert (now.counts, now.players["D"]) == (True, "4")
+    assert (now.counts, now.players["D"]) == (True, 4)
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,8 @@ BIG_SMALL = (TieBreak.BIG, TieBreak.SMALL)
 
 
 def ranked(n: int) -> list[Row]:
-    """Standings of players p1..pn on places 1..n, no ties."""
-    return [Row(i, f"p{i}", f"Gracz {i}", 100 - i, 0, 6) for i in range(1, n + 1)]
+    """Standings of players 1..n on places 1..n, no ties."""
+    return [Row(i, i, f"Gracz {i}", 100 - i, 0, 6) for i in range(1, n + 1)]
 
 
 def test_the_presets_are_liga_open_and_szczecin() -> None:
@@ -90,84 +90,80 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
 
 def test_liga_semifinal_seats_places_1_3_5_7_and_2_4_6_8() -> None:
     semifinal = load_format("liga").stages[1]
-    assert seat_stage(semifinal, ranked(20)) == (("p1", "p3", "p5", "p7"), ("p2", "p4", "p6", "p8"))
+    assert seat_stage(semifinal, ranked(20)) == ((1, 3, 5, 7), (2, 4, 6, 8))
 
 
 def test_liga_semifinal_of_six_when_the_judge_says_so_or_only_six_can_play() -> None:
     semifinal = load_format("liga").stages[1]
-    six = (("p1", "p3", "p5"), ("p2", "p4", "p6"))
+    six = ((1, 3, 5), (2, 4, 6))
     assert seat_stage(semifinal, ranked(20), field=6) == six
     assert seat_stage(semifinal, ranked(7)) == six
 
 
 def test_szczecin_round_ii_takes_the_top_2_of_each_table_seated_by_standing() -> None:
     stage = load_format("szczecin").stages[1]
-    tables = [
-        ["a1", "a2", "a3", "a4"],
-        ["b1", "b2", "b3", "b4"],
-        ["c1", "c2", "c3", "c4"],
-        ["d1", "d2", "d3", "d4"],
-    ]
+    # Player 10t + s sat at table t (1-4), seat s (1-4) of round I.
+    tables = [[10 * t + s for s in range(1, 5)] for t in range(1, 5)]
     # Round I: at each table the first player won every game; small points set the order.
     smalls = {
-        "a": (90, -20, -30, -40),
-        "b": (60, -10, -20, -30),
-        "c": (45, -5, -15, -25),
-        "d": (99, -2, -47, -50),
+        1: (90, -20, -30, -40),
+        2: (60, -10, -20, -30),
+        3: (45, -5, -15, -25),
+        4: (99, -2, -47, -50),
     }
-    players = {p: p.upper() for table in tables for p in table}
+    players = {p: f"Gracz {p}" for table in tables for p in table}
     scores = [
-        Score(f"{t}{seat + 1}", "runda I finału", int(seat == 0), small, seat == 0)
+        Score(10 * t + seat + 1, "runda I finału", int(seat == 0), small, seat == 0)
         for t, row in smalls.items()
         for seat, small in enumerate(row)
     ]
     rows = standings(players, scores, rules=RULE_SETS["tournament"], stages={"runda I finału"})
-    # The eight by standing: d1 (99), a1 (90), b1 (60), c1 (45), d2 (-2), c2 (-5), b2 (-10), a2 (-20).
-    assert seat_stage(stage, rows, tables) == (("d1", "b1", "d2", "b2"), ("a1", "c1", "c2", "a2"))
+    # The eight by standing: 41 (99), 11 (90), 21 (60), 31 (45), 42 (-2), 32 (-5), 22 (-10), 12 (-20).
+    assert seat_stage(stage, rows, tables) == ((41, 21, 42, 22), (11, 31, 32, 12))
 
 
 def test_liga_final_takes_the_top_2_of_each_semifinal_table_by_big_then_small_points() -> None:
     final = load_format("liga").stages[2]
-    semifinal_tables = (("p1", "p3", "p5", "p7"), ("p2", "p4", "p6", "p8"))
+    semifinal_tables = ((1, 3, 5, 7), (2, 4, 6, 8))
     league = RULE_SETS["league"]
-    players = {f"p{i}": f"Gracz {i}" for i in range(1, 9)}
-    # Table 1: p7 and p5 go on (p5 ahead of p3 on small points: fewer is better in the league).
-    # Table 2: p2 and p8 go on.
+    players = {i: f"Gracz {i}" for i in range(1, 9)}
+    # Table 1: players 7 and 5 go on (5 ahead of 3 on small points: fewer is better in the league).
+    # Table 2: 2 and 8 go on.
     points = {
-        "p1": (2, 10),
-        "p3": (5, 3),
-        "p5": (5, -8),
-        "p7": (8, -30),
-        "p2": (8, -20),
-        "p4": (2, 5),
-        "p6": (4, 4),
-        "p8": (6, 1),
+        1: (2, 10),
+        3: (5, 3),
+        5: (5, -8),
+        7: (8, -30),
+        2: (8, -20),
+        4: (2, 5),
+        6: (4, 4),
+        8: (6, 1),
     }
     scores = [Score(p, "półfinał", big, small) for p, (big, small) in points.items()]
     rows = standings(players, scores, rules=league, stages={"półfinał"})
-    assert seat_stage(final, rows, semifinal_tables) == (("p7", "p2", "p8", "p5"),)
+    assert seat_stage(final, rows, semifinal_tables) == ((7, 2, 8, 5),)
 
 
 def test_a_tie_at_the_cut_is_left_to_the_judge() -> None:
     semifinal = load_format("liga").stages[1]
     rows = ranked(10)
-    rows[8] = Row(8, "p9", "Gracz 9", 92, 0, 6)  # p9 shares 8th place with p8
+    rows[8] = Row(8, 9, "Gracz 9", 92, 0, 6)  # player 9 shares 8th place with 8
     with pytest.raises(SeedingError) as error:
         seat_stage(semifinal, rows)
     assert (
         str(error.value)
         == "półfinał: Gracz 8 and Gracz 9 share place 8, where the best 8 go on: the judge breaks the tie"
     )
-    # The judge draws p9 ahead: the standings come back with the tie broken.
-    broken = [*rows[:7], rows[8], Row(9, "p8", "Gracz 8", 92, 0, 6), rows[9]]
-    assert seat_stage(semifinal, broken) == (("p1", "p3", "p5", "p7"), ("p2", "p4", "p6", "p9"))
+    # The judge draws 9 ahead: the standings come back with the tie broken.
+    broken = [*rows[:7], rows[8], Row(9, 8, "Gracz 8", 92, 0, 6), rows[9]]
+    assert seat_stage(semifinal, broken) == ((1, 3, 5, 7), (2, 4, 6, 9))
 
 
 def test_a_tie_inside_the_qualifiers_only_orders_them() -> None:
     rows = ranked(8)
-    rows[1] = Row(1, "p2", "Gracz 2", 99, 0, 6)  # p1 and p2 share 1st place: both go on anyway
+    rows[1] = Row(1, 2, "Gracz 2", 99, 0, 6)  # 1 and 2 share 1st place: both go on anyway
     semifinal = load_format("liga").stages[1]
-    assert seat_stage(semifinal, rows) == (("p1", "p3", "p5", "p7"), ("p2", "p4", "p6", "p8"))
+    assert seat_stage(semifinal, rows) == ((1, 3, 5, 7), (2, 4, 6, 8))
 
 
 @pytest.mark.parametrize(
@@ -182,13 +178,13 @@ def test_a_tie_inside_the_qualifiers_only_orders_them() -> None:
         # a field of 8 asked for, 7 players
         (1, ranked(7), (), 8, "półfinał: 7 players ranked: it takes 8, 6"),
         # a table of the previous stage with a player the standings lack
-        (2, ranked(4), [["p1", "p2", "p9"]], None, "finał: player 'p9' of table 1 is not in the standings"),
+        (2, ranked(4), [[1, 2, 9]], None, "finał: player 9 of table 1 is not in the standings"),
         # three tables of the semifinal give 6 finalists: the final seats 4
-        (2, ranked(9), [["p1", "p2", "p3"], ["p4", "p5", "p6"], ["p7", "p8", "p9"]], None, "finał: 6 players go on: the format seats 4"),
+        (2, ranked(9), [[1, 2, 3], [4, 5, 6], [7, 8, 9]], None, "finał: 6 players go on: the format seats 4"),
     ],
 )  # fmt: skip
 def test_a_stage_that_cannot_be_seated_says_why(
-    stage: int, rows: list[Row], tables: list[list[str]], field: int | None, message: str
+    stage: int, rows: list[Row], tables: list[list[int]], field: int | None, message: str
 ) -> None:
     with pytest.raises(SeedingError) as error:
         seat_stage(load_format("liga").stages[stage], rows, tables, field=field)

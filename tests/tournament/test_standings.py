@@ -15,22 +15,24 @@ from klik_hub.tournament.standings import Row, Score, TieBreak, break_ties, coll
 TOURNAMENT = RULE_SETS["tournament"]
 LEAGUE = RULE_SETS["league"]
 BIG, SMALL, WINS = TieBreak.BIG, TieBreak.SMALL, TieBreak.WINS
-PLAYERS = {"a": "Anna", "b": "Bartek", "c": "Celina", "d": "Darek"}
+# Players are ids (start numbers); the tests call them by their initials: game(a=...).
+ID = {"a": 1, "b": 2, "c": 3, "d": 4, "w": 5, "z": 6}
+PLAYERS = {1: "Anna", 2: "Bartek", 3: "Celina", 4: "Darek"}
 
 
 def game(stage: str = "eliminacje", **seats: tuple[int, int]) -> list[Score]:
-    """One game's scores: seat=(big, small); the seats with the most big points won."""
+    """One game's scores: player's initial=(big, small); the most big points won."""
     best = max(big for big, _ in seats.values())
-    return [Score(p, stage, big, small, big == best) for p, (big, small) in seats.items()]
+    return [Score(ID[p], stage, big, small, big == best) for p, (big, small) in seats.items()]
 
 
 def test_a_tournament_game_ranks_the_winner_first_and_losers_by_small_points() -> None:
     scores = game(a=(0, -25), b=(1, 60), c=(0, -17), d=(0, -18))
     assert standings(PLAYERS, scores, rules=TOURNAMENT) == [
-        Row(1, "b", "Bartek", 1, 60, 1),
-        Row(2, "c", "Celina", 0, -17, 1),
-        Row(3, "d", "Darek", 0, -18, 1),
-        Row(4, "a", "Anna", 0, -25, 1),
+        Row(1, 2, "Bartek", 1, 60, 1),
+        Row(2, 3, "Celina", 0, -17, 1),
+        Row(3, 4, "Darek", 0, -18, 1),
+        Row(4, 1, "Anna", 0, -25, 1),
     ]
 
 
@@ -38,10 +40,10 @@ def test_under_league_rules_fewer_small_points_are_better() -> None:
     # Seed 001 writes the losers plus and the winner minus: the lower balance ranks higher.
     scores = game(a=(1, 25), b=(4, -60), c=(1, 17), d=(1, 18))
     assert standings(PLAYERS, scores, rules=LEAGUE) == [
-        Row(1, "b", "Bartek", 4, -60, 1),
-        Row(2, "c", "Celina", 1, 17, 1),
-        Row(3, "d", "Darek", 1, 18, 1),
-        Row(4, "a", "Anna", 1, 25, 1),
+        Row(1, 2, "Bartek", 4, -60, 1),
+        Row(2, 3, "Celina", 1, 17, 1),
+        Row(3, 4, "Darek", 1, 18, 1),
+        Row(4, 1, "Anna", 1, 25, 1),
     ]
 
 
@@ -69,37 +71,37 @@ def test_places_follow_the_tie_breaks_in_order(
     scores: list[Score], rules: RuleSet, tie_breaks: tuple[TieBreak, ...], places: dict[str, int]
 ) -> None:
     rows = standings(PLAYERS, scores, rules=rules, tie_breaks=tie_breaks)
-    assert {row.player: row.place for row in rows} == places
+    assert {row.player: row.place for row in rows} == {ID[p]: n for p, n in places.items()}
 
 
 def test_stage_filter_counts_only_the_games_of_those_stages() -> None:
-    two = {"a": "Anna", "b": "Bartek"}
+    two = {1: "Anna", 2: "Bartek"}
     scores = game("eliminacje", a=(1, 30), b=(0, -30)) + game("półfinał", a=(0, -12), b=(1, 12))
     semifinal = standings(two, scores, rules=TOURNAMENT, stages={"półfinał"})
-    assert semifinal == [Row(1, "b", "Bartek", 1, 12, 1), Row(2, "a", "Anna", 0, -12, 1)]
+    assert semifinal == [Row(1, 2, "Bartek", 1, 12, 1), Row(2, 1, "Anna", 0, -12, 1)]
     overall = standings(two, scores, rules=TOURNAMENT)
-    assert overall == [Row(1, "a", "Anna", 1, 18, 2), Row(2, "b", "Bartek", 1, -18, 2)]
+    assert overall == [Row(1, 1, "Anna", 1, 18, 2), Row(2, 2, "Bartek", 1, -18, 2)]
     assert standings(two, scores, rules=TOURNAMENT, stages=["eliminacje", "półfinał"]) == overall
     # a stage nobody has played yet: everyone on zeros, sharing 1st place
     assert standings(two, scores, rules=TOURNAMENT, stages={"finał"}) == [
-        Row(1, "a", "Anna", 0, 0, 0),
-        Row(1, "b", "Bartek", 0, 0, 0),
+        Row(1, 1, "Anna", 0, 0, 0),
+        Row(1, 2, "Bartek", 0, 0, 0),
     ]
 
 
 def test_players_without_games_have_zeros_and_come_last_among_their_equals() -> None:
-    players = {"z": "Zenon", "a": "Anna", "w": "Wiktor", "b": "Bartek"}
+    players = {6: "Zenon", 1: "Anna", 5: "Wiktor", 2: "Bartek"}
     scores = game(w=(1, 10), b=(0, 0), z=(0, -10))
     assert standings(players, scores, rules=TOURNAMENT) == [
-        Row(1, "w", "Wiktor", 1, 10, 1),
-        Row(2, "b", "Bartek", 0, 0, 1),  # played to a zero balance: shares 2nd, listed first
-        Row(2, "a", "Anna", 0, 0, 0),  # no games: zeros, same place, after those who played
-        Row(4, "z", "Zenon", 0, -10, 1),
+        Row(1, 5, "Wiktor", 1, 10, 1),
+        Row(2, 2, "Bartek", 0, 0, 1),  # played to a zero balance: shares 2nd, listed first
+        Row(2, 1, "Anna", 0, 0, 0),  # no games: zeros, same place, after those who played
+        Row(4, 6, "Zenon", 0, -10, 1),
     ]
 
 
 def test_no_scores_at_all_puts_everyone_on_first_place_in_name_order() -> None:
-    rows = standings({"2": "Łucja", "1": "Lucyna", "3": "Zofia", "4": "Ewa"}, [], rules=LEAGUE)
+    rows = standings({2: "Łucja", 1: "Lucyna", 3: "Zofia", 4: "Ewa"}, [], rules=LEAGUE)
     assert [(r.place, r.name, r.games) for r in rows] == [
         (1, "Ewa", 0),
         (1, "Lucyna", 0),
@@ -130,8 +132,8 @@ def test_names_sort_in_polish_alphabetical_order(names: list[str], ordered: list
 
 
 def test_a_score_of_a_player_who_is_not_enrolled_is_an_error() -> None:
-    with pytest.raises(ValueError, match="'x', who is not enrolled"):
-        standings(PLAYERS, [Score("x", "eliminacje", 1, 10)], rules=TOURNAMENT)
+    with pytest.raises(ValueError, match="player 99, who is not enrolled"):
+        standings(PLAYERS, [Score(99, "eliminacje", 1, 10)], rules=TOURNAMENT)
 
 
 @pytest.mark.parametrize(
@@ -147,14 +149,14 @@ def test_tie_breaks_must_be_given_each_once(tie_breaks: tuple[TieBreak, ...]) ->
 
 
 # Properties over random tournaments: players, games at 2-4 seats, two stages.
-ids = st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=12, unique=True)
+ids = st.lists(st.integers(1, 40), min_size=1, max_size=12, unique=True)
 tie_break_orders = st.permutations(list(TieBreak)).flatmap(
     lambda order: st.integers(1, len(order)).map(lambda n: tuple(order[:n]))
 )
 
 
 @st.composite
-def tournaments(draw: st.DrawFn) -> tuple[dict[str, str], list[Score]]:
+def tournaments(draw: st.DrawFn) -> tuple[dict[int, str], list[Score]]:
     players = {p: draw(st.sampled_from(["Anna", "Łucja", "Lucyna", "Ewa"])) for p in draw(ids)}
     scores = []
     for _ in range(draw(st.integers(0, 12))):
@@ -178,7 +180,7 @@ def tournaments(draw: st.DrawFn) -> tuple[dict[str, str], list[Score]]:
 @pytest.mark.slow  # many whole tournaments
 @given(tournaments(), tie_break_orders, st.sampled_from(["tournament", "league"]))
 def test_places_are_competition_ranks(
-    tournament: tuple[dict[str, str], list[Score]], tie_breaks: tuple[TieBreak, ...], rules: str
+    tournament: tuple[dict[int, str], list[Score]], tie_breaks: tuple[TieBreak, ...], rules: str
 ) -> None:
     players, scores = tournament
     rule_set = RULE_SETS[rules]
@@ -199,7 +201,7 @@ def test_places_are_competition_ranks(
 
 @given(tournaments(), st.sets(st.sampled_from(["eliminacje", "finał"])) | st.none())
 def test_totals_are_the_sums_of_the_counted_scores(
-    tournament: tuple[dict[str, str], list[Score]], stages: set[str] | None
+    tournament: tuple[dict[int, str], list[Score]], stages: set[str] | None
 ) -> None:
     players, scores = tournament
     counted = [s for s in scores if stages is None or s.stage in stages]
@@ -217,7 +219,7 @@ def test_totals_are_the_sums_of_the_counted_scores(
 @pytest.mark.slow  # many whole tournaments
 @given(tournaments(), tie_break_orders, st.randoms(use_true_random=False))
 def test_order_does_not_depend_on_the_order_of_the_input(
-    tournament: tuple[dict[str, str], list[Score]],
+    tournament: tuple[dict[int, str], list[Score]],
     tie_breaks: tuple[TieBreak, ...],
     rng: random.Random,
 ) -> None:
@@ -233,7 +235,7 @@ def test_order_does_not_depend_on_the_order_of_the_input(
 @pytest.mark.slow  # many whole tournaments
 @given(tournaments())
 def test_league_and_tournament_rank_small_points_the_opposite_way(
-    tournament: tuple[dict[str, str], list[Score]],
+    tournament: tuple[dict[int, str], list[Score]],
 ) -> None:
     players, scores = tournament
     flipped = [Score(s.player, s.stage, s.big, -s.small, s.won) for s in scores]
@@ -244,20 +246,20 @@ def test_league_and_tournament_rank_small_points_the_opposite_way(
 
 def test_the_judge_breaks_a_tie_and_the_rest_still_share() -> None:
     rows = [
-        Row(1, "7", "Ala", 4, -10, 6),
-        Row(2, "3", "Ola", 2, -5, 6),
-        Row(2, "9", "Ela", 2, -5, 6),
-        Row(2, "5", "Iza", 2, -5, 6),
-        Row(5, "1", "Uma", 0, 20, 6),
+        Row(1, 7, "Ala", 4, -10, 6),
+        Row(2, 3, "Ola", 2, -5, 6),
+        Row(2, 9, "Ela", 2, -5, 6),
+        Row(2, 5, "Iza", 2, -5, 6),
+        Row(5, 1, "Uma", 0, 20, 6),
     ]
-    settled = break_ties(rows, ["9"])  # a play-off: Ela goes on
+    settled = break_ties(rows, [9])  # a play-off: Ela goes on
     assert [(r.place, r.player) for r in settled] == [
-        (1, "7"),
-        (2, "9"),
-        (3, "3"),
-        (3, "5"),
-        (5, "1"),
+        (1, 7),
+        (2, 9),
+        (3, 3),
+        (3, 5),
+        (5, 1),
     ]
     assert break_ties(rows, []) == rows  # nothing decided: nothing changes
-    full = break_ties(rows, ["5", "3", "9"])
-    assert [(r.place, r.player) for r in full] == [(1, "7"), (2, "5"), (3, "3"), (4, "9"), (5, "1")]
+    full = break_ties(rows, [5, 3, 9])
+    assert [(r.place, r.player) for r in full] == [(1, 7), (2, 5), (3, 3), (4, 9), (5, 1)]

@@ -16,8 +16,12 @@ Used as ``from klik_hub import office`` and ``office.draws.draw(store, tid)``: e
 names its concept (and the routes keep their own names).
 
 Ids: a tournament's id is a whole number; a player's id is the start number within its
-tournament (1, 2, …). A table's result names them as text (``"tournament": "3"``,
-``"player": "17"``), as the protocol's fields are text.
+tournament (1, 2, …). Both are integers everywhere in the hub: the database, the pure core's
+types, the office and the API. Only on the wire are they text, as the protocol's fields are
+(``"tournament": "3"``, ``"player": "17"``), and they are converted at its two edges: written
+into a table's lineup by ``rounds._lineup``, and read back from a result's body by
+``counting.player_id`` (players; ``counting.readable`` gives the core the body so read) and
+``sql.results.named`` (its tournament), both by one rule, ``sql.results.id_of``.
 """
 
 from klik_hub.office import (

@@ -36,11 +36,11 @@ def correct(
         body = json.loads(found.body)
         earlier = counting.made(db, tid).get(result_id, [])
         try:
-            made = cr.check(request, body, RULE_SETS[row.rules], earlier)
+            made = cr.check(request, counting.readable(body), RULE_SETS[row.rules], earlier)
         except cr.CorrectionError as error:
             raise TournamentError(error.message) from None
         names = sql.players.names(db, tid)
-        if made.kind is cr.Kind.PLAYER and str(made.value) not in names:
+        if made.kind is cr.Kind.PLAYER and made.value not in names:
             said = words(
                 "value: no player {player} in tournament {tid}", player=made.value, tid=tid
             )
@@ -62,7 +62,7 @@ def correct(
         return next(c for c in entries(db, tid) if c["id"] == new)
 
 
-def _check_assign(db: Connection, tid: int, assign: cr.Assign, names: dict[str, str]) -> None:
+def _check_assign(db: Connection, tid: int, assign: cr.Assign, names: dict[int, str]) -> None:
     """The slot of an ``assign`` must be one the tournament has, for its table's players."""
     if unknown := [p for _, p in assign.players if p not in names]:
         said = words("players: no player {player} in tournament {tid}", player=unknown[0], tid=tid)
@@ -86,7 +86,7 @@ def _check_assign(db: Connection, tid: int, assign: cr.Assign, names: dict[str, 
         raise TournamentError(said)
     seated = sorted(kept.tables[assign.table - 1])
     if sorted(p for _, p in assign.players) != seated:
-        shown = ", ".join(seated)
+        shown = ", ".join(map(str, seated))
         said = words(
             "players: table {table} of round {round} seats players {players}",
             table=assign.table,

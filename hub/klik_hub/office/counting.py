@@ -3,12 +3,16 @@ standings all read: placed in its round's slots (``tournament.slots``), scored b
 from its racks under the tournament's rule set after the judge's corrections
 (``tournament.corrections``); held out while it fills no slot, is in conflict, its points do
 not match, it was played under another rule set, a seat's player is unknown, or the judge
-excluded it. Read in the caller's transaction, decided by the pure core; nothing is kept."""
+excluded it. Read in the caller's transaction, decided by the pure core; nothing is kept.
+
+A result's body names its seats' players as text, as the lineup sent to the table did
+(``"player": "17"``); ``readable`` reads them into the hub's ids (``player_id``) before the
+core sees the body, and nowhere else are they read."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +33,26 @@ class Counted:
     """A stored result, what it counts for now, and the slot it fills or names."""
 
     row: Any
-    body: dict[str, Any]
+    body: dict[str, Any]  # as the table sent it: its seats' players are text
     now: cr.Counted
     placed: sl.Placed
     round_no: int | None  # its slot's round, or the round its body names
+
+
+def player_id(text: object) -> int | None:
+    """The player a result's seat names (``"player": "17"``, as the table echoed its lineup),
+    as the hub's id; None for null, or any text the hub never writes as an id ("017", "+17",
+    a stand-alone table's own): such a seat's player is unknown, and its result is held
+    until the judge names the player. The same reading as a result's tournament's
+    (``sql.results.id_of``)."""
+    return sql.results.id_of(text)
+
+
+def readable(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored result's ``body`` as the pure core reads it (``tournament.corrections``):
+    each seat's ``player`` an id (``player_id``) or None. A copy: ``body`` is not changed."""
+    seats = {s: {**e, "player": player_id(e.get("player"))} for s, e in body["seats"].items()}
+    return {**body, "seats": seats}
 
 
 def lineup(kept: Round) -> sl.Lineup:
@@ -41,7 +61,7 @@ def lineup(kept: Round) -> sl.Lineup:
 
 
 def counted(
-    db: Connection, tid: int, names: dict[str, str], drawn: Sequence[Round]
+    db: Connection, tid: int, names: dict[int, str], drawn: Sequence[Round]
 ) -> list[Counted]:
     """Each of the tournament's results (and those the judge assigned to it), oldest first,
     with what it counts for now (see the module's docstring)."""
@@ -49,8 +69,9 @@ def counted(
     found = sql.results.of_tournament(db, tid)
     corrected = made(db, tid)
     bodies = [json.loads(x.body) for x in found]
+    read = [readable(body) for body in bodies]
     claims = []
-    for x, body in zip(found, bodies, strict=True):
+    for x, body in zip(found, read, strict=True):
         amended = cr.amend(body, corrected.get(x.id, []))
         round_game = body.get("round_game")
         claims.append(
@@ -68,7 +89,7 @@ def counted(
         )
     placed = sl.fill([lineup(x) for x in drawn], claims)
     out = []
-    for x, body in zip(found, bodies, strict=True):
+    for x, body, sent in zip(found, read, bodies, strict=True):
         held = "conflict" if x.conflict else None if x.points_check == "ok" else "mismatch"
         where = placed[x.id]
         now = cr.counted(
@@ -80,18 +101,18 @@ def counted(
             slot_held=None if where.held is None else where.held.value,
         )
         round_no = x.round_no if where.slot is None else where.slot.round_no
-        out.append(Counted(x, body, now, where, round_no))
+        out.append(Counted(x, sent, now, where, round_no))
     return out
 
 
-def scores(db: Connection, tid: int, names: dict[str, str], drawn: Sequence[Round]) -> list[Score]:
+def scores(db: Connection, tid: int, names: dict[int, str], drawn: Sequence[Round]) -> list[Score]:
     """Every seat of every result that counts (see ``counted``), in its slot's stage, and
     every deduction the judge gave, in the stage it was given in."""
     stage_of = {x.round_no: x.stage for x in drawn}
     given = [
-        Score(str(x["player"]), x["stage"], -x["big"], 0, game=False)
+        Score(x["player"], x["stage"], -x["big"], 0, game=False)
         for x in sanctions.given(db, tid)
-        if x["kind"] == "deduction" and str(x["player"]) in names
+        if x["kind"] == "deduction" and x["player"] in names
     ]
     for x in counted(db, tid, names, drawn):
         if not x.now.counts or x.placed.slot is None:
@@ -99,7 +120,8 @@ def scores(db: Connection, tid: int, names: dict[str, str], drawn: Sequence[Roun
         stage = stage_of[x.placed.slot.round_no]
         for s in x.now.small:
             won = s in x.now.winners
-            player = str(x.now.players[s])
+            player = x.now.players[s]
+            assert player is not None  # a result counts only with every seat's player enrolled
             given.append(Score(player, stage, x.now.big[s], x.now.small[s], won))
     return given
 
@@ -132,7 +154,8 @@ def correction(row: Any) -> cr.Correction:
     assign = None
     if kind is cr.Kind.ASSIGN and row.args is not None:
         args = json.loads(row.args)
-        players = tuple((s, str(p)) for s, p in args["players"].items())
+        # Numbers in the JSON, as ``Assign.json`` has always written them.
+        players = tuple(args["players"].items())
         assign = cr.Assign(args["round"], args["table"], args["game"], players)
     return cr.Correction(kind, row.seat, value, row.reason, row.by, row.at, assign)
 

@@ -38,7 +38,7 @@ class Drawn:
     stage: str
     games: int
     seed: int
-    tables: tuple[tuple[str, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
+    tables: tuple[tuple[int, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
     repeats: int = 0  # meetings this round adds that an earlier round already had
     unpaired: tuple[int, ...] = ()  # its tables no table is paired as (yet)
 
@@ -51,7 +51,7 @@ class Drawn:
             "repeats": self.repeats,
             "unpaired": list(self.unpaired),
             "tables": [
-                {"table": k, "seats": {s: int(p) for s, p in zip(SEATS, table, strict=False)}}
+                {"table": k, "seats": dict(zip(SEATS, table, strict=False))}
                 for k, table in enumerate(self.tables, 1)
             ],
         }
@@ -62,7 +62,7 @@ class Judged:
     """What the judge decided for a seeded stage: its size, and how ties are broken."""
 
     field: int | None = None
-    tie_break: tuple[str, ...] = ()
+    tie_break: tuple[int, ...] = ()
 
 
 def draw(
@@ -133,7 +133,7 @@ def draw(
                 said = words("{problem}; enrol more players", problem=problem.message)
                 raise ConflictError(said) from None
         else:
-            judge = Judged(field, tuple(str(p) for p in tie_break))
+            judge = Judged(field, tuple(tie_break))
             tables = _seeded(
                 db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge,
                 active=set(active),
@@ -148,7 +148,7 @@ def draw(
         drawn_at = utc_iso(store.now_ms())
         kept = Round(drawn.round_no, drawn.stage, drawn.games, drawn.seed, drawn.tables, drawn_at)
         seats = [
-            (k, seat, int(player))
+            (k, seat, player)
             for k, table in enumerate(drawn.tables, 1)
             for seat, player in zip(SEATS, table, strict=False)
         ]
@@ -163,10 +163,10 @@ def _seeded(
     fmt: f.Format,
     stage: f.Stage,
     earlier: Sequence[Round],
-    names: dict[str, str],
+    names: dict[int, str],
     judge: Judged,
-    active: set[str],
-) -> tuple[tuple[str, ...], ...]:
+    active: set[int],
+) -> tuple[tuple[int, ...], ...]:
     rules = RULE_SETS[tournament(db, tid).rules]
     scores = counting.scores(db, tid, names, earlier)
     done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]

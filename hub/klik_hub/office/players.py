@@ -115,9 +115,9 @@ def edit(
         return player_json(found)
 
 
-def active(db: Connection, tid: int) -> dict[str, str]:
+def active(db: Connection, tid: int) -> dict[int, str]:
     """The players who may be drawn: every one the judge has not withdrawn or excluded,
-    by start number (as text)."""
+    by start number."""
     found = sql.players.active_names(db, tid)
     out = sql.events.excluded(db, tid)
     return {player: name for player, name in found.items() if player not in out}

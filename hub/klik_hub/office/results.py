@@ -9,6 +9,7 @@ from klik_hub import sql
 from klik_hub.office import corrections, counting
 from klik_hub.office.tournaments import tournament
 from klik_hub.store import Store
+from klik_hub.tournament import corrections as cr
 
 
 def listed(store: Store, tid: int) -> list[dict[str, Any]]:
@@ -35,22 +36,21 @@ def listed(store: Store, tid: int) -> list[dict[str, Any]]:
             "held": x.now.held,
             "corrected": x.now.corrected,
             "winners": list(x.now.winners),
-            "seats": {
-                s: {
-                    "player": _player_id(x.now.players[s]),
-                    "name": names.get(str(x.now.players[s]), ""),
-                    "rack": x.now.rack[s],
-                    "small": x.now.small[s],
-                    "big": x.now.big[s],
-                }
-                for s in x.now.small
-            },
+            "seats": {s: _seat(x.now, s, names) for s in x.now.small},
             "corrections": notes.get(x.row.id, []),
         }
         for x in listed
     ]
 
 
-def _player_id(player: str | None) -> int | None:
-    """A seat's player as the API shows ids: a number, or null when the table had none."""
-    return int(player) if player is not None and player.isdigit() else None
+def _seat(now: cr.Counted, seat: str, names: dict[int, str]) -> dict[str, Any]:
+    """One seat of a result as the API shows it: its player's id and name (null and "" when
+    the table named no player the hub knows as a number) and its points."""
+    player = now.players[seat]
+    return {
+        "player": player,
+        "name": "" if player is None else names.get(player, ""),
+        "rack": now.rack[seat],
+        "small": now.small[seat],
+        "big": now.big[seat],
+    }

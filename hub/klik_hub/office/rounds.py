@@ -183,9 +183,13 @@ def _unplaced(
 
 
 def _lineup(
-    tid: int, row: Any, kept: Round, table: Sequence[str], names: dict[str, str]
+    tid: int, row: Any, kept: Round, table: Sequence[int], names: dict[int, str]
 ) -> dict[str, Any]:
-    """The ``game`` command's args for one table of a round (``p.RoundLineup``)."""
+    """The ``game`` command's args for one table of a round (``p.RoundLineup``).
+
+    Where the hub's ids become the wire's text: the protocol's ``tournament`` and seats'
+    ``player`` are text ("3", "17"), which the table echoes in its results and
+    ``counting.player_id`` reads back."""
     seated = tuple(zip(SEATS, table, strict=False))
     return p.RoundLineup(
         tournament=str(tid),
@@ -194,7 +198,7 @@ def _lineup(
         rules=row.rules,
         move_time_s=row.move_time_s,
         seats=tuple(seat for seat, _ in seated),
-        players=seated,
+        players=tuple((seat, str(player)) for seat, player in seated),
         names=tuple((seat, names[player]) for seat, player in seated),
         first_starter=f.load_format(row.format).first_starter,
     ).json()

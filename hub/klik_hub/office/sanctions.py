@@ -41,12 +41,12 @@ def give(
     with store.writing() as db:
         row = tournament(db, tid, lock=True)
         names = sql.players.names(db, tid)
-        if str(player_no) not in names:
+        if player_no not in names:
             said = words(
                 "player: no player {player} in tournament {tid}", player=player_no, tid=tid
             )
             raise TournamentError(said)
-        if kind == "exclusion" and str(player_no) in sql.events.excluded(db, tid):
+        if kind == "exclusion" and player_no in sql.events.excluded(db, tid):
             raise ConflictError(words("player {player} is excluded already", player=player_no))
         drawn = sql.rounds.drawn(db, tid)
         stage = drawn[-1].stage if drawn else f.load_format(row.format).stages[0].name
@@ -82,7 +82,7 @@ def given(db: Connection, tid: int) -> list[dict[str, Any]]:
             {
                 "id": x.id,
                 "player": x.player_no,
-                "name": names.get(str(x.player_no), ""),
+                "name": names.get(x.player_no, ""),
                 "kind": x.kind,
                 "big": args.get("big"),
                 "stage": args.get("stage"),

@@ -46,7 +46,7 @@ def _rank(
     fmt: f.Format,
     rules: RuleSet,
     *,
-    names: dict[str, str],
+    names: dict[int, str],
     drawn: Sequence[Round],
     scores: Sequence[Score],
     stage: str | None,
@@ -68,9 +68,9 @@ def _rank(
 
 
 def of_stage(
-    names: dict[str, str],
+    names: dict[int, str],
     scores: Sequence[Score],
-    seated: dict[str, set[str]],
+    seated: dict[str, set[int]],
     stage: str,
     *,
     rules: RuleSet,
@@ -87,9 +87,9 @@ def of_stage(
     )
 
 
-def seated(drawn: Sequence[Round]) -> dict[str, set[str]]:
+def seated(drawn: Sequence[Round]) -> dict[str, set[int]]:
     """Who sat at a round of each stage."""
-    by_stage: dict[str, set[str]] = {}
+    by_stage: dict[str, set[int]] = {}
     for x in drawn:
         by_stage.setdefault(x.stage, set()).update(p for table in x.tables for p in table)
     return by_stage

@@ -45,11 +45,11 @@ def of_tournament(db: Connection, tid: int, kinds: Sequence[str] | None = None) 
     return db.execute(query.order_by(events.c.id)).all()
 
 
-def excluded(db: Connection, tid: int) -> set[str]:
-    """The players the judge excluded from tournament ``tid`` (start numbers, as text)."""
+def excluded(db: Connection, tid: int) -> set[int]:
+    """The players the judge excluded from tournament ``tid`` (start numbers)."""
     found = db.execute(
         select(events.c.player_no).where(
             events.c.tournament_id == tid, events.c.kind == "exclusion"
         )
     ).scalars()
-    return {str(p) for p in found}
+    return set(found)

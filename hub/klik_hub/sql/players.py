@@ -1,5 +1,6 @@
 """The enrolled players (``players``), numbered 1, 2, … within their tournament: a player's
-id is their start number, as text wherever a table's result names it."""
+id is their start number, an integer (text only on the wire to and from the tables: see
+``klik_hub.office``)."""
 
 from __future__ import annotations
 
@@ -38,24 +39,24 @@ def one(db: Connection, tid: int, player_no: int) -> Any:
     ).first()
 
 
-def names(db: Connection, tid: int) -> dict[str, str]:
-    """Every player's name by start number (as text), withdrawn or not."""
+def names(db: Connection, tid: int) -> dict[int, str]:
+    """Every player's name by start number, withdrawn or not."""
     found = db.execute(
         select(players.c.player_no, players.c.name)
         .where(players.c.tournament_id == tid)
         .order_by(players.c.player_no)
     ).all()
-    return {str(x.player_no): x.name for x in found}
+    return {x.player_no: x.name for x in found}
 
 
-def active_names(db: Connection, tid: int) -> dict[str, str]:
-    """The name of every player not withdrawn, by start number (as text)."""
+def active_names(db: Connection, tid: int) -> dict[int, str]:
+    """The name of every player not withdrawn, by start number."""
     found = db.execute(
         select(players.c.player_no, players.c.name)
         .where(players.c.tournament_id == tid, players.c.active)
         .order_by(players.c.player_no)
     ).all()
-    return {str(x.player_no): x.name for x in found}
+    return {x.player_no: x.name for x in found}
 
 
 def enrol(db: Connection, rows: list[dict[str, Any]]) -> None:

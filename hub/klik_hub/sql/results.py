@@ -88,14 +88,23 @@ def claim_of(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def id_of(text: object) -> int | None:
+    """The id ``text`` names as the hub writes ids onto the wire (a lineup's ``tournament``
+    and seats' ``player``): ASCII decimal with no sign, space or leading zero ("7", never "07",
+    "+7", " 7" nor "٧"), from 1 to what an INTEGER column holds; None for anything else.
+
+    The one reading of an id from a table's text, for tournaments (``named``) and players
+    (``office.counting.player_id``) alike."""
+    if not isinstance(text, str) or not text.isascii() or not text.isdigit():
+        return None
+    if text != str(int(text)) or not 1 <= int(text) <= LARGEST_ID:
+        return None
+    return int(text)
+
+
 def named(tournament: object) -> int | None:
-    """The tournament id a result's ``tournament`` may name: written in decimal as the hub
-    writes it into a lineup ("7", never "07" nor "+7"), and an id a column can hold."""
-    if not isinstance(tournament, str) or not tournament.isascii() or not tournament.isdigit():
-        return None
-    if tournament != str(int(tournament)) or not 1 <= int(tournament) <= LARGEST_ID:
-        return None
-    return int(tournament)
+    """The tournament id a result's ``tournament`` may name (``id_of``), if any."""
+    return id_of(tournament)
 
 
 # --- keeping a result, in the transaction that took its envelope ----------------------------

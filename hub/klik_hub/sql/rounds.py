@@ -13,13 +13,13 @@ from klik_hub.schema import rounds, seatings
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """A drawn round as kept: its tables' players (ids as text) in seat order, table 1 first."""
+    """A drawn round as kept: its tables' players (ids) in seat order, table 1 first."""
 
     round_no: int
     stage: str
     games: int
     seed: int
-    tables: tuple[tuple[str, ...], ...]
+    tables: tuple[tuple[int, ...], ...]
     drawn_at: str = ""
 
 
@@ -38,9 +38,9 @@ def drawn(db: Connection, tid: int) -> list[Round]:
         .where(seatings.c.tournament_id == tid)
         .order_by(seatings.c.round_no, seatings.c.table_no, seatings.c.seat)
     ).all()
-    tables: dict[int, dict[int, list[str]]] = {}
+    tables: dict[int, dict[int, list[int]]] = {}
     for x in seated:
-        tables.setdefault(x.round_no, {}).setdefault(x.table_no, []).append(str(x.player_no))
+        tables.setdefault(x.round_no, {}).setdefault(x.table_no, []).append(x.player_no)
     return [
         Round(
             x.round_no,

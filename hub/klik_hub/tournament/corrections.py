@@ -18,6 +18,9 @@ were made:
   round's lineup, say) is put in its slot: round, table, the game within the round, and who
   sat at each seat.
 
+Every ``body`` here is a stored result as the office reads it: its seats' players are ids
+(int) or None (``amend``).
+
 Points are always the tournament's rule set's, from the racks (``klik.core.scoring``): neither
 a table that added wrongly nor one set to other rules decides the standings. A result with any
 correction carries a mark.
@@ -61,14 +64,14 @@ class Assign:
     round_no: int
     table: int
     game: int
-    players: tuple[tuple[str, str], ...]  # (seat, player id) in seat order
+    players: tuple[tuple[str, int], ...]  # (seat, player id) in seat order
 
     def json(self) -> dict[str, Any]:
         return {
             "round": self.round_no,
             "table": self.table,
             "game": self.game,
-            "players": {s: int(p) for s, p in self.players},
+            "players": dict(self.players),
         }
 
 
@@ -87,7 +90,7 @@ class Correction:
 class Amended:
     """A stored result after the judge's corrections, before anything is scored."""
 
-    players: dict[str, str | None]  # seat -> player id
+    players: dict[str, int | None]  # seat -> player id; None: the table named none
     racks: dict[str, SeatRack]
     judged: bool  # the judge named a seat's player (``player`` or ``assign``)
     assign: Assign | None  # the latest ``assign``
@@ -104,7 +107,7 @@ class Counted:
     # "mismatch"; None: it counts
     held: str | None
     corrected: bool
-    players: Mapping[str, str | None]  # seat -> player id
+    players: Mapping[str, int | None]  # seat -> player id; None: the table named none
     rack: Mapping[str, int]
     small: Mapping[str, int]
     big: Mapping[str, int]
@@ -146,7 +149,7 @@ def check(
         if type(value) is not int or value < 1:
             raise CorrectionError(words("value: the player's id (start number), 1 or more"))
         now = amend(body, earlier).players
-        if twice := [s for s, p in now.items() if s != seat and p == str(value)]:
+        if twice := [s for s, p in now.items() if s != seat and p == value]:
             raise CorrectionError(
                 words(
                     "value: player {player} already sits at seat {seat} of this game",
@@ -187,15 +190,20 @@ def _assign(request: Mapping[str, Any], seats: Sequence[str]) -> Assign:
         numbers["round"],
         numbers["table"],
         numbers["game"],
-        tuple((s, str(players[s])) for s in seats),
+        tuple((s, players[s]) for s in seats),
     )
 
 
 def amend(body: Mapping[str, Any], corrections: Sequence[Correction]) -> Amended:
-    """``body`` (a stored result) after ``corrections``, oldest first."""
+    """``body`` (a stored result) after ``corrections``, oldest first.
+
+    ``body`` is as the hub reads a table's result: each seat's ``player`` an id (int), or None
+    where the table named none or named it as no id is written. The wire carries ids as text;
+    the office reads them (``office.counting.readable``), so the core never parses one.
+    """
     seats = body["seats"]
     racks = {s: SeatRack(e["rack"], opened=e["opened"]) for s, e in seats.items()}
-    players: dict[str, str | None] = {s: e.get("player") for s, e in seats.items()}
+    players: dict[str, int | None] = {s: e.get("player") for s, e in seats.items()}
     excluded = accepted = judged = False
     assign = None
     for c in corrections:
@@ -206,7 +214,7 @@ def amend(body: Mapping[str, Any], corrections: Sequence[Correction]) -> Amended
             old = racks[c.seat]
             racks[c.seat] = SeatRack(old.rack, old.opened, bool(c.value), old.announced)
         elif c.kind is Kind.PLAYER and c.seat in players:
-            players[c.seat] = str(c.value)
+            players[c.seat] = int(c.value)
             judged = True
         elif c.kind is Kind.ASSIGN and c.assign is not None:
             assign = c.assign
@@ -223,7 +231,7 @@ def counted(
     body: Mapping[str, Any],
     held: str | None,
     corrections: Sequence[Correction],
-    enrolled: Collection[str],
+    enrolled: Collection[int],
     *,
     rules: RuleSet | None = None,
     slot_held: str | None = None,

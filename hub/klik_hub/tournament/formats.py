@@ -345,10 +345,10 @@ def load_format(name: str) -> Format:
 def seat_stage(
     stage: Stage,
     ranked: Sequence[Row],
-    previous_tables: Sequence[Sequence[str]] = (),
+    previous_tables: Sequence[Sequence[int]] = (),
     *,
     field: int | None = None,
-) -> tuple[tuple[str, ...], ...]:
+) -> tuple[tuple[int, ...], ...]:
     """The tables of a seeded ``stage``: each a tuple of player ids in seat order A, B, C, D.
 
     ``ranked`` are the standings that choose. For ``qualify = "top"``: the standings over every

@@ -45,9 +45,9 @@ class Lineup:
 
     round_no: int
     games: int
-    tables: tuple[tuple[str, ...], ...]  # player ids in seat order A, B, C, D; table 1 first
+    tables: tuple[tuple[int, ...], ...]  # player ids in seat order A, B, C, D; table 1 first
 
-    def seats(self, table: int) -> dict[str, str] | None:
+    def seats(self, table: int) -> dict[str, int] | None:
         """Table ``table``'s seats (seat -> player), or None if the round has no such table."""
         if not 1 <= table <= len(self.tables):
             return None
@@ -62,7 +62,7 @@ class Claim:
     round_no: int | None
     table: int
     round_game: int | None  # None: an older table, which fills the first empty slot
-    players: Mapping[str, str | None]  # seat -> player id
+    players: Mapping[str, int | None]  # seat -> player id; None: the table named none
     judged: bool = False  # the judge named its players: who sat where may differ from the draw
     assigned: Slot | None = None  # the judge's ``assign``: this slot, whatever the body says
     excluded: bool = False
@@ -142,6 +142,5 @@ def _fits(lineup: Lineup, table: int, claim: Claim, *, judged: bool) -> bool:
         return False
     if not judged:
         return dict(claim.players) == seats
-    return sorted(map(str, claim.players.values())) == sorted(seats.values()) and all(
-        p is not None for p in claim.players.values()
-    )
+    named = [p for p in claim.players.values() if p is not None]
+    return len(named) == len(claim.players) and sorted(named) == sorted(seats.values())

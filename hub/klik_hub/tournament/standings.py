@@ -8,7 +8,7 @@ less is better. A format may add further tie-breaks; their order is data (``TieB
 Players equal on every tie-break share a place, competition style (1, 2, 2, 4): place k means
 exactly k-1 players are strictly ahead. Among equals the list is ordered for display only:
 players who played before players who did not, then by name in Polish alphabetical order
-(Ł after L, Ś after S), then by id so the order never depends on the input's order.
+(Ł after L, Ś after S), then by id (start number) so the order never depends on the input's order.
 
 The final classification (``classification``) is made by the last stage each player reached
 (seed 001 ZASADY 2b-c, 004 22-23): the final's players by the final's standings, then those
@@ -43,7 +43,7 @@ DEFAULT_TIE_BREAKS = (TieBreak.BIG, TieBreak.SMALL)
 class Score:
     """One seat's points in one counted game, as the rule set scored it."""
 
-    player: str  # the player's id
+    player: int  # the player's id (start number)
     stage: str  # the format stage's name, e.g. "eliminacje"
     big: int
     small: int  # with the rule set's own sign, as written on the score sheet
@@ -56,7 +56,7 @@ class Row:
     """One line of the standings; the fields are the hub API's JSON keys."""
 
     place: int
-    player: str
+    player: int
     name: str
     big: int
     small: int
@@ -66,7 +66,7 @@ class Row:
 
 
 def standings(
-    players: Mapping[str, str],
+    players: Mapping[int, str],
     scores: Iterable[Score],
     *,
     rules: RuleSet,
@@ -116,21 +116,21 @@ def standings(
 
 
 def stage_players(
-    stage: str, seated: Mapping[str, Collection[str]], scores: Iterable[Score]
-) -> set[str]:
+    stage: str, seated: Mapping[str, Collection[int]], scores: Iterable[Score]
+) -> set[int]:
     """Who played ``stage``: seated at one of its rounds, or with a counted game in it (a
     deduction given while it was in play does not make a player one of its players)."""
     return set(seated.get(stage, ())) | {s.player for s in scores if s.stage == stage and s.game}
 
 
 def classification(
-    players: Mapping[str, str],
+    players: Mapping[int, str],
     scores: Iterable[Score],
     *,
     rules: RuleSet,
     tie_breaks: Sequence[TieBreak] = DEFAULT_TIE_BREAKS,
     stages: Sequence[str],
-    seated: Mapping[str, Collection[str]],
+    seated: Mapping[str, Collection[int]],
 ) -> list[Row]:
     """The final classification by the last stage reached, best first.
 
@@ -144,7 +144,7 @@ def classification(
     player (``Score.game`` false), in whichever stage it was given.
     """
     listed = list(scores)
-    reached: dict[str, int] = {}
+    reached: dict[int, int] = {}
     for k, stage in enumerate(stages):
         for player in stage_players(stage, seated, listed):
             reached[player] = k  # stages in order: the last one wins
@@ -168,7 +168,7 @@ def classification(
     return rows
 
 
-def break_ties(rows: Sequence[Row], order: Sequence[str]) -> list[Row]:
+def break_ties(rows: Sequence[Row], order: Sequence[int]) -> list[Row]:
     """``rows`` with ties settled as the judge decided: among players who share a place, the
     ones in ``order`` (player ids) come first, in its order; the others keep sharing.
 
