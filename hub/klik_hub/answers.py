@@ -217,6 +217,9 @@ class Player(BaseModel):
     name: str
     club: str
     active: bool = Field(description="false once withdrawn: not drawn again")
+    code: str = Field(
+        description="their page's code (/p/CODE, the badge's QR code): the judge's to hand out"
+    )
 
 
 class Sanction(BaseModel):
@@ -283,11 +286,49 @@ class StandingRow(BaseModel):
     place: int
     player: int
     name: str
+    club: str = Field(description="the player's club or school (the public's view of them)")
     big: int
     small: int
     games: int
     stage: str | None = Field(description="the stage whose standings placed the player")
     excluded: bool = Field(description="the judge excluded the player")
+
+
+# --- a player's own page --------------------------------------------------------------------
+
+
+class Spot(BaseModel):
+    round: int
+    table: int
+    seat: Seat
+
+
+class PlayerGame(BaseModel):
+    round: int | None = Field(description="the round of the slot it fills (or that it names)")
+    game: int | None = Field(description="the game within the round, or null if none is named")
+    table: int
+    seat: Seat = Field(description="the player's seat in it")
+    small: int = Field(description="the player's small points, as the game counts now")
+    big: int = Field(description="the player's big points, as the game counts now")
+    counts: bool = Field(description="false while it is held, or excluded by the judge")
+
+
+class PlayerPage(BaseModel):
+    """A player's page (``/p/CODE``): where to sit now and next, their games, their place."""
+
+    name: str
+    tournament: str = Field(description="the tournament's name")
+    round: int | None = Field(description="the round the player sits in now (null: not drawn)")
+    table: int | None = Field(description="where the player sits now (null: not drawn yet)")
+    seat: Seat | None = Field(description="their seat there (null: not drawn yet)")
+    starts: Seat | None = Field(
+        description="the seat that starts the first game at that table; null where the "
+        "format draws it at the table (the highest tile)"
+    )
+    next: Spot | None = Field(description="their seat in a round drawn after this one")
+    games: list[PlayerGame] = Field(description="every game of theirs, oldest first")
+    place: int | None = Field(description="their place in the classification (null: no game)")
+    checked_in: bool = Field(description="always false as yet: check-in comes later")
 
 
 # --- results and corrections ----------------------------------------------------------------

@@ -146,7 +146,8 @@ def make_app(
     app.include_router(session_router(gate, tls=tls))
     app.include_router(console_router())
     app.include_router(tournament_api.router(store, Depends(judge_only)))
-    app.include_router(tournament_api.pages(store))
+    app.include_router(tournament_api.pages(store, Depends(judge_only)))
+    app.include_router(tournament_api.player_pages(store))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:

@@ -16,6 +16,8 @@ In this order, before a byte of the body is read:
    another site cannot send it, so a forged form never rides on the cookie), or HTTP Basic.
    Otherwise 401 (or 429 for a client guessing passwords) before the body is read. A
    request from another site's page (``Origin`` or ``Sec-Fetch-Site`` says so) is 403.
+   A few reads are the judge's too: the players' list and the printed pages that carry the
+   players' codes (``PRINTED_WITH_CODES``, which the session cookie alone opens).
 
 Every answer carries headers that keep the pages out of other sites' frames and scripts
 (``Content-Security-Policy``, ``X-Frame-Options``). A route that fails answers in the same
@@ -84,7 +86,20 @@ def limit_of(method: str, path: str) -> int:
 def needs_judge(method: str, path: str) -> bool:
     if path in ENVELOPE_PATHS or path == SESSION_PATH:
         return False
-    return method not in SAFE_METHODS or path == JUDGE_PROBE
+    return method not in SAFE_METHODS or path == JUDGE_PROBE or _judges_reading(path)
+
+
+# The printed pages that carry the players' codes (a code opens its player's page).
+PRINTED_WITH_CODES = frozenset({"/print/sheets", "/print/badges", "/print/players"})
+
+
+def _judges_reading(path: str) -> bool:
+    """The reads that are the judge's alone: the players' list and the printed pages that
+    carry their codes."""
+    if path in PRINTED_WITH_CODES:
+        return True
+    parts = path.split("/")  # "", "api", "v1", "tournaments", ID, "players"
+    return len(parts) == 6 and parts[1:4] == ["api", "v1", "tournaments"] and parts[5] == "players"
 
 
 def host_allowed(host: str | None, public_names: Iterable[str]) -> bool:
@@ -215,8 +230,14 @@ class Guard:
     async def _judge(self, scope: Scope, headers: dict[str, str], send: Send) -> bool:
         """Whether the request is the judge's; if not, it has been answered."""
         cookie = session_of(headers)
-        if cookie is not None and CONSOLE_HEADER.decode() not in headers:
+        printed = scope["method"] in SAFE_METHODS and scope["path"] in PRINTED_WITH_CODES
+        if cookie is not None and CONSOLE_HEADER.decode() not in headers and not printed:
             cookie = None  # a cookie alone may be a forged form's: it does not count
+        # ... except for a printed page: the console opens it with a plain link (a new tab),
+        # which sends the cookie but no header. A forged link to it gains nothing: the page
+        # changes nothing; the cookie is SameSite=Strict, so another site's link, form or
+        # image does not even carry it; and only the hub's own pages may read the answer
+        # (the same-origin policy; no frame may hold it: X-Frame-Options, frame-ancestors).
         client = scope["client"][0] if scope.get("client") else "?"
         verdict = await self.gate.judge(headers.get("authorization"), cookie, client)
         if verdict.ok:

@@ -1,4 +1,5 @@
-"""Printable pages: a score sheet per table for a round, and the standings.
+"""Printable pages: a score sheet per table for a round, the standings, the players' badges
+and the enrolment list.
 
 Plain HTML with print CSS (A4, one table's sheet a page, no buttons or colours that a
 printer would waste ink on), so the judge prints from the browser. The paper is the
@@ -10,6 +11,12 @@ The markup is in Jinja2 templates, ``templates/sheets.html`` and ``templates/sta
 (``klik.words``, context "print"), and this module shapes the data for them. Autoescaping
 escapes every value a user typed (a tournament's, a player's, a club's name), so nothing here
 escapes by hand.
+
+A player's code opens their page (``/p/CODE``): the badges (``badges.html``, A4, 8 to a page,
+to cut out), the enrolment list for the judge's desk (``players.html``) and the table sheets
+carry it in large type and as a QR code of the page's address. The QR codes are inline SVG made
+here by segno, so a page prints with no request beyond itself. Those three pages are the
+judge's alone (``guard.needs_judge``): a code is as good as the player's page.
 """
 
 from __future__ import annotations
@@ -18,22 +25,68 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import segno
+from markupsafe import Markup
+
 from klik.core.game import nth_starter
 from klik.words import Language, spoken, templates
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
 TEMPLATES = templates("klik_hub")  # compiled once, for the process
+BADGES_A_PAGE = 8  # 2 × 4 on A4 (print.css sizes them)
+# Always a full QR code (a phone's camera reads no Micro QR), level M: a badge worn a day may
+# lose a corner. A border of 2 modules: the paper around it is white as well.
+QR_ERROR = "m"
+QR_SVG: dict[str, Any] = {"border": 2, "omitsize": True, "svgclass": "qr", "lineclass": None}
+
+
+def player_url(base: str, code: str) -> str:
+    """The player's page: ``base`` is the hub's address as the printing request reached it
+    (``http://192.168.1.10:8000/``), so a phone on the same network opens it."""
+    return f"{base.rstrip('/')}/p/{code}"
+
+
+def qr_svg(url: str) -> Markup:
+    """``url`` as a QR code, inline SVG (sized by print.css). Markup, not text to escape: the
+    SVG is segno's own paths, and the URL is in it only as black and white modules."""
+    return Markup(segno.make_qr(url, error=QR_ERROR).svg_inline(**QR_SVG))
+
+
+@dataclass(frozen=True)
+class Coded:
+    """A player with their code, its page's address and that address as a QR code."""
+
+    player: int
+    name: str
+    club: str
+    code: str
+    url: str
+    qr: Markup
+    active: bool = True
+
+
+def coded(player: Mapping[str, Any], base: str) -> Coded:
+    """``player`` as ``office.players.listed`` gives one, with their page's QR code."""
+    url = player_url(base, str(player["code"]))
+    return Coded(
+        player["id"],
+        player["name"],
+        player["club"],
+        player["code"],
+        url,
+        qr_svg(url),
+        bool(player["active"]),
+    )
 
 
 @dataclass(frozen=True)
 class Seat:
-    """One line of a sheet's lineup: the seat's letter and the player sitting there."""
+    """One line of a sheet's lineup: the seat's letter and the player sitting there, with
+    their code (``Coded``)."""
 
     seat: str
-    player: int
-    name: str
-    club: str
+    player: Coded
 
 
 @dataclass(frozen=True)
@@ -51,16 +104,17 @@ def sheets(
     tournament: Mapping[str, Any],
     drawn: Mapping[str, Any],
     players: Mapping[int, Mapping[str, Any]],
+    base: str,
     lang: str = "pl",
 ) -> str:
-    """A sheet a table for round ``drawn`` (as ``GET .../rounds/{n}`` answers it)."""
+    """A sheet a table for round ``drawn`` (as ``GET .../rounds/{n}`` answers it); each
+    seat's player with their code and its QR code (``base``: as ``player_url``)."""
     games = range(1, int(drawn["games"]) + 1)
     drawn_first = load_format(str(tournament["format"])).first_starter == "draw"
     pages = []
     for table in drawn["tables"]:
         seats = tuple(
-            Seat(seat, player, players[player]["name"], players[player]["club"])
-            for seat, player in table["seats"].items()
+            Seat(seat, coded(players[player], base)) for seat, player in table["seats"].items()
         )
         letters = [s.seat for s in seats]
         starters = tuple(nth_starter(letters, letters[0], g) for g in games)
@@ -86,4 +140,32 @@ def standings(
     and by a player the judge excluded."""
     return TEMPLATES.get_template("standings.html").render(
         tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, **spoken(Language(lang))
+    )
+
+
+def badges(
+    tournament: Mapping[str, Any],
+    players: Sequence[Mapping[str, Any]],
+    base: str,
+    lang: str = "pl",
+) -> str:
+    """A badge for every active player of ``players`` (``office.players.listed``: by start
+    number), ``BADGES_A_PAGE`` to an A4 page; ``base``: as ``player_url``."""
+    worn = [coded(p, base) for p in players if p["active"]]
+    pages = [worn[k : k + BADGES_A_PAGE] for k in range(0, len(worn), BADGES_A_PAGE)]
+    return TEMPLATES.get_template("badges.html").render(
+        tournament=tournament, pages=pages, **spoken(Language(lang))
+    )
+
+
+def enrolment(
+    tournament: Mapping[str, Any],
+    players: Sequence[Mapping[str, Any]],
+    base: str,
+    lang: str = "pl",
+) -> str:
+    """The enrolment list for the judge's desk: every player by start number (a withdrawn
+    one marked), with their code and its QR code; ``base``: as ``player_url``."""
+    return TEMPLATES.get_template("players.html").render(
+        tournament=tournament, players=[coded(p, base) for p in players], **spoken(Language(lang))
     )

@@ -127,7 +127,11 @@ players = Table(
     Column("club", String(100), nullable=False),
     # False once the judge withdraws the player: never drawn again, their games still count
     Column("active", Boolean, nullable=False, server_default=true()),
+    # Their page's address (/p/CODE), unique across tournaments: only the judge and the
+    # player's own badge show it (office.players.new_code)
+    Column("code", String(16), nullable=False),
 )
+Index("ix_players_code", players.c.code, unique=True)
 
 # A drawn round; two draws of one round meet at the primary key, so only one is kept.
 rounds = Table(

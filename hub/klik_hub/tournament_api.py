@@ -27,7 +27,7 @@ from pydantic_core import PydanticCustomError
 from klik.core.limits import GAME
 from klik.errors import KlikError
 from klik.link import protocol as p
-from klik.words import N_, Language, Words, language_of, words
+from klik.words import N_, Language, Words, language_of, spoken, templates, words
 from klik_hub import answers, exports, faults, office, printing
 from klik_hub.answers import JUDGE, Seat, refusals
 from klik_hub.office.errors import (
@@ -322,9 +322,15 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         except roster.RosterError as problem:
             return error(422, problem.into(reader(request)))
 
-    @api.get("/{tid}/players", response_model=list[answers.Player], responses=of_one)
+    @api.get(
+        "/{tid}/players",
+        dependencies=guarded,
+        response_model=list[answers.Player],
+        responses=refusals(404, 422, *JUDGE),
+    )
     def players(tid: Id) -> list[dict[str, Any]]:
-        """Every enrolled player: ``{"id", "name", "club", "active"}`` by start number."""
+        """Every enrolled player: ``{"id", "name", "club", "active", "code"}`` by start
+        number; the judge's only, as it carries each player's code (their page's address)."""
         return office.players.listed(store, tid)
 
     @api.post(
@@ -400,13 +406,15 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         """The final classification, best first: ``{"place", "player", "name", "big",
         "small", "games", "stage"}``; by the last stage each player reached (the format's
         ``classification``), each row with the points of the stage that placed it, and
-        ``excluded`` for a player the judge excluded. ``stage`` gives that stage's standings,
-        of its own players only."""
+        ``excluded`` for a player the judge excluded, and each player's ``club``. ``stage``
+        gives that stage's standings, of its own players only."""
+        clubs = {p["id"]: p["club"] for p in office.players.listed(store, tid)}
         return [
             answers.StandingRow(
                 place=x.place,
                 player=x.player,
                 name=x.name,
+                club=clubs.get(x.player, ""),
                 big=x.big,
                 small=x.small,
                 games=x.games,
@@ -422,8 +430,11 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     return api
 
 
-def pages(store: Store) -> APIRouter:
-    """The public pages: the projector and the printable sheets and standings."""
+def pages(store: Store, judge_only: Any) -> APIRouter:
+    """The pages: the projector and the printed standings (public), and the printed pages
+    that carry the players' codes, the table sheets, the badges and the enrolment list
+    (``judge_only``, a ``Depends``, as in ``router``; the guard lets the console's session
+    cookie open them from a plain link, see ``guard.PRINTED_WITH_CODES``)."""
     web = APIRouter(include_in_schema=False)
 
     @web.get("/projector", response_class=HTMLResponse)
@@ -437,19 +448,35 @@ def pages(store: Store) -> APIRouter:
         script = resources.files("klik_hub").joinpath("web/projector.js")
         return Response(script.read_text(encoding="utf-8"), media_type="text/javascript")
 
-    @web.get("/print/sheets", response_class=HTMLResponse)
+    @web.get("/print/sheets", response_class=HTMLResponse, dependencies=[judge_only])
     def sheets(
-        t: Annotated[int, Query(ge=1, le=2**31 - 1)],
+        request: Request,
+        t: Tid,
         round_no: Annotated[int, Query(alias="round", ge=1, le=10_000)],
         lang: Lang = "pl",
     ) -> Response:
         tournament = office.tournaments.get(store, t)
         drawn = office.rounds.get(store, t, round_no)
         players = {p["id"]: p for p in office.players.listed(store, t)}
-        return HTMLResponse(printing.sheets(tournament, drawn, players, lang))
+        base = str(request.base_url)
+        return HTMLResponse(printing.sheets(tournament, drawn, players, base, lang))
+
+    # The players' pages' addresses are the hub's as the printing request reached it: the
+    # console opened by the hall's address prints the hall's (the guard let in no other name).
+    @web.get("/print/badges", response_class=HTMLResponse, dependencies=[judge_only])
+    def badges(request: Request, t: Tid, lang: Lang = "pl") -> Response:
+        tournament = office.tournaments.get(store, t)
+        players = office.players.listed(store, t)
+        return HTMLResponse(printing.badges(tournament, players, str(request.base_url), lang))
+
+    @web.get("/print/players", response_class=HTMLResponse, dependencies=[judge_only])
+    def enrolment(request: Request, t: Tid, lang: Lang = "pl") -> Response:
+        tournament = office.tournaments.get(store, t)
+        players = office.players.listed(store, t)
+        return HTMLResponse(printing.enrolment(tournament, players, str(request.base_url), lang))
 
     @web.get("/print/standings", response_class=HTMLResponse)
-    def standings(t: Annotated[int, Query(ge=1, le=2**31 - 1)], lang: Lang = "pl") -> Response:
+    def standings(t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
         rows = office.standings.ranked(store, t)
         clubs, corrected = _clubs_and_corrected(store, t)
@@ -472,6 +499,7 @@ def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[int, str], set[in
 
 
 Lang = Annotated[Literal["pl", "en"], Query(description="the header line's language")]
+Tid = Annotated[int, Query(ge=1, le=2**31 - 1, description="the tournament's id")]
 
 
 def csv_file(what: str) -> dict[str, Any]:
@@ -608,3 +636,54 @@ def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     def get_corrections(tid: Id) -> list[dict[str, Any]]:
         """The audit log: every correction with its reason, who and when, newest first."""
         return office.corrections.log(store, tid)
+
+
+Code = Annotated[
+    str,
+    Path(
+        description="the player's code (10 signs of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ, printed on "
+        "their badge); anything else is 404",
+    ),
+]
+
+
+def player_pages(store: Store) -> APIRouter:
+    """A player's own page, public and read-only, by the code on their badge (issue 20):
+    ``GET /api/v1/p/{code}`` (JSON, ``answers.PlayerPage``) and ``GET /p/{code}`` (the page
+    for a phone, ``templates/player.html`` with ``web/player.js``, which reads the JSON every
+    5 s). An unknown code is 404: one line of JSON, or a page saying so. The code is in the
+    address only: every answer's ``Referrer-Policy: no-referrer`` (the guard) keeps it from
+    the sites a page links to."""
+    web = APIRouter()
+    shown = templates("klik_hub")
+
+    @web.get(
+        "/api/v1/p/{code}",
+        tags=["players' pages"],
+        response_model=answers.PlayerPage,
+        responses=refusals(404, 422),  # 422: FastAPI describes one for any parameter
+    )
+    def player_page(code: Code) -> dict[str, Any]:
+        """Where the player sits now (``table``, ``seat``, ``round``; null before their
+        first draw) and who starts the first game there (``starts``; null where the format
+        draws it at the table), their seat in the next round once drawn (``next``), their
+        games as they count now (``games``), their place (``place``), ``checked_in``."""
+        return office.player_page.page(store, code)
+
+    @web.get("/p/{code}", response_class=HTMLResponse, include_in_schema=False)
+    def page(code: str, lang: str = "pl") -> HTMLResponse:
+        # Polish unless English is asked for (as the projector: any other ``lang`` is Polish)
+        said = spoken(Language.EN if lang == "en" else Language.PL)
+        try:
+            office.player_page.page(store, code)
+        except NotFoundError:
+            return HTMLResponse(shown.get_template("player.html").render(known=False, **said), 404)
+        return HTMLResponse(shown.get_template("player.html").render(known=True, **said))
+
+    @web.get("/player.js", include_in_schema=False)
+    def script() -> Response:
+        # A file of its own: the pages' Content-Security-Policy runs scripts from files only.
+        script = resources.files("klik_hub").joinpath("web/player.js")
+        return Response(script.read_text(encoding="utf-8"), media_type="text/javascript")
+
+    return web

@@ -3,7 +3,8 @@
 The judge logs in, creates a tournament, enrols its players from a CSV file, draws a round,
 sends the lineups and starts the round on both tables; the tables (the real daemon with mock
 pins) play their games and report; the judge corrects a result, reads the standings, opens
-the projector, exports a CSV and prints the sheets and the standings (Chromium's PDF).
+the projector, exports a CSV and prints the sheets and the standings (Chromium's PDF), the
+badges and the enrolment list.
 
 ``KLIK_WRITE_DOCS=1`` retakes the README's pictures of the console and the projector.
 """
@@ -150,6 +151,15 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(printed.locator("tr")).to_have_count(8)
         expect(printed.locator(".mark")).to_have_count(4)
         assert pdf_pages(printed.pdf(format="A4")) == 1
+        # the badges and the enrolment list by the console's links: the session opens them
+        page.get_by_test_id("tab-setup").click()
+        with page.context.expect_page() as opened:
+            page.locator("#print-badges").click()
+        expect(opened.value.locator(".badge svg.qr")).to_have_count(7)
+        with page.context.expect_page() as opened:
+            page.locator("#print-players").click()
+        expect(opened.value.locator(".enrolled svg.qr")).to_have_count(7)
+        assert page.context.request.get(f"{url}/print/badges?t=1").status == 200  # the cookie
 
         # logged in once, by a cookie no script can read; "Wyloguj" ends the session
         assert "klik_session" not in page.evaluate("document.cookie")
@@ -161,6 +171,8 @@ def test_the_judge_runs_a_round_from_the_console(
         page.get_by_test_id("t-name").fill("Drugi turniej")
         page.get_by_test_id("t-create").click()
         expect(page.locator("#login")).to_be_visible()  # the hub asks again: 401
+        # the codes are the judge's only (the browser's cookies, the session's gone)
+        assert page.context.request.get(f"{url}/print/badges?t=1").status == 401
     finally:
         for table in tables:
             table.stop()

@@ -23,13 +23,15 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
+from klik_hub import sql
 from klik_hub.store import Store
 from tests.helpers.hubkit import live_hub
 from tests.helpers.tourney import Hall, create, enrol
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
-# The path parameters of what the hub holds: tournament 1, its player 1, its round 1, result 1.
-KNOWN = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1, "table": 1}
+# The path parameters of what the hub holds: tournament 1, its player 1, its round 1, result 1,
+# and (set once the player is enrolled) player 1's code.
+KNOWN: dict[str, object] = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1, "table": 1}
 
 
 def at_known(case: schemathesis.Case) -> schemathesis.Case:
@@ -44,6 +46,8 @@ def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None
         tables = Hall(url, store, 3)  # paired, so that commands to them are taken
         tid = create(url)
         enrol(url, tid, 8)
+        with store.reading() as db:  # player 1's page's code (the players' list is the judge's)
+            KNOWN["code"] = sql.players.one(db, tid, 1).code
         seated = {"A": 1, "B": 2, "C": 3}
         reported = tables.report(tid, None, 1, seated, {"A": 0, "B": 5, "C": 9},
                                  rules="tournament")  # fmt: skip

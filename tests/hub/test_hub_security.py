@@ -177,6 +177,50 @@ def test_the_console_logs_in_once_and_out(tmp_path: Path) -> None:
         assert console.post("/api/v1/tournaments", json=new).status_code == 401
 
 
+def test_the_printed_pages_with_the_players_codes_are_the_judges(tmp_path: Path) -> None:
+    """The badges, the enrolment list and the table sheets carry the players' codes: the
+    judge's only, by HTTP Basic or by the console's session, whose cookie alone opens them (a
+    plain link from the console sends no header); the printed standings stay public."""
+    new = {"name": "Liga", "format": "open", "move_time_s": 60}
+    with klik_hub(tmp_path) as hub, client(hub) as script:
+        script.auth = ("judge", PASSWORD)
+        tid = script.post("/api/v1/tournaments", json=new).json()["id"]
+        enrolled = [{"name": f"Gracz {k}", "club": "SP 1"} for k in range(1, 5)]
+        assert script.post(f"/api/v1/tournaments/{tid}/players", json=enrolled).status_code == 201
+        assert script.post(f"/api/v1/tournaments/{tid}/rounds", json={}).status_code == 201
+        codes = [p["code"] for p in script.get(f"/api/v1/tournaments/{tid}/players").json()]
+        printed = [f"/print/badges?t={tid}", f"/print/players?t={tid}"]
+        printed.append(f"/print/sheets?t={tid}&round=1")
+        with client(hub) as anyone:
+            for path in printed:
+                answer = anyone.get(path)
+                assert (answer.status_code, answer.json()) == (401, {"error": guard.NEED_JUDGE})
+                assert answer.headers["www-authenticate"] == judge.REALM  # the browser asks
+            assert anyone.get(f"/print/standings?t={tid}").status_code == 200
+        for path in printed:
+            answer = script.get(path)
+            assert answer.status_code == 200, path
+            assert all(code in answer.text for code in codes), path
+        with client(hub, **{"X-Klik-Console": "1"}) as console:
+            assert console.post("/api/v1/session", json={"password": PASSWORD}).status_code == 200
+            token = console.cookies[judge.SESSION_COOKIE]
+            assert all(console.get(path).status_code == 200 for path in printed)
+        with client(hub) as tab:  # a new tab opened by the console's link: the cookie alone
+            tab.cookies.set(judge.SESSION_COOKIE, token)
+            for path in printed:
+                answer = tab.get(path)
+                assert answer.status_code == 200, path
+                assert all(code in answer.text for code in codes), path
+            # ... which opens nothing else of the judge's, and changes nothing
+            assert tab.get(f"/api/v1/tournaments/{tid}/players").status_code == 401
+            assert tab.post("/api/v1/tournaments", json=new).status_code == 401
+            tab.cookies.set(judge.SESSION_COOKIE, "no-such-session")
+            assert all(tab.get(path).status_code == 401 for path in printed)
+    assert guard.needs_judge("GET", "/print/badges")
+    assert guard.needs_judge("HEAD", "/print/players")
+    assert not guard.needs_judge("GET", "/print/standings")
+
+
 # --- Host, cross-site requests, headers -------------------------------------------------------
 
 

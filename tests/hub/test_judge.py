@@ -123,13 +123,16 @@ def test_reading_needs_no_password(guarded: tuple[str, Store]) -> None:
     ).json()["id"]
     for path in (
         f"/api/v1/tournaments/{tid}",
-        f"/api/v1/tournaments/{tid}/players",
         f"/api/v1/tournaments/{tid}/standings",
         "/api/v1/results",
         "/api/v1/tables",
         "/",
     ):
         assert httpx.get(url + path).status_code == 200, path
+    # but the players' list carries each player's code (their page's address): the judge's
+    players = f"{url}/api/v1/tournaments/{tid}/players"
+    assert httpx.get(players).status_code == 401
+    assert httpx.get(players, headers=basic("judge", PASSWORD)).status_code == 200
 
 
 def test_a_hub_on_the_network_needs_a_password(store: Store, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The tournament office: what the judge does with a tournament, a module per concept
 (``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``results``,
-``corrections``, ``standings``; ``counting`` what every result counts for, which several of
-them read).
+``corrections``, ``standings``, and ``player_page``, what a player's own page says;
+``counting`` what every result counts for, which several of them read).
 
 Why "office": it is the tournament office's work (Tabbycat's folders, one per thing a
 tournament director does), between the routes (``klik_hub.tournament_api``) and the
@@ -29,6 +29,7 @@ from klik_hub.office import (
     counting,
     draws,
     errors,
+    player_page,
     players,
     results,
     rounds,
@@ -42,6 +43,7 @@ __all__ = [
     "counting",
     "draws",
     "errors",
+    "player_page",
     "players",
     "results",
     "rounds",

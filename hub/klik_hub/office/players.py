@@ -6,6 +6,7 @@ again, and their games stay and count for their opponents.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,16 @@ from klik_hub.tournament.roster import (
     check_new,
     entrant,
 )
+
+# A player's code: their page's address (/p/CODE) and their badge's QR code. Ten letters and
+# digits of 32, none that a phone's reader or a child mixes up (no 0/O, no 1/I): 50 bits, so
+# a code is never guessed, and short enough to type from the badge.
+CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+CODE_LENGTH = 10
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
 def enrol(
@@ -52,12 +63,25 @@ def enrol(
             raise TournamentError(said)
         first = max(enrolled, default=0) + 1
         rows = [
-            {"tournament_id": tid, "player_no": first + k, "name": e.name, "club": e.club}
+            {
+                "tournament_id": tid,
+                "player_no": first + k,
+                "name": e.name,
+                "club": e.club,
+                "code": new_code(),
+            }
             for k, e in enumerate(entrants)
         ]
         sql.players.enrol(db, rows)
     return [
-        {"id": x["player_no"], "name": x["name"], "club": x["club"], "active": True} for x in rows
+        {
+            "id": x["player_no"],
+            "name": x["name"],
+            "club": x["club"],
+            "active": True,
+            "code": x["code"],
+        }
+        for x in rows
     ]
 
 
@@ -124,4 +148,11 @@ def active(db: Connection, tid: int) -> dict[int, str]:
 
 
 def player_json(row: Any) -> dict[str, Any]:
-    return {"id": row.player_no, "name": row.name, "club": row.club, "active": bool(row.active)}
+    """A player as the judge's routes answer: with their code."""
+    return {
+        "id": row.player_no,
+        "name": row.name,
+        "club": row.club,
+        "active": bool(row.active),
+        "code": row.code,
+    }

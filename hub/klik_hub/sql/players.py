@@ -39,6 +39,11 @@ def one(db: Connection, tid: int, player_no: int) -> Any:
     ).first()
 
 
+def by_code(db: Connection, code: str) -> Any:
+    """The player whose page's code is ``code`` (in any tournament), or None."""
+    return db.execute(select(players).where(players.c.code == code)).first()
+
+
 def names(db: Connection, tid: int) -> dict[int, str]:
     """Every player's name by start number, withdrawn or not."""
     found = db.execute(
@@ -60,7 +65,8 @@ def active_names(db: Connection, tid: int) -> dict[int, str]:
 
 
 def enrol(db: Connection, rows: list[dict[str, Any]]) -> None:
-    """Keep new players: ``tournament_id``, ``player_no``, ``name`` and ``club`` each."""
+    """Keep new players: ``tournament_id``, ``player_no``, ``name``, ``club`` and ``code``
+    each."""
     db.execute(insert(players), rows)
 
 

@@ -27,6 +27,7 @@ const LABELS = {
   save: _("Save the correction"), audit: _("Corrections log"), stage: _("Stage"),
   projector: _("Projector"), csvStandings: _("Standings CSV"), csvResults: _("Results CSV"),
   printStandings: _("Print the standings"),
+  printBadges: _("Print the badges"), printPlayers: _("Print the enrolment list"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -148,7 +149,11 @@ function say(text, error = false) {
   line.className = error ? "error" : "done";
 }
 
-const get = url => ask(url).then(r => r.ok ? r.json() : Promise.reject(r));
+// With the console's header, so the judge's session opens the judge's reads (the players).
+const get = url => ask(url, {headers: CONSOLE}).then(r => r.ok ? r.json() : Promise.reject(r));
+// The players' list is the judge's alone (it carries their codes): none until they log in.
+const playersOf = tid => get(`/api/v1/tournaments/${tid}/players`)
+  .catch(r => r.status === 401 ? [] : Promise.reject(r));
 
 // --- the live tables (every tab's data is asked for only while it is shown) ------------------
 
@@ -248,7 +253,13 @@ async function tournaments() {
 }
 
 async function setup() {
-  const players = tid ? await get(`/api/v1/tournaments/${tid}/players`) : [];
+  // Plain links, opened in a new tab: the session cookie opens these pages (guard.py).
+  for (const what of ["badges", "players"]) {
+    const link = $(`print-${what}`);
+    link.hidden = !tid;
+    if (tid) link.href = `/print/${what}?t=${tid}${lang === "en" ? "&lang=en" : ""}`;
+  }
+  const players = tid ? await playersOf(tid) : [];
   $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`), el("td", {}, p.club))));
 }
@@ -263,7 +274,7 @@ async function round() {
   }
   $("sheets").href = `/print/sheets?t=${tid}&round=${last.round}${lang === "en" ? "&lang=en" : ""}`;
   const [drawn, players] = await Promise.all([
-    get(`/api/v1/tournaments/${tid}/rounds/${last.round}`), get(`/api/v1/tournaments/${tid}/players`)]);
+    get(`/api/v1/tournaments/${tid}/rounds/${last.round}`), playersOf(tid)]);
   const names = Object.fromEntries(players.map(p => [p.id, p.name]));
   $("round-title").textContent = _(
     "Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}", drawn);

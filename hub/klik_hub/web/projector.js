@@ -48,9 +48,8 @@ async function refresh() {
     tid = playing ? playing.id : null;
   }
   if (!tid) { $("title").textContent = _("No tournament."); return; }
-  const [tournament, rows, players] = await Promise.all(
-    [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/standings`, `/api/v1/tournaments/${tid}/players`]
-      .map(u => fetch(u).then(r => r.json())));
+  const [tournament, rows] = await Promise.all(
+    [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/standings`].map(u => fetch(u).then(r => r.json())));
   document.title = _("{name} — Standings", {name: tournament.name});
   $("title").textContent = document.title;
   const last = tournament.rounds.at(-1);
@@ -59,11 +58,10 @@ async function refresh() {
     const missing = drawn.tables.reduce((n, x) => n + x.missing, 0);
     $("round").textContent = roundLine(last, missing);
   }
-  const clubs = Object.fromEntries(players.map(p => [p.id, p.club]));
   const played = rows.some(r => r.games > 0);
   $("empty").hidden = played;
   $("empty").textContent = _("No results yet.");
-  $("rows").replaceChildren(...(played ? rows.map(r => line(r, clubs[r.player])) : []));
+  $("rows").replaceChildren(...(played ? rows.map(r => line(r, r.club)) : []));
 }
 
 // Scroll a line at a time; at the bottom wait, then back to the top.
