@@ -10,14 +10,19 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import resources
 from typing import Any
 
 import httpx
 import uvicorn
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import Connection, create_engine
 
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik.link import protocol as p
 from klik_hub.app import make_app
+from klik_hub.db import url_of
 from klik_hub.store import Store
 
 NOW_MS = 1_795_000_000_000  # 2026-11-18, the hub's clock in these tests
@@ -122,3 +127,19 @@ def post(url: str, path: str, data: bytes, **headers: str) -> httpx.Response:
         headers={"Content-Type": "application/json", **headers},
         timeout=10,
     )
+
+
+@contextmanager
+def at_revision(db: str, revision: str) -> Iterator[Connection]:
+    """A connection to ``db`` migrated only up to Alembic's ``revision``, in a transaction
+    committed at the end: a database of an older hub, to fill before the migrations after it."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(resources.files("klik_hub") / "migrations"))
+    engine = create_engine(url_of(db))
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+            yield connection
+    finally:
+        engine.dispose()

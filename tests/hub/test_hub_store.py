@@ -9,22 +9,19 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 
 import httpx
 import pytest
-from alembic import command
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select, text
 
 from klik_hub import hall, office
 from klik_hub.db import open_engine, url_of
 from klik_hub.schema import metadata, results
 from klik_hub.store import Store
-from tests.helpers.hubkit import post, result_body, sealed
+from tests.helpers.hubkit import at_revision, post, result_body, sealed
 
 KLIK = Path(sys.executable).with_name("klik")
 
@@ -182,12 +179,7 @@ def test_a_result_refers_by_key_to_the_hub_tournament_it_names_and_no_other(
 
 
 def test_the_migration_to_tournament_ids_refers_the_results_kept_before(db: str) -> None:
-    config = AlembicConfig()
-    config.set_main_option("script_location", str(resources.files("klik_hub") / "migrations"))
-    engine = create_engine(url_of(db))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0004")
+    with at_revision(db, "0004") as connection:
         connection.execute(
             text(
                 "INSERT INTO tournaments (id, name, rules, format, move_time_s, created_at)"
@@ -203,7 +195,6 @@ def test_the_migration_to_tournament_ids_refers_the_results_kept_before(db: str)
                 ),
                 {"seq": seq, "named": named},
             )
-    engine.dispose()
     store = Store(open_engine(db), lambda: 0)  # migrates to the head
     with store.engine.connect() as connection:
         referred = connection.execute(

@@ -3,19 +3,15 @@ shown to the judge only, never in a public answer, and given to players enrolled
 
 from __future__ import annotations
 
-from importlib import resources
-
 import httpx
-from alembic import command
-from alembic.config import Config as AlembicConfig
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import select, text
 
 from klik_hub import judge
-from klik_hub.db import open_engine, url_of
+from klik_hub.db import open_engine
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
 from klik_hub.schema import players
 from klik_hub.store import Store
-from tests.helpers.hubkit import live_hub
+from tests.helpers.hubkit import at_revision, live_hub
 from tests.helpers.tourney import Hall, create, lowest_goes_out
 from tests.hub.test_judge import PASSWORD, basic
 
@@ -97,12 +93,7 @@ def test_no_public_answer_shows_a_players_code(hub: Hub) -> None:
 
 
 def test_the_migration_gives_codes_to_the_players_enrolled_before(db: str) -> None:
-    config = AlembicConfig()
-    config.set_main_option("script_location", str(resources.files("klik_hub") / "migrations"))
-    engine = create_engine(url_of(db))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0005")
+    with at_revision(db, "0005") as connection:
         connection.execute(
             text(
                 "INSERT INTO tournaments (id, name, rules, format, move_time_s, created_at)"
@@ -117,7 +108,6 @@ def test_the_migration_gives_codes_to_the_players_enrolled_before(db: str) -> No
                 ),
                 {"k": k, "name": f"Gracz {k}"},
             )
-    engine.dispose()
     store = Store(open_engine(db), lambda: 0)  # migrates to the head
     try:
         with store.engine.connect() as connection:
