@@ -33,7 +33,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
-BROWSER_FIXTURES = {"page", "chromium_page"}
+BROWSER_FIXTURES = {"page", "chromium_page", "phone"}
 POSTGRES_FIXTURES = {"postgres", "pg_url"}
 
 #: Folders and files whose every test is slow, relative to tests/, and why.
@@ -67,7 +67,10 @@ def _tier_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     marks = []
     names = set(getattr(item, "fixturenames", ()))
     code = getattr(getattr(item, "function", None), "__code__", None)
-    starts_chromium = code is not None and "sync_playwright" in code.co_names  # by itself
+    # A test that starts Chromium by itself (tests.helpers.browser, or Playwright directly)
+    starts_chromium = code is not None and bool(
+        {"chromium_page", "sync_playwright"} & set(code.co_names)
+    )
     if names & BROWSER_FIXTURES or starts_chromium:
         marks.append(pytest.mark.browser)
     callspec = getattr(item, "callspec", None)

@@ -57,12 +57,7 @@ def hub(store: Store) -> Iterator[tuple[str, Store]]:
 @pytest.fixture
 def chromium_page() -> Iterator[Any]:
     """A page of Debian's headless Chromium, 1280 × 900, closed after the test."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only page tests pay for it
+    from tests.helpers.browser import chromium_page  # noqa: PLC0415 - only page tests pay for it
 
-    from tests.hub.test_hub_page import CHROMIUM, FLAGS  # noqa: PLC0415
-
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        browser.close()
+    with chromium_page(viewport={"width": 1280, "height": 900}) as page:
+        yield page

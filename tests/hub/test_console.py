@@ -19,13 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from klik.core import game as g
 from klik.table.daemon import Daemon
 from klik_hub import judge
 from klik_hub.store import Store
-from tests.hub.test_hub_page import CHROMIUM, DOCS, FLAGS
+from tests.helpers.browser import chromium_page
+from tests.hub.test_hub_page import DOCS
 from tests.hub.test_table_to_hub import double, paired_table, until
 
 PASSWORD = "sędzia-główny-2026"
@@ -37,14 +38,8 @@ ROSTER = (
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(
-            viewport={"width": 1280, "height": 720}, accept_downloads=True
-        )
-        yield context.new_page()
-        browser.close()
+    with chromium_page(viewport={"width": 1280, "height": 720}, accept_downloads=True) as page:
+        yield page
 
 
 def play_the_round(tables: list[Daemon]) -> None:

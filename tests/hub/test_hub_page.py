@@ -6,30 +6,24 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from klik_hub import guard, hall
 from klik_hub.store import Store
+from tests.helpers.browser import chromium_page
 from tests.helpers.hubkit import live_hub, post, result_body, sealed
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 DOCS = Path(__file__).parents[2] / "docs"
 
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser.new_page(viewport={"width": 1280, "height": 640})
-        browser.close()
+    with chromium_page(viewport={"width": 1280, "height": 640}) as page:
+        yield page
 
 
 def beat(store: Store, url: str, device: str, key: str, seq: int, **state: object) -> None:

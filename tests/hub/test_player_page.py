@@ -13,11 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from klik_hub.store import Store
+from tests.helpers.browser import chromium_page
 from tests.helpers.tourney import Hall, create, lowest_goes_out
-from tests.hub.test_hub_page import CHROMIUM, FLAGS
 
 Hub = tuple[str, Store]
 API = "/api/v1/tournaments"
@@ -162,14 +162,9 @@ def test_the_page_says_where_to_sit_in_words_from_the_catalogue(hub: Hub) -> Non
 @pytest.fixture
 def phone() -> Iterator[Page]:
     """A page of Debian's headless Chromium the size of a phone (390 × 844)."""
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
-        )
-        yield context.new_page()
-        browser.close()
+    phone = {"width": 390, "height": 844}
+    with chromium_page(viewport=phone, device_scale_factor=2, is_mobile=True) as page:
+        yield page
 
 
 def no_sideways_scroll(page: Page) -> bool:

@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
 from klik.words import Language
-from tests.web.test_virtual_table import CHROMIUM, FLAGS, JSON, PLAYERS, pin_down
+from tests.helpers.browser import chromium_page
+from tests.web.test_virtual_table import JSON, PLAYERS, pin_down
 
 
 @pytest.fixture
@@ -71,9 +72,7 @@ def test_the_hall_shows_every_table_and_each_plays_on_its_own(
     two: tuple[str, list[Daemon]],
 ) -> None:
     base, tables = two
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1366, "height": 768})
+    with chromium_page(viewport={"width": 1366, "height": 768}) as page:
         page.goto(f"{base}/hall")
         expect(page.locator("iframe")).to_have_count(2)
         expect(page).to_have_title("Klik — sala wirtualnych stołów")  # table 1's language
@@ -86,7 +85,6 @@ def test_the_hall_shows_every_table_and_each_plays_on_its_own(
         page.wait_for_timeout(100)
         page.mouse.up()
         expect(second.get_by_test_id("status")).to_contain_text("ruch — A")
-        browser.close()
     assert tables[1].engine.game.mover == "A"
     assert tables[0].engine.game.mover is None  # table 1 is still waiting for its start
 

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import select
-import shutil
 import socket
 import threading
 import time
@@ -26,23 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 from klik.table import config as c
 from klik.table import sim
 from klik.table.daemon import Daemon
+from tests.helpers.browser import chromium_page
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DOCS = Path(__file__).parents[2] / "docs"
 JSON = {"Content-Type": "application/json"}
 
@@ -84,13 +73,9 @@ def server(httpd: sim.Server) -> str:
 
 @pytest.fixture
 def page(server: str) -> Iterator[Page]:
-    assert Path(CHROMIUM).exists(), "Chromium is missing: apt-get install chromium (.ci/run does)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1366, "height": 768})  # a school laptop
+    with chromium_page(viewport={"width": 1366, "height": 768}) as page:  # a school laptop
         page.goto(server)
         yield page
-        browser.close()
 
 
 def state(base: str) -> dict[str, Any]:
