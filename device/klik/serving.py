@@ -63,8 +63,10 @@ class Deadline(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def shutdown(self) -> None:
-        """At a stop: an idle connection goes at once; a request under way is finished."""
-        if self.cycle is None or self.cycle.response_complete:
+        """At a stop: an idle connection goes at once; a request under way is finished,
+        but for a stream of server-sent events, which never finishes: it goes at once too,
+        and its page connects again (to the hub started next)."""
+        if self.cycle is None or self.cycle.response_complete or _streams(self.cycle.scope):
             self._end()
         else:
             self.cycle.keep_alive = False
@@ -122,3 +124,10 @@ def deadline(seconds: float, *, abort: bool = True) -> type[Deadline]:
 
     Late.abort = abort
     return Late
+
+
+def _streams(scope: Any) -> bool:
+    """Whether the request asks for server-sent events (``Accept: text/event-stream``)."""
+    return any(
+        name == b"accept" and b"text/event-stream" in value for name, value in scope["headers"]
+    )

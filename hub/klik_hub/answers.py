@@ -91,6 +91,14 @@ def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": Refusal, "description": WHY[code]} for code in codes}
 
 
+def refusals_in_json(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """``refusals`` for a route whose success is not JSON (a stream of events): FastAPI would
+    describe a ``model`` in the route's own media type, but a refusal is JSON."""
+    schema = {"$ref": "#/components/schemas/Refusal"}
+    json = {"application/json": {"schema": schema}}
+    return {code: {"description": WHY[code], "content": json} for code in codes}
+
+
 # --- the tables' envelopes -----------------------------------------------------------------
 
 
@@ -313,6 +321,19 @@ class PlayerGame(BaseModel):
     counts: bool = Field(description="false while it is held, or excluded by the judge")
 
 
+class Notice(BaseModel):
+    """Something the judge changed about a player (their page's notices)."""
+
+    at: str = Field(description="when (ISO 8601 UTC, the hub's clock)")
+    kind: Literal[
+        "correction", "rename", "withdraw", "reinstate", "warning", "deduction", "exclusion"
+    ] = Field(description="a correction to a game of theirs, or the judge's event about them")
+    round: int | None = Field(description="a corrected game's round")
+    game: int | None = Field(description="a corrected game's number in its round")
+    table: int | None = Field(description="a corrected game's table")
+    big: int | None = Field(description="the big points a deduction took")
+
+
 class PlayerPage(BaseModel):
     """A player's page (``/p/CODE``): where to sit now and next, their games, their place."""
 
@@ -328,7 +349,41 @@ class PlayerPage(BaseModel):
     next: Spot | None = Field(description="their seat in a round drawn after this one")
     games: list[PlayerGame] = Field(description="every game of theirs, oldest first")
     place: int | None = Field(description="their place in the classification (null: no game)")
+    notices: list[Notice] = Field(description="what the judge changed about them, oldest first")
+    tournament_id: int = Field(description="for the tournament's events (its stream)")
+    revision: str = Field(description="the tournament's revision the page is of (its events')")
     checked_in: bool = Field(description="always false as yet: check-in comes later")
+
+
+class BoardSeat(BaseModel):
+    seat: Seat
+    player: int
+    name: str
+    club: str
+
+
+class BoardTable(BaseModel):
+    table: int
+    missing: int = Field(description="the games the table still owes")
+    seats: list[BoardSeat]
+
+
+class BoardRound(BaseModel):
+    round: int
+    stage: str
+    games: int = Field(description="games a table plays in the round")
+    tables: list[BoardTable]
+
+
+class Board(BaseModel):
+    """The tournament's public board (``/t/ID``): the last drawn round's seatings and the
+    standings. Read by anyone; names no player's code."""
+
+    id: int
+    name: str
+    revision: str = Field(description="changes with anything the board shows")
+    round: BoardRound | None = Field(description="the last drawn round (null before a draw)")
+    standings: list[StandingRow]
 
 
 # --- results and corrections ----------------------------------------------------------------

@@ -16,9 +16,10 @@ alike (``answer``) when the lane is not in front.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
@@ -34,11 +35,13 @@ from klik import words as catalogue_script
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import Language, words
-from klik_hub import answers, faults, hall, judge, tournament_api
+from klik_hub import answers, faults, hall, judge, public_api, tournament_api
 from klik_hub.answers import JUDGE, Answer, refusals
+from klik_hub.feed import Feed, Pokes
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
 from klik_hub.inbox import Clerk, TooLargeError
 from klik_hub.office.errors import TournamentError
+from klik_hub.office.tally import Tallies
 from klik_hub.store import Store
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
@@ -104,21 +107,18 @@ def make_app(
     the session cookie is ``Secure``; ``troubles``: where the storage's troubles are kept
     (a new record by default)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
-
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
-        clerk.stop()
+    feed = Feed(store)
 
     app = FastAPI(
         title="Klik hub",
         version="1",
         description="Results, heartbeats and commands of a Rummikub tournament's tables.",
-        lifespan=lifespan,
+        lifespan=_lifespan(clerk, feed),
         responses=refusals(503),  # any route, while the disk is full or the database is down
         **NO_TELEMETRY,
     )
     app.add_middleware(EnvelopeLane, clerk=clerk)
+    app.add_middleware(Pokes, feed=feed)
     gate = judge.Gate(store)
     troubles = troubles or Troubles()
     app.add_middleware(Guard, gate=gate, public_names=public_names, troubles=troubles)
@@ -147,7 +147,7 @@ def make_app(
     app.include_router(console_router())
     app.include_router(tournament_api.router(store, Depends(judge_only)))
     app.include_router(tournament_api.pages(store, Depends(judge_only)))
-    app.include_router(tournament_api.player_pages(store))
+    app.include_router(public_api.router(Tallies(store), feed))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:
@@ -243,6 +243,19 @@ def make_app(
         return answers.Judge(judge=True, open=store.setting(judge.SETTING) is None)
 
     return app
+
+
+def _lifespan(clerk: Clerk, feed: Feed) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's life: the feed runs while it serves; the clerk stops after it."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        telling = asyncio.create_task(feed.run())
+        yield
+        telling.cancel()
+        clerk.stop()
+
+    return lifespan
 
 
 def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:

@@ -197,6 +197,9 @@ def serve(
         http=Deadline,
         ssl_certfile=certificate.cert_file if certificate else None,
         ssl_keyfile=certificate.key_file if certificate else None,
+        # A stop ends the pages' streams of events at once (``Deadline``); one that did not
+        # ask as a browser does is cut after this long rather than waited for.
+        timeout_graceful_shutdown=STOP_S,
     )
     # uvicorn finishes the requests under way on SIGINT and SIGTERM, then raises the signal
     # again for the handler it found; these handlers make that a quiet stop with exit 0.
@@ -217,6 +220,9 @@ def serve(
         # holds every result, for a judge who copies only the file named by --db.
         store.engine.dispose()
     return 0
+
+
+STOP_S = 5  # the longest a stop waits for a request under way
 
 
 class RoundBackups:

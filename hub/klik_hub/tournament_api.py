@@ -27,8 +27,9 @@ from pydantic_core import PydanticCustomError
 from klik.core.limits import GAME
 from klik.errors import KlikError
 from klik.link import protocol as p
-from klik.words import N_, Language, Words, language_of, spoken, templates, words
+from klik.words import N_, Language, Words, language_of, words
 from klik_hub import answers, exports, faults, office, printing
+from klik_hub.addresses import hall_base
 from klik_hub.answers import JUDGE, Seat, refusals
 from klik_hub.office.errors import (
     ConflictError,
@@ -458,22 +459,26 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         tournament = office.tournaments.get(store, t)
         drawn = office.rounds.get(store, t, round_no)
         players = {p["id"]: p for p in office.players.listed(store, t)}
-        base = str(request.base_url)
+        base = hall_base(str(request.base_url))
         return HTMLResponse(printing.sheets(tournament, drawn, players, base, lang))
 
-    # The players' pages' addresses are the hub's as the printing request reached it: the
-    # console opened by the hall's address prints the hall's (the guard let in no other name).
+    # The players' pages' addresses are the hub's as the printing request reached it (the
+    # guard let in no other name), or the hall's address for the hub's own ``localhost``.
     @web.get("/print/badges", response_class=HTMLResponse, dependencies=[judge_only])
     def badges(request: Request, t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
-        return HTMLResponse(printing.badges(tournament, players, str(request.base_url), lang))
+        return HTMLResponse(
+            printing.badges(tournament, players, hall_base(str(request.base_url)), lang)
+        )
 
     @web.get("/print/players", response_class=HTMLResponse, dependencies=[judge_only])
     def enrolment(request: Request, t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
-        return HTMLResponse(printing.enrolment(tournament, players, str(request.base_url), lang))
+        return HTMLResponse(
+            printing.enrolment(tournament, players, hall_base(str(request.base_url)), lang)
+        )
 
     @web.get("/print/standings", response_class=HTMLResponse)
     def standings(t: Tid, lang: Lang = "pl") -> Response:
@@ -636,54 +641,3 @@ def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     def get_corrections(tid: Id) -> list[dict[str, Any]]:
         """The audit log: every correction with its reason, who and when, newest first."""
         return office.corrections.log(store, tid)
-
-
-Code = Annotated[
-    str,
-    Path(
-        description="the player's code (10 signs of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ, printed on "
-        "their badge); anything else is 404",
-    ),
-]
-
-
-def player_pages(store: Store) -> APIRouter:
-    """A player's own page, public and read-only, by the code on their badge (issue 20):
-    ``GET /api/v1/p/{code}`` (JSON, ``answers.PlayerPage``) and ``GET /p/{code}`` (the page
-    for a phone, ``templates/player.html`` with ``web/player.js``, which reads the JSON every
-    5 s). An unknown code is 404: one line of JSON, or a page saying so. The code is in the
-    address only: every answer's ``Referrer-Policy: no-referrer`` (the guard) keeps it from
-    the sites a page links to."""
-    web = APIRouter()
-    shown = templates("klik_hub")
-
-    @web.get(
-        "/api/v1/p/{code}",
-        tags=["players' pages"],
-        response_model=answers.PlayerPage,
-        responses=refusals(404, 422),  # 422: FastAPI describes one for any parameter
-    )
-    def player_page(code: Code) -> dict[str, Any]:
-        """Where the player sits now (``table``, ``seat``, ``round``; null before their
-        first draw) and who starts the first game there (``starts``; null where the format
-        draws it at the table), their seat in the next round once drawn (``next``), their
-        games as they count now (``games``), their place (``place``), ``checked_in``."""
-        return office.player_page.page(store, code)
-
-    @web.get("/p/{code}", response_class=HTMLResponse, include_in_schema=False)
-    def page(code: str, lang: str = "pl") -> HTMLResponse:
-        # Polish unless English is asked for (as the projector: any other ``lang`` is Polish)
-        said = spoken(Language.EN if lang == "en" else Language.PL)
-        try:
-            office.player_page.page(store, code)
-        except NotFoundError:
-            return HTMLResponse(shown.get_template("player.html").render(known=False, **said), 404)
-        return HTMLResponse(shown.get_template("player.html").render(known=True, **said))
-
-    @web.get("/player.js", include_in_schema=False)
-    def script() -> Response:
-        # A file of its own: the pages' Content-Security-Policy runs scripts from files only.
-        script = resources.files("klik_hub").joinpath("web/player.js")
-        return Response(script.read_text(encoding="utf-8"), media_type="text/javascript")
-
-    return web

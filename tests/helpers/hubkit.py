@@ -106,7 +106,8 @@ def live_hub(store: Store, **app_options: Any) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = make_app(store, **app_options)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    # A page's stream of events never ends: a stop waits for it no more than a moment.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

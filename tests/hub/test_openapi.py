@@ -61,6 +61,8 @@ def test_every_operation_describes_its_success_answer(spec: Spec) -> None:
             for media, body in content.items():
                 if media in FILES:
                     assert body["schema"] == {"type": "string"}, f"{name} {code}: {media}"
+                elif media == "text/event-stream":  # each event described, as OpenAPI 3.2 does
+                    assert body["itemSchema"]["properties"], f"{name} {code}: no event model"
                 else:
                     assert media == "application/json", f"{name} {code}: {media}"
                     assert described(body.get("schema", {}), spec), f"{name} {code}: no model"

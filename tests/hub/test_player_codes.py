@@ -86,7 +86,15 @@ def test_no_public_answer_shows_a_players_code(hub: Hub) -> None:
     assert f"{API}/{tid}/standings" in public
     pages = ["/", "/projector", "/projector.js", f"/print/standings?t={tid}", f"/p/{codes[0]}",
              "/player.js", "/words.js"]  # fmt: skip
+    pages += [f"/t/{tid}", "/board.js"]
     for path in public + pages:
+        if path.endswith("/events"):  # a stream that never ends: its first event
+            with httpx.stream("GET", url + path) as stream:
+                assert stream.status_code == 200, path
+                first = next(x for x in stream.iter_text() if x)
+            assert first.startswith("event: revision"), first
+            assert not [c for c in codes if c in first], path
+            continue
         answer = httpx.get(url + path)
         assert answer.status_code == 200, (path, answer.text)
         assert not [c for c in codes if c in answer.text], path

@@ -79,6 +79,17 @@ def test_the_projector_fits_long_names_and_follows_the_tournament_in_play(
     )
     assert whole  # the points are never cut, only names and clubs
     expect(page.locator("#rows")).to_contain_text("(wykluczony)")
+    # the board's QR code for the phones, beside the standings and never over them
+    expect(page.get_by_test_id("phones")).to_contain_text("Klasyfikacja i stoły w telefonie")
+    address = page.get_by_test_id("address").text_content() or ""
+    assert address.endswith(f"/t/{tid}")
+    assert "localhost" not in address
+    assert page.evaluate("document.getElementById('qr').naturalWidth") > 0
+    beside = page.evaluate(
+        """() => document.getElementById('phones').getBoundingClientRect().left >=
+                 document.querySelector('#rows tr').getBoundingClientRect().right"""
+    )
+    assert beside
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)

@@ -1,7 +1,8 @@
 """The tournament office: what the judge does with a tournament, a module per concept
 (``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``results``,
-``corrections``, ``standings``, and ``player_page``, what a player's own page says;
-``counting`` what every result counts for, which several of them read).
+``corrections``, ``standings``; ``player_page`` and ``board``, what a player's own page and
+the tournament's public board say, from ``tally``, the tournament worked out once per
+revision; ``counting`` what every result counts for, which several of them read).
 
 Why "office": it is the tournament office's work (Tabbycat's folders, one per thing a
 tournament director does), between the routes (``klik_hub.tournament_api``) and the
@@ -25,6 +26,7 @@ into a table's lineup by ``rounds._lineup``, and read back from a result's body 
 """
 
 from klik_hub.office import (
+    board,
     corrections,
     counting,
     draws,
@@ -35,10 +37,12 @@ from klik_hub.office import (
     rounds,
     sanctions,
     standings,
+    tally,
     tournaments,
 )
 
 __all__ = [
+    "board",
     "corrections",
     "counting",
     "draws",
@@ -49,5 +53,6 @@ __all__ = [
     "rounds",
     "sanctions",
     "standings",
+    "tally",
     "tournaments",
 ]

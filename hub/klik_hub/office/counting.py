@@ -105,16 +105,23 @@ def counted(
     return out
 
 
-def scores(db: Connection, tid: int, names: dict[int, str], drawn: Sequence[Round]) -> list[Score]:
-    """Every seat of every result that counts (see ``counted``), in its slot's stage, and
-    every deduction the judge gave, in the stage it was given in."""
+def scores(
+    db: Connection,
+    tid: int,
+    names: dict[int, str],
+    drawn: Sequence[Round],
+    listed: Sequence[Counted] | None = None,
+) -> list[Score]:
+    """Every seat of every result that counts (see ``counted``; ``listed`` if the caller has
+    it already), in its slot's stage, and every deduction the judge gave, in the stage it was
+    given in."""
     stage_of = {x.round_no: x.stage for x in drawn}
     given = [
         Score(x["player"], x["stage"], -x["big"], 0, game=False)
         for x in sanctions.given(db, tid)
         if x["kind"] == "deduction" and x["player"] in names
     ]
-    for x in counted(db, tid, names, drawn):
+    for x in counted(db, tid, names, drawn) if listed is None else listed:
         if not x.now.counts or x.placed.slot is None:
             continue
         stage = stage_of[x.placed.slot.round_no]

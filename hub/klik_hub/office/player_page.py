@@ -6,7 +6,7 @@ else's code.
 What the page says is worked out by the pure core (``tournament.whereabouts`` for the seats,
 ``tournament.standings`` by way of ``standings.ranked`` for the place) from what ``counting``
 says every result counts for, so it agrees with the round's board, the results and the
-standings.
+standings; once for each revision of the tournament (``tally``), however many phones ask.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from typing import Any
 from klik.core.game import SEATS
 from klik.words import words
 from klik_hub import sql
-from klik_hub.office import counting, standings
+from klik_hub.office import counting
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
-from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store
+from klik_hub.office.tally import Tallies, Tally
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import whereabouts as wh
 
@@ -33,49 +32,85 @@ def is_code(text: str) -> bool:
     return len(text) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in text)
 
 
-def page(store: Store, code: str) -> dict[str, Any]:
+def page(tallies: Tallies, code: str) -> dict[str, Any]:
     """The page of the player whose code is ``code``: NotFoundError if nobody's.
 
-    ``{"name", "tournament", "round", "table", "seat", "starts", "next", "games", "place",
-    "checked_in"}``: ``round``/``table``/``seat`` where they sit now (``whereabouts``; null
-    before their first draw), ``starts`` the seat that starts the first game at that table
-    (null where the format draws it at the table), ``next`` their ``{"round", "table",
-    "seat"}`` in a round drawn after that one (or null), ``games`` every result they played,
-    oldest first, with their seat's small and big points as it counts now and ``counts``,
-    ``place`` their place in the tournament's classification (null until a game of theirs
-    counts). ``checked_in`` is false: check-in is a later step of issue 20."""
+    ``{"name", "tournament", "tournament_id", "revision", "round", "table", "seat",
+    "starts", "next", "games", "place", "notices", "checked_in"}``: ``revision`` the
+    tournament's the page is of (``sql.tournaments.revision``), ``round``/``table``/``seat``
+    where they sit now (``whereabouts``; null before their first draw), ``starts`` the seat
+    that starts the
+    first game at that table (null where the format draws it at the table), ``next`` their
+    ``{"round", "table", "seat"}`` in a round drawn after that one (or null), ``games`` every
+    result they played, oldest first, with their seat's small and big points as it counts now
+    and ``counts``, ``place`` their place in the tournament's classification (null until a
+    game of theirs counts), ``notices`` what the judge changed about them, oldest first
+    (``notices``). ``checked_in`` is false: check-in is a later step of issue 20."""
     if not is_code(code):
         raise NotFoundError(NO_PAGE)
-    with store.reading() as db:
+    with tallies.store.reading() as db:
         found = sql.players.by_code(db, code)
-        if found is None:
-            raise NotFoundError(NO_PAGE)
-        tid, player = found.tournament_id, found.player_no
-        row = tournament(db, tid)
-        names = sql.players.names(db, tid)
-        drawn = sql.rounds.drawn(db, tid)
-        listed = counting.counted(db, tid, names, drawn)
-    owing = {(x.round_no, m["table"]) for x in drawn for m in counting.missing(x, listed)}
-    rounds = [(x.round_no, x.tables) for x in drawn]
+    if found is None:
+        raise NotFoundError(NO_PAGE)
+    tally = tallies.of(found.tournament_id)
+    key = ("player", found.player_no)
+    if key not in tally.memo:
+        tally.memo[key] = of_player(tally, found.player_no)
+    mine: dict[str, Any] = tally.memo[key]
+    return mine
+
+
+def of_player(tally: Tally, player: int) -> dict[str, Any]:
+    """Player ``player``'s page in ``tally`` (see ``page``)."""
+    owing = tally.owing
+    rounds = [(x.round_no, x.tables) for x in tally.drawn]
     now, then = wh.now_and_next(player, rounds, owing)
     starts = None
     if now is not None:
-        kept = next(x for x in drawn if x.round_no == now.round_no)
+        kept = next(x for x in tally.drawn if x.round_no == now.round_no)
         seats = SEATS[: len(kept.tables[now.table - 1])]
-        starts = wh.first_starter(f.load_format(row.format).first_starter, seats)
-    mine = [r for r in standings.ranked(store, tid) if r.player == player]
+        starts = wh.first_starter(f.load_format(tally.row.format).first_starter, seats)
+    mine = [r for r in tally.ranked if r.player == player]
     return {
-        "name": found.name,
-        "tournament": row.name,
+        "name": tally.names.get(player, ""),
+        "tournament": tally.row.name,
+        "tournament_id": tally.tid,
+        "revision": tally.revision,
         "round": None if now is None else now.round_no,
         "table": None if now is None else now.table,
         "seat": None if now is None else now.seat,
         "starts": starts,
         "next": None if then is None else _spot(then),
-        "games": [g for x in listed for g in _games(x, player)],
+        "games": [g for x in tally.listed for g in _games(x, player)],
         "place": mine[0].place if mine and mine[0].games else None,
+        "notices": notices(tally, player),
         "checked_in": False,
     }
+
+
+# The judge's events a player is told of on their page (``sql.events``' kinds).
+TOLD = ("rename", "withdraw", "reinstate", "warning", "deduction", "exclusion")
+
+
+def notices(tally: Tally, player: int) -> list[dict[str, Any]]:
+    """What the judge changed about ``player``, oldest first: ``{"at", "kind", "round",
+    "game", "table", "big"}``. ``kind`` is one of ``TOLD`` (the judge's events that name the
+    player) or ``correction`` (a correction to a result the player played, as it counts
+    now: ``round``, ``game`` and ``table`` its slot's); ``big`` the points a deduction took.
+    The judge's reasons stay on the console: the judge tells the player."""
+    told = [
+        {"at": x.at, "kind": x.kind, "round": None, "game": None, "table": None,
+         "big": tally.deductions.get(x.id)}
+        for x in tally.events
+        if x.player_no == player and x.kind in TOLD
+    ]  # fmt: skip
+    played = {x.row.id: x for x in tally.listed if player in x.now.players.values()}
+    for c in tally.corrections:
+        x = played.get(c.result_id)
+        if x is None:
+            continue
+        told.append({"at": c.at, "kind": "correction", **_where(x), "big": None})
+    return sorted(told, key=lambda n: str(n["at"]))
 
 
 def _spot(spot: wh.Spot) -> dict[str, Any]:
@@ -83,20 +118,28 @@ def _spot(spot: wh.Spot) -> dict[str, Any]:
 
 
 def _games(x: counting.Counted, player: int) -> list[dict[str, Any]]:
-    """``player``'s seat of result ``x`` as it counts now: its slot's round and game (those
-    the result names while it fills none), the table and seat, small and big points."""
-    slot = x.placed.slot
-    named = x.body.get("round_game")
+    """``player``'s seat of result ``x`` as it counts now: where it was played (``_where``),
+    the seat, small and big points."""
     return [
         {
-            "round": x.round_no if slot is None else slot.round_no,
-            "game": (named if type(named) is int else None) if slot is None else slot.game,
-            "table": x.row.table_no if slot is None else slot.table,
+            **_where(x),
             "seat": seat,
             "small": x.now.small[seat],
             "big": x.now.big[seat],
-            "counts": x.now.counts and slot is not None,
+            "counts": x.now.counts and x.placed.slot is not None,
         }
         for seat in x.now.small
         if x.now.players[seat] == player
     ]
+
+
+def _where(x: counting.Counted) -> dict[str, Any]:
+    """Result ``x``'s round, game and table: its slot's, or those the result names while it
+    fills none."""
+    slot = x.placed.slot
+    named = x.body.get("round_game")
+    return {
+        "round": x.round_no if slot is None else slot.round_no,
+        "game": (named if type(named) is int else None) if slot is None else slot.game,
+        "table": x.row.table_no if slot is None else slot.table,
+    }

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from sqlalchemy import Connection
+
 from klik.core.scoring import RULE_SETS, RuleSet
 from klik.words import words
 from klik_hub import sql
@@ -25,16 +27,27 @@ def ranked(store: Store, tid: int, stage: str | None = None) -> list[Row]:
     ``stage`` that stage's standings of its own players: big, then small points (the
     format's tie-breaks) of the results that count, in the tournament's rule set."""
     with store.reading() as db:
-        row = tournament(db, tid)
-        fmt = f.load_format(row.format)
-        if stage is not None and stage not in [s.name for s in fmt.stages]:
-            allowed = ", ".join(s.name for s in fmt.stages)
-            said = words("stage {stage!r}: allowed are {stages}", stage=stage, stages=allowed)
-            raise TournamentError(said)
-        names = sql.players.names(db, tid)
-        drawn = sql.rounds.drawn(db, tid)
-        scores = counting.scores(db, tid, names, drawn)
-        out = sql.events.excluded(db, tid)
+        return ranked_in(db, tid, stage)
+
+
+def ranked_in(
+    db: Connection,
+    tid: int,
+    stage: str | None = None,
+    listed: Sequence[counting.Counted] | None = None,
+) -> list[Row]:
+    """``ranked``, read in the caller's transaction (``listed``: what every result counts
+    for, if the caller has it already)."""
+    row = tournament(db, tid)
+    fmt = f.load_format(row.format)
+    if stage is not None and stage not in [s.name for s in fmt.stages]:
+        allowed = ", ".join(s.name for s in fmt.stages)
+        said = words("stage {stage!r}: allowed are {stages}", stage=stage, stages=allowed)
+        raise TournamentError(said)
+    names = sql.players.names(db, tid)
+    drawn = sql.rounds.drawn(db, tid)
+    scores = counting.scores(db, tid, names, drawn, listed)
+    out = sql.events.excluded(db, tid)
     rules = RULE_SETS[row.rules]
     return [
         replace(x, excluded=x.player in out)

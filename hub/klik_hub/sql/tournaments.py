@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, func, insert, select
 
-from klik_hub.schema import tournaments
+from klik_hub.schema import corrections, events, players, results, rounds, tournaments
 
 
 def create(
@@ -38,3 +39,43 @@ def of(db: Connection, tid: int, *, lock: bool = False) -> Any:
     decided for the tournament is decided one at a time."""
     query = select(tournaments).where(tournaments.c.id == tid)
     return db.execute(query.with_for_update() if lock else query).first()
+
+
+def revision(db: Connection, tid: int) -> str:
+    """What tournament ``tid``'s public pages show, as one short value that changes with any
+    of it: a result kept for it (or flagged in conflict), a correction, any of the judge's
+    logged events (withdrawals, renames, sanctions, undrawn rounds), a round drawn, a player
+    enrolled, the tournament renamed. Every change the office or the hall makes adds or
+    changes a row counted here (``tests/hub/test_feed.py`` checks it through whole
+    tournaments), so the pages need no counter of their own. Empty if there is no such
+    tournament."""
+    kept = results.c.tournament_id == tid
+    row = db.execute(
+        select(
+            select(tournaments.c.name).where(tournaments.c.id == tid).scalar_subquery(),
+            select(func.max(results.c.id)).where(kept).scalar_subquery(),
+            select(func.count()).select_from(results).where(kept).scalar_subquery(),
+            select(func.count())
+            .select_from(results)
+            .where(kept, results.c.conflict)
+            .scalar_subquery(),
+            select(func.max(corrections.c.id))
+            .where(corrections.c.tournament_id == tid)
+            .scalar_subquery(),
+            select(func.max(events.c.id)).where(events.c.tournament_id == tid).scalar_subquery(),
+            select(func.count())
+            .select_from(rounds)
+            .where(rounds.c.tournament_id == tid)
+            .scalar_subquery(),
+            select(func.max(rounds.c.round_no))
+            .where(rounds.c.tournament_id == tid)
+            .scalar_subquery(),
+            select(func.count())
+            .select_from(players)
+            .where(players.c.tournament_id == tid)
+            .scalar_subquery(),
+        )
+    ).one()
+    if row[0] is None:
+        return ""
+    return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:16]

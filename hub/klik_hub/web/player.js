@@ -1,14 +1,18 @@
 "use strict";
-// A player's own page (/p/CODE): public, read-only, for a phone. It reads /api/v1/p/CODE every
-// 5 s and redraws: where to sit now (table, seat, who starts), the next round's seat once it
-// is drawn, the player's games as they count and their place. Its words come from the
-// catalogue (/words.js, loaded first); the page's elements are in templates/player.html, and
-// this script fills in their text, never markup.
+// A player's own page (/p/CODE): public, read-only, for a phone. It reads /api/v1/p/CODE, and
+// again at each of the tournament's events (/api/v1/tournaments/ID/events: the hub tells the
+// page the moment anything changes), and redraws: where to sit now (table, seat, who starts),
+// the next round's seat once it is drawn, the player's games as they count, their place, and
+// what the judge changed about them (new ones since the page last showed them stand out). Its
+// words come from the catalogue (/words.js, loaded first); the page's elements are in
+// templates/player.html, and this script fills in their text, never markup.
 const query = new URLSearchParams(location.search);
 speak(query.get("lang") === "en" ? "en" : "pl");
 const $ = id => document.getElementById(id);
 const code = location.pathname.split("/").pop();
 const ROW = $("game").content.firstElementChild;
+const NOTICE = $("notice").content.firstElementChild;
+const SEEN = `klik-notices-${code}`;  // how many notices this phone has shown the player
 
 // A short word (a number, a seat's letter, "·") keeps to the word before it: a narrow phone
 // breaks "Stół 12 ·" / "miejsce B", never leaving the seat's letter alone on a line.
@@ -27,6 +31,45 @@ function line(g) {
   counts.textContent = g.counts ? pgettext("player", "counts") : pgettext("player", "held");
   if (!g.counts) counts.className = "held";
   return tr;
+}
+
+// What the judge changed, in the player's words.
+function said(n) {
+  switch (n.kind) {
+    case "correction":
+      return pgettext("player", "The judge corrected game {game} of round {round} (table {table}).",
+                      {game: n.game ?? "–", round: n.round ?? "–", table: n.table});
+    case "rename": return pgettext("player", "The judge changed your name or club.");
+    case "withdraw": return pgettext("player", "You are withdrawn from the tournament.");
+    case "reinstate": return pgettext("player", "You are back in the tournament.");
+    case "warning": return pgettext("player", "The judge gave you a warning.");
+    case "deduction":
+      return ngettext("The judge took {n} big point from you.",
+                      "The judge took {n} big points from you.", n.big);
+    case "exclusion": return pgettext("player", "The judge excluded you from the tournament.");
+    default: return n.kind;
+  }
+}
+
+function notices(list) {
+  const seen = Number(localStorage.getItem(SEEN) || 0);
+  $("notices").hidden = list.length === 0;
+  $("notice-list").replaceChildren(...list.map((n, k) => {
+    const li = NOTICE.cloneNode(true);
+    const [time, text] = li.children;
+    time.dateTime = n.at;
+    time.textContent = new Date(n.at).toLocaleTimeString(language, {hour: "2-digit", minute: "2-digit"});
+    text.textContent = said(n);
+    if (k >= seen) li.className = "new";
+    return li;
+  }).reverse());  // newest first
+  const fresh = list.length - seen;
+  $("news").hidden = fresh <= 0;
+  if (fresh > 0) {
+    $("news").textContent = ngettext("{n} new notice from the judge", "{n} new notices from the judge", fresh);
+  }
+  // Shown once: the next time the page opens they are no longer new.
+  localStorage.setItem(SEEN, String(list.length));
 }
 
 function draw(me) {
@@ -52,19 +95,48 @@ function draw(me) {
     ? ngettext("{n} game counts so far", "{n} games count so far", counted)
     : pgettext("player", "No games yet.");
   $("games").replaceChildren(...me.games.map(line));
+  notices(me.notices);
 }
 
+let asking = null;  // the request under way
+let again = false;  // an event came while it was under way: ask once more after it
+let events = null;
+let shown = null;  // the tournament's revision the page shows
+
 async function refresh() {
-  try {
-    const answer = await fetch(`/api/v1/p/${encodeURIComponent(code)}`);
-    if (!answer.ok) throw new Error(answer.statusText);
-    draw(await answer.json());
-    const time = new Date().toLocaleTimeString(language);
-    $("updated").textContent = pgettext("player", "updated {time}", {time});
-  } catch {
+  if (asking) { again = true; return; }
+  asking = (async () => {
+    try {
+      const answer = await fetch(`/api/v1/p/${encodeURIComponent(code)}`, {cache: "no-store"});
+      if (!answer.ok) throw new Error(answer.statusText);
+      const me = await answer.json();
+      shown = me.revision;
+      draw(me);
+      listen(me.tournament_id);
+      const time = new Date().toLocaleTimeString(language);
+      $("updated").textContent = pgettext("player", "updated {time}", {time});
+    } catch {
+      $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
+    }
+  })();
+  await asking;
+  asking = null;
+  if (again) { again = false; refresh(); }
+}
+
+// The tournament's events: the browser keeps the stream open, and opens it again by itself
+// after a break (the hub says how soon), which is a refresh too.
+function listen(tid) {
+  if (events) return;
+  events = new EventSource(`/api/v1/tournaments/${tid}/events`);
+  events.addEventListener("revision", e => {
+    if (JSON.parse(e.data).revision !== shown) refresh();
+  });
+  events.onerror = () => {
     $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
-  }
+  };
 }
 
 refresh();
-setInterval(refresh, 5000);
+// Besides the events, once a minute: a phone that slept may have missed the stream's break.
+setInterval(refresh, 60000);

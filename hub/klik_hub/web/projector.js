@@ -50,6 +50,7 @@ async function refresh() {
   if (!tid) { $("title").textContent = _("No tournament."); return; }
   const [tournament, rows] = await Promise.all(
     [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/standings`].map(u => fetch(u).then(r => r.json())));
+  phones(tid);
   document.title = _("{name} — Standings", {name: tournament.name});
   $("title").textContent = document.title;
   const last = tournament.rounds.at(-1);
@@ -62,6 +63,21 @@ async function refresh() {
   $("empty").hidden = played;
   $("empty").textContent = _("No results yet.");
   $("rows").replaceChildren(...(played ? rows.map(r => line(r, r.club)) : []));
+}
+
+// The board's QR code (/t/ID): standings and seatings on every phone in the hall, so the
+// crowd in front of the screen thins. Its address as the phones reach the hub is in a header.
+let shownFor = null;
+async function phones(tid) {
+  if (shownFor === tid) return;
+  const qr = `/t/${tid}/qr.svg`;
+  const answer = await fetch(qr, {method: "HEAD"});
+  if (!answer.ok) return;
+  shownFor = tid;
+  $("qr").src = qr;
+  $("qr").alt = $("address").textContent = answer.headers.get("x-klik-address");
+  $("scan").textContent = _("Standings and tables on your phone");
+  $("phones").hidden = false;
 }
 
 // Scroll a line at a time; at the bottom wait, then back to the top.

@@ -1,0 +1,162 @@
+"""The public pages told at once that their tournament changed (server-sent events).
+
+A phone with a player's page or the tournament's board open keeps one stream open
+(``GET /api/v1/tournaments/{id}/events``); when the tournament's revision changes
+(``sql.tournaments.revision``: a result, a correction, a draw, a withdrawal…), every stream
+of that tournament gets one event, and each page asks for its own answer again (from the
+tally worked out once, ``office.tally``).
+
+How a change is noticed: the revision of every tournament with a stream open is read after
+each request that may change something (``poke``, from ``Pokes`` around the app), and once a
+``period_s`` besides, for changes this process did not make (another hub process on the same
+PostgreSQL, ``klik hub`` commands). One read of a few indexed maxima for all of them: the
+streams themselves never touch the database.
+
+At most one round of events per tournament goes out every ``spacing_s``: at a round's end,
+results come a few a second, and each round of events makes every phone ask again. A change
+is never later than ``spacing_s`` plus a read.
+
+Pure asyncio on the server's loop; the reads run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator
+
+import anyio.to_thread
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from klik.link import protocol as p
+from klik_hub import sql
+from klik_hub.store import Store
+
+PERIOD_S = 1.0  # how often the revisions are read without a poke
+SPACING_S = 0.25  # the least time between two rounds of events of one tournament
+MAX_STREAMS = 2000  # streams open at once: a hall's phones many times over (each ~30 KB)
+log = logging.getLogger("klik_hub")
+
+
+class Feed:
+    """Which tournaments have a page open, and each one's revision as last read."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        period_s: float = PERIOD_S,
+        spacing_s: float = SPACING_S,
+        most: int = MAX_STREAMS,
+    ) -> None:
+        self.store = store
+        self.period_s = period_s
+        self.spacing_s = spacing_s
+        self.most = most
+        self.streams = 0
+        self._watched: dict[int, int] = {}  # tournament: streams open
+        self._revisions: dict[int, str] = {}  # of the watched tournaments, as last read
+        self._news: dict[int, asyncio.Future[str]] = {}  # resolved with the next revision
+        self._poked = asyncio.Event()
+        self._failing = False
+
+    def full(self) -> bool:
+        """Whether every stream the hub keeps (``most``) is open."""
+        return self.streams >= self.most
+
+    def poke(self) -> None:
+        """Something may have changed: read the revisions now (on the server's loop)."""
+        self._poked.set()
+
+    def revision(self, tid: int) -> str:
+        """Tournament ``tid``'s revision, read now ("" if there is no such tournament)."""
+        with self.store.reading() as db:
+            return sql.tournaments.revision(db, tid)
+
+    async def run(self) -> None:
+        """Read the revisions when poked or every ``period_s``, and tell the streams of each
+        tournament whose revision changed. Runs until cancelled."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poked.wait(), self.period_s)
+            self._poked.clear()
+            if await self.check():
+                await asyncio.sleep(self.spacing_s)
+
+    async def check(self) -> bool:
+        """Read the watched tournaments' revisions once; whether any changed."""
+        watched = list(self._watched)
+        if not watched:
+            return False
+        try:
+            now = await anyio.to_thread.run_sync(self._read, watched)
+        except Exception:  # the database is down: the pages are told when it is back
+            if not self._failing:
+                log.exception("hub: the public pages' revisions could not be read")
+            self._failing = True
+            return False
+        self._failing = False
+        changed = False
+        for tid, revision in now.items():
+            if tid in self._watched and revision != self._revisions.get(tid):
+                changed = True
+                self._revisions[tid] = revision
+                news = self._news.pop(tid, None)
+                if news is not None and not news.done():
+                    news.set_result(revision)
+        return changed
+
+    def _read(self, tids: list[int]) -> dict[int, str]:
+        with self.store.reading() as db:
+            return {tid: sql.tournaments.revision(db, tid) for tid in tids}
+
+    async def changes(self, tid: int, first: str) -> AsyncGenerator[str, None]:
+        """Tournament ``tid``'s revision ``first`` (read by the caller), then each new one as
+        it is noticed. The caller checks ``full`` first."""
+        self.streams += 1
+        self._watched[tid] = self._watched.get(tid, 0) + 1
+        self._revisions.setdefault(tid, first)
+        try:
+            seen = first
+            yield seen
+            while True:
+                known = self._revisions[tid]
+                if known != seen:
+                    seen = known
+                    yield seen
+                    continue
+                news = self._news.get(tid)
+                if news is None:
+                    news = self._news[tid] = asyncio.get_running_loop().create_future()
+                # shield: one stream that goes away must not cancel the others' news
+                seen = await asyncio.shield(news)
+                yield seen
+        finally:
+            self.streams -= 1
+            self._watched[tid] -= 1
+            if not self._watched[tid]:
+                # Nobody watches it: its revision is read afresh by the next stream.
+                del self._watched[tid], self._revisions[tid]
+                self._news.pop(tid, None)
+
+
+class Pokes:
+    """ASGI middleware: the feed is poked after every request that may have changed something
+    (every method but GET and HEAD), except the tables' heartbeats, which change no page."""
+
+    def __init__(self, app: ASGIApp, feed: Feed) -> None:
+        self.app = app
+        self.feed = feed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+        if scope["type"] == "http" and _may_change(scope):
+            self.feed.poke()
+
+
+HEARTBEAT = p.PATHS[p.EnvelopeType.HEARTBEAT]
+
+
+def _may_change(scope: Scope) -> bool:
+    return scope["method"] not in ("GET", "HEAD") and scope["path"] != HEARTBEAT

@@ -1,0 +1,80 @@
+"""The tournament's public board (``/t/ID``, the QR code on the projector): the live
+standings and the round's seatings, for anyone in the hall. Read-only, and it names no
+player's code. Worked out once for each revision of the tournament (``tally``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from klik.core.game import SEATS
+from klik_hub.office import counting
+from klik_hub.office.tally import Tallies, Tally
+
+
+def board(tallies: Tallies, tid: int) -> dict[str, Any]:
+    """Tournament ``tid``'s board: ``{"id", "name", "revision", "round", "standings"}``.
+
+    ``round`` is the last drawn round (null before the first draw): ``{"round", "stage",
+    "games", "tables": [{"table", "missing", "seats": [{"seat", "player", "name",
+    "club"}]}]}``, ``missing`` the games a table still owes. ``standings`` is the
+    classification as ``GET /api/v1/tournaments/{id}/standings`` gives it. NotFoundError if
+    there is no such tournament."""
+    tally = tallies.of(tid)
+    if "board" not in tally.memo:
+        tally.memo["board"] = of_tally(tally)
+    shown: dict[str, Any] = tally.memo["board"]
+    return shown
+
+
+def of_tally(tally: Tally) -> dict[str, Any]:
+    return {
+        "id": tally.tid,
+        "name": tally.row.name,
+        "revision": tally.revision,
+        "round": _round(tally) if tally.drawn else None,
+        "standings": standings(tally),
+    }
+
+
+def standings(tally: Tally) -> list[dict[str, Any]]:
+    """The classification's rows, each with the player's club."""
+    return [
+        {
+            "place": x.place,
+            "player": x.player,
+            "name": x.name,
+            "club": tally.clubs.get(x.player, ""),
+            "big": x.big,
+            "small": x.small,
+            "games": x.games,
+            "stage": x.stage or None,
+            "excluded": x.excluded,
+        }
+        for x in tally.ranked
+    ]
+
+
+def _round(tally: Tally) -> dict[str, Any]:
+    last = tally.drawn[-1]
+    owed = {m["table"]: m["missing"] for m in counting.missing(last, tally.listed)}
+    return {
+        "round": last.round_no,
+        "stage": last.stage,
+        "games": last.games,
+        "tables": [
+            {
+                "table": k,
+                "missing": owed.get(k, 0),
+                "seats": [
+                    {
+                        "seat": seat,
+                        "player": player,
+                        "name": tally.names.get(player, ""),
+                        "club": tally.clubs.get(player, ""),
+                    }
+                    for seat, player in zip(SEATS, table, strict=False)
+                ],
+            }
+            for k, table in enumerate(last.tables, start=1)
+        ],
+    }

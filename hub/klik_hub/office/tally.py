@@ -1,0 +1,106 @@
+"""A tournament as its public pages read it (the players' pages, the public board), worked
+out once for each of its revisions.
+
+Why: when a result comes, every phone in the hall that has a page of the tournament open is
+told at once (``klik_hub.feed``) and asks again; three hundred phones asking in the same
+second must not count the tournament three hundred times. A ``Tally`` is read in one
+transaction and worked out once; ``Tallies`` keeps the latest of each tournament while its
+revision (``sql.tournaments.revision``, read from the database on every request) is the
+same. So every answer still comes from the database as it is now: two hub processes on one
+PostgreSQL answer alike, each keeping its own tallies.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik_hub import sql
+from klik_hub.office import counting, sanctions, standings
+from klik_hub.office.tournaments import tournament
+from klik_hub.sql.rounds import Round
+from klik_hub.store import Store
+from klik_hub.tournament.standings import Row
+
+KEPT = 16  # tournaments whose tally is kept: a hub runs one or a few at a time
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Tournament ``tid`` at ``revision``: its row, players, rounds, what every result counts
+    for, the classification, and the judge's log as it touches players."""
+
+    tid: int
+    revision: str
+    row: Any
+    names: dict[int, str]
+    clubs: dict[int, str]
+    drawn: list[Round]
+    listed: list[counting.Counted]
+    owing: frozenset[tuple[int, int]]  # (round, table) whose games are not all in
+    ranked: list[Row]
+    events: list[Any]  # the judge's events (withdrawals, renames, sanctions), oldest first
+    corrections: list[Any]  # oldest first
+    deductions: dict[int, int]  # event id: big points a deduction took
+    # What the pages made of it, each worked out on the first request: a player's page by
+    # ("player", id), the board by "board".
+    memo: dict[object, Any] = field(default_factory=dict)
+
+
+def read(db: Connection, tid: int, revision: str) -> Tally:
+    """Tournament ``tid``'s tally, in ``db``'s transaction."""
+    row = tournament(db, tid)
+    names = sql.players.names(db, tid)
+    drawn = sql.rounds.drawn(db, tid)
+    listed = counting.counted(db, tid, names, drawn)
+    owing = frozenset((x.round_no, m["table"]) for x in drawn for m in counting.missing(x, listed))
+    return Tally(
+        tid=tid,
+        revision=revision,
+        row=row,
+        names=names,
+        clubs={x.player_no: x.club for x in sql.players.by_number(db, tid)},
+        drawn=drawn,
+        listed=listed,
+        owing=owing,
+        ranked=standings.ranked_in(db, tid, listed=listed),
+        events=list(sql.events.of_tournament(db, tid)),
+        corrections=list(sql.corrections.of_tournament(db, tid)),
+        deductions={x["id"]: x["big"] for x in sanctions.given(db, tid) if x["big"]},
+    )
+
+
+class Tallies:
+    """The latest tally of each tournament read lately, kept while its revision holds."""
+
+    def __init__(self, store: Store, kept: int = KEPT) -> None:
+        self.store = store
+        self.kept = kept
+        self._tallies: OrderedDict[int, Tally] = OrderedDict()
+        # One tally is worked out at a time: the phones that ask while it is worked out
+        # wait for it, rather than each working out its own.
+        self._lock = threading.Lock()
+
+    def of(self, tid: int) -> Tally:
+        """Tournament ``tid``'s tally as the database has it now; NotFoundError if none."""
+        with self.store.reading() as db:
+            revision = sql.tournaments.revision(db, tid)
+            if not revision:
+                tournament(db, tid)  # NotFoundError, in its own words
+            kept = self._tallies.get(tid)
+            if kept is not None and kept.revision == revision:
+                return kept
+            with self._lock:
+                kept = self._tallies.get(tid)
+                if kept is not None and kept.revision == revision:
+                    return kept
+                tally = read(db, tid, revision)
+                self._tallies[tid] = tally
+                self._tallies.move_to_end(tid)
+                while len(self._tallies) > self.kept:
+                    self._tallies.popitem(last=False)
+                return tally

@@ -1,0 +1,160 @@
+"""The public's side of the hub (issue 20): a player's own page by the code on their badge,
+the tournament's board with its QR code for the projector, and the stream of events that
+keeps both up to date on the hall's phones. Read-only, no login: nothing here changes the
+tournament, and nothing names a player's code but the player's own page's address.
+
+Every answer comes from the tournament's tally (``office.tally``), worked out once for each
+revision of it, so a hall of phones asking at once after a result costs one count.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import Annotated, Any
+
+import segno
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.exceptions import HTTPException
+
+from klik.words import Language, spoken, templates, words
+from klik_hub import answers, office
+from klik_hub.addresses import hall_base
+from klik_hub.answers import refusals, refusals_in_json
+from klik_hub.feed import Feed
+from klik_hub.office.errors import NotFoundError
+from klik_hub.office.tally import Tallies
+
+Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+Code = Annotated[
+    str,
+    Path(
+        description="the player's code (10 signs of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ, printed on "
+        "their badge); anything else is 404",
+    ),
+]
+RETRY_MS = 3000  # a page whose stream broke asks again after this long
+TOO_MANY = words("too many pages are open; this page tries again by itself")
+EVENTS = {
+    "description": "server-sent events: ``revision`` now, then at each change (``data``: "
+    '``{"revision": "…"}``; ``id``: the same); ``: ping`` comments keep it open',
+}  # FastAPI describes each event (``itemSchema``, as OpenAPI 3.2 does)
+
+
+def router(tallies: Tallies, feed: Feed) -> APIRouter:
+    """The public routes (see the module's text)."""
+    web = APIRouter()
+    shown = templates("klik_hub")
+
+    def page_of(name: str, lang: str, status: int = 200, **context: Any) -> HTMLResponse:
+        # Polish unless English is asked for (as the projector: any other ``lang`` is Polish)
+        said = spoken(Language.EN if lang == "en" else Language.PL)
+        return HTMLResponse(shown.get_template(name).render(**context, **said), status)
+
+    @web.get(
+        "/api/v1/p/{code}",
+        tags=["public"],
+        response_model=answers.PlayerPage,
+        responses=refusals(404, 422),  # 422: FastAPI describes one for any parameter
+    )
+    def player_page(code: Code) -> dict[str, Any]:
+        """A player's page: where they sit now (``table``, ``seat``, ``round``; null before
+        their first draw) and who starts the first game there (``starts``; null where the
+        format draws it at the table), their seat in the next round once drawn (``next``),
+        their games as they count now (``games``), their place (``place``), what the judge
+        changed about them (``notices``), ``checked_in``."""
+        return office.player_page.page(tallies, code)
+
+    @web.get("/p/{code}", response_class=HTMLResponse, include_in_schema=False)
+    def player(code: str, lang: str = "pl") -> HTMLResponse:
+        """The page for a phone (``templates/player.html``, ``web/player.js``). The code is
+        in the address only: every answer's ``Referrer-Policy: no-referrer`` (the guard)
+        keeps it from the sites a page links to."""
+        try:
+            office.player_page.page(tallies, code)
+        except NotFoundError:
+            return page_of("player.html", lang, 404, known=False)
+        return page_of("player.html", lang, known=True)
+
+    @web.get(
+        "/api/v1/tournaments/{tid}/board",
+        tags=["public"],
+        response_model=answers.Board,
+        responses=refusals(404, 422),
+    )
+    def board(tid: Id) -> dict[str, Any]:
+        """The tournament's public board: the last drawn round's tables (who sits where,
+        the games each still owes) and the standings."""
+        return office.board.board(tallies, tid)
+
+    @web.get("/t/{tid}", response_class=HTMLResponse, include_in_schema=False)
+    def board_page(tid: Id, lang: str = "pl") -> HTMLResponse:
+        """The board for a phone (``templates/board.html``, ``web/board.js``): the standings
+        and the round's seatings, searchable by name."""
+        try:
+            office.board.board(tallies, tid)
+        except NotFoundError:
+            return page_of("board.html", lang, 404, known=False, tid=tid)
+        return page_of("board.html", lang, known=True, tid=tid)
+
+    # HEAD too: the projector reads the address from the header without the picture.
+    @web.api_route("/t/{tid}/qr.svg", methods=["GET", "HEAD"], include_in_schema=False)
+    def board_qr(request: Request, tid: Id) -> Response:
+        """The board's address as a QR code, for the projector: as the hall's phones reach
+        the hub (``addresses.hall_base``), not the projector's ``localhost``."""
+        if not feed.revision(tid):
+            raise NotFoundError(words("no tournament {tid}", tid=tid))
+        address = f"{hall_base(str(request.base_url))}t/{tid}"
+        drawn = io.BytesIO()
+        # omitsize: a viewBox instead of a size, so the picture fills the box it is shown in
+        segno.make_qr(address, error="m").save(drawn, kind="svg", border=2, omitsize=True,
+                                               dark="#0d1b2a", light="#ffffff")  # fmt: skip
+        headers = {"x-klik-address": address, "cache-control": "no-cache"}
+        return Response(drawn.getvalue(), media_type="image/svg+xml", headers=headers)
+
+    def opened(request: Request, tid: Id) -> None:
+        """A stream may open (404: no such tournament; 503: every stream the hub keeps is
+        open); the tournament's revision now goes to the stream as ``request.state.first``."""
+        if feed.full():
+            raise HTTPException(503, str(TOO_MANY), {"retry-after": "10"})
+        first = feed.revision(tid)
+        if not first:
+            raise NotFoundError(words("no tournament {tid}", tid=tid))
+        request.state.first = first
+
+    @web.get(
+        "/api/v1/tournaments/{tid}/events",
+        tags=["public"],
+        response_class=EventSourceResponse,
+        responses={200: EVENTS, **refusals_in_json(404, 422, 503)},
+        dependencies=[Depends(opened)],
+    )
+    async def events(request: Request, tid: Id) -> AsyncIterator[ServerSentEvent]:
+        """The tournament's events for its public pages: one at once with its revision, then
+        one each time anything the pages show changes (a result, a correction, a draw, a
+        withdrawal…), at most four a second. A page asks for its answer again at each."""
+        first: str = request.state.first
+        changes = feed.changes(tid, first)
+        try:
+            async for revision in changes:
+                yield ServerSentEvent(
+                    data={"revision": revision}, event="revision", id=revision, retry=RETRY_MS
+                )
+        finally:
+            await changes.aclose()
+
+    for name in ("player.js", "board.js"):
+        web.add_api_route(f"/{name}", _script(name), include_in_schema=False)
+    return web
+
+
+def _script(name: str) -> Any:
+    def script() -> Response:
+        # A file of its own: the pages' Content-Security-Policy runs scripts from files only.
+        text = resources.files("klik_hub").joinpath(f"web/{name}").read_text(encoding="utf-8")
+        return Response(text, media_type="text/javascript; charset=utf-8")
+
+    return script

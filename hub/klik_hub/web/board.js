@@ -1,0 +1,108 @@
+"use strict";
+// The tournament's public board (/t/ID): public, read-only, for a phone. It reads
+// /api/v1/tournaments/ID/board, and again at each of the tournament's events (the hub tells
+// the page the moment anything changes): the last drawn round's tables, who sits where and
+// which tables are done, and the standings. Typing a name marks that player's table and line
+// and hides the other tables. Its words come from the catalogue (/words.js, loaded first);
+// the page's elements are in templates/board.html, and this script fills in their text,
+// never markup.
+const query = new URLSearchParams(location.search);
+speak(query.get("lang") === "en" ? "en" : "pl");
+const $ = id => document.getElementById(id);
+const tid = document.currentScript.dataset.tournament;
+const TABLE = $("table").content.firstElementChild;
+const SEAT = $("seat").content.firstElementChild;
+const LINE = $("line").content.firstElementChild;
+let board = null;
+
+// Names compared without case or Polish letters' tails: "lucja" finds "Łucja".
+const plain = text => text.toLocaleLowerCase(language).normalize("NFD")
+  .replace(/[\u0300-\u036f]/g, "").replace(/ł/g, "l");
+const searched = () => plain($("search").value.trim());
+
+function roundLine(r) {
+  const missing = r.tables.reduce((n, t) => n + t.missing, 0);
+  const args = {round: r.round, stage: r.stage};
+  return missing
+    ? ngettext("Round {round} ({stage}) — {n} game to come",
+               "Round {round} ({stage}) — {n} games to come", missing, args)
+    : _("Round {round} ({stage}) — all results in", args);
+}
+
+function tableBox(t, wanted) {
+  const box = TABLE.cloneNode(true);
+  const [title, state] = box.querySelector("h3").children;
+  title.textContent = pgettext("board", "Table {table}", {table: t.table});
+  state.textContent = t.missing ? ngettext("{n} game to come", "{n} games to come", t.missing)
+                                : pgettext("board", "done");
+  if (!t.missing) state.className = "done";
+  let found = false;
+  box.querySelector("ol").replaceChildren(...t.seats.map(s => {
+    const li = SEAT.cloneNode(true);
+    const [letter, name] = li.children;
+    letter.textContent = s.seat;
+    name.textContent = s.name;
+    if (wanted && plain(s.name).includes(wanted)) { li.className = "found"; found = true; }
+    return li;
+  }));
+  if (wanted && !found) box.classList.add("hidden");
+  return box;
+}
+
+function standingLine(r, wanted) {
+  const tr = LINE.cloneNode(true);
+  const [place, who, big, small, games] = tr.cells;
+  const [name, club] = who.children;
+  place.textContent = `${r.place}.`;
+  name.textContent = r.name + (r.excluded ? ` (${_("excluded")})` : "");
+  club.textContent = r.club;
+  big.textContent = r.big;
+  small.textContent = `${r.small > 0 ? "+" : ""}${r.small}`;
+  games.textContent = r.games;
+  if (wanted && plain(r.name).includes(wanted)) tr.className = "found";
+  return tr;
+}
+
+function draw() {
+  if (!board) return;
+  const wanted = searched();
+  document.title = board.name;
+  $("name").textContent = board.name;
+  $("round").textContent = board.round ? roundLine(board.round) : pgettext("board", "No round drawn yet.");
+  $("seatings").hidden = !board.round;
+  if (board.round) $("tables").replaceChildren(...board.round.tables.map(t => tableBox(t, wanted)));
+  $("standings").replaceChildren(...board.standings.map(r => standingLine(r, wanted)));
+}
+
+let asking = null;
+let again = false;
+
+async function refresh() {
+  if (asking) { again = true; return; }
+  asking = (async () => {
+    try {
+      const answer = await fetch(`/api/v1/tournaments/${tid}/board`, {cache: "no-store"});
+      if (!answer.ok) throw new Error(answer.statusText);
+      board = await answer.json();
+      draw();
+      const time = new Date().toLocaleTimeString(language);
+      $("updated").textContent = pgettext("player", "updated {time}", {time});
+    } catch {
+      $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
+    }
+  })();
+  await asking;
+  asking = null;
+  if (again) { again = false; refresh(); }
+}
+
+$("search").addEventListener("input", draw);
+const events = new EventSource(`/api/v1/tournaments/${tid}/events`);
+events.addEventListener("revision", e => {
+  if (!board || JSON.parse(e.data).revision !== board.revision) refresh();
+});
+events.onerror = () => {
+  $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
+};
+refresh();
+setInterval(refresh, 60000);  // a phone that slept may have missed the stream's break
