@@ -24,10 +24,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncGenerator
 
 import anyio.to_thread
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from klik.link import protocol as p
 from klik_hub import sql
@@ -60,6 +61,11 @@ class Feed:
         self._news: dict[int, asyncio.Future[str]] = {}  # resolved with the next revision
         self._poked = asyncio.Event()
         self._failing = False
+        # A request of this process may have changed something since the last read (set
+        # before its answer goes out); the revisions read are as the database has them only
+        # while it is clear, and for a ``period_s`` after the read.
+        self._dirty = True
+        self._read_at = -float("inf")
 
     def full(self) -> bool:
         """Whether every stream the hub keeps (``most``) is open."""
@@ -67,7 +73,16 @@ class Feed:
 
     def poke(self) -> None:
         """Something may have changed: read the revisions now (on the server's loop)."""
+        self._dirty = True
         self._poked.set()
+
+    def known(self, tid: int) -> str | None:
+        """Tournament ``tid``'s revision as last read, if that is still its revision as far
+        as this process knows: it has a stream open, nothing was poked since, and the read
+        is less than ``period_s`` old (a change by another process shows within that, as on
+        the streams). None: read it from the database."""
+        fresh = time.monotonic() - self._read_at < self.period_s
+        return self._revisions.get(tid) if fresh and not self._dirty else None
 
     def revision(self, tid: int) -> str:
         """Tournament ``tid``'s revision, read now ("" if there is no such tournament)."""
@@ -89,14 +104,18 @@ class Feed:
         watched = list(self._watched)
         if not watched:
             return False
+        self._dirty = False  # a poke while the read is under way sets it again
+        began = time.monotonic()
         try:
             now = await anyio.to_thread.run_sync(self._read, watched)
         except Exception:  # the database is down: the pages are told when it is back
             if not self._failing:
                 log.exception("hub: the public pages' revisions could not be read")
             self._failing = True
+            self._dirty = True
             return False
         self._failing = False
+        self._read_at = began
         changed = False
         for tid, revision in now.items():
             if tid in self._watched and revision != self._revisions.get(tid):
@@ -142,17 +161,27 @@ class Feed:
 
 
 class Pokes:
-    """ASGI middleware: the feed is poked after every request that may have changed something
-    (every method but GET and HEAD), except the tables' heartbeats, which change no page."""
+    """ASGI middleware: the feed is poked by every request that may have changed something
+    (every method but GET and HEAD), except the tables' heartbeats, which change no page: as
+    its answer begins (what it changed is committed by then), so that nobody who has seen
+    the answer is answered from before the change. A request that fails before it answers
+    has changed nothing: its transaction was rolled back."""
 
     def __init__(self, app: ASGIApp, feed: Feed) -> None:
         self.app = app
         self.feed = feed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
-        if scope["type"] == "http" and _may_change(scope):
-            self.feed.poke()
+        if scope["type"] != "http" or not _may_change(scope):
+            await self.app(scope, receive, send)
+            return
+
+        async def answering(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.feed.poke()
+            await send(message)
+
+        await self.app(scope, receive, answering)
 
 
 HEARTBEAT = p.PATHS[p.EnvelopeType.HEARTBEAT]

@@ -18,6 +18,7 @@ import segno
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from klik.words import Language, spoken, templates, words
@@ -60,13 +61,18 @@ def router(tallies: Tallies, feed: Feed) -> APIRouter:
         response_model=answers.PlayerPage,
         responses=refusals(404, 422),  # 422: FastAPI describes one for any parameter
     )
-    def player_page(code: Code) -> dict[str, Any]:
+    async def player_page(code: Code) -> Response:
         """A player's page: where they sit now (``table``, ``seat``, ``round``; null before
         their first draw) and who starts the first game there (``starts``; null where the
         format draws it at the table), their seat in the next round once drawn (``next``),
         their games as they count now (``games``), their place (``place``), what the judge
         changed about them (``notices``), ``checked_in``."""
-        return office.player_page.page(tallies, code)
+        # The JSON made once per revision (a hall of phones asks at once): as the model says;
+        # from memory while the feed knows the revision, else read in a worker thread.
+        shown = office.player_page.page_json_known(tallies, code, feed.known)
+        if shown is None:
+            shown = await run_in_threadpool(office.player_page.page_json, tallies, code)
+        return Response(shown, media_type="application/json")
 
     @web.get("/p/{code}", response_class=HTMLResponse, include_in_schema=False)
     def player(code: str, lang: str = "pl") -> HTMLResponse:

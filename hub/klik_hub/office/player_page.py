@@ -11,11 +11,12 @@ standings; once for each revision of the tournament (``tally``), however many ph
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from klik.core.game import SEATS
 from klik.words import words
-from klik_hub import sql
 from klik_hub.office import counting
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
@@ -46,18 +47,57 @@ def page(tallies: Tallies, code: str) -> dict[str, Any]:
     and ``counts``, ``place`` their place in the tournament's classification (null until a
     game of theirs counts), ``notices`` what the judge changed about them, oldest first
     (``notices``). ``checked_in`` is false: check-in is a later step of issue 20."""
-    if not is_code(code):
-        raise NotFoundError(NO_PAGE)
-    with tallies.store.reading() as db:
-        found = sql.players.by_code(db, code)
-    if found is None:
-        raise NotFoundError(NO_PAGE)
-    tally = tallies.of(found.tournament_id)
-    key = ("player", found.player_no)
+    return _mine(*_of(tallies, code))
+
+
+def _mine(tally: Tally, player: int) -> dict[str, Any]:
+    key = ("player", player)
     if key not in tally.memo:
-        tally.memo[key] = of_player(tally, found.player_no)
+        tally.memo[key] = of_player(tally, player)
     mine: dict[str, Any] = tally.memo[key]
     return mine
+
+
+def page_json(tallies: Tallies, code: str) -> bytes:
+    """``page`` as the JSON answered (UTF-8), made once per revision: a hall of phones asks
+    for it in the same second after each result."""
+    tally, player = _of(tallies, code)
+    key = ("player json", player)
+    if key not in tally.memo:
+        shown = json.dumps(_mine(tally, player), ensure_ascii=False, separators=(",", ":"))
+        tally.memo[key] = shown.encode()
+    answer: bytes = tally.memo[key]
+    return answer
+
+
+def page_json_known(
+    tallies: Tallies, code: str, revision: Callable[[int], str | None]
+) -> bytes | None:
+    """``page_json`` from memory alone, when ``revision`` says which revision the tournament
+    has now and its tally is kept; else None (ask ``page_json``). For the phones' asking
+    after each result: no thread, no database."""
+    found = tallies.known(code)
+    if found is None:
+        return None
+    tid, player = found
+    tally = tallies.cached(tid, revision(tid))
+    if tally is None:
+        return None
+    key = ("player json", player)
+    if key not in tally.memo:
+        shown = json.dumps(_mine(tally, player), ensure_ascii=False, separators=(",", ":"))
+        tally.memo[key] = shown.encode()
+    answer: bytes = tally.memo[key]
+    return answer
+
+
+def _of(tallies: Tallies, code: str) -> tuple[Tally, int]:
+    """The tally of the tournament of the player whose code is ``code``, and the player."""
+    found = tallies.player(code) if is_code(code) else None
+    if found is None:
+        raise NotFoundError(NO_PAGE)
+    tid, player = found
+    return tallies.of(tid), player
 
 
 def of_player(tally: Tally, player: int) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from klik_hub.store import Store
 from klik_hub.tournament.standings import Row
 
 KEPT = 16  # tournaments whose tally is kept: a hub runs one or a few at a time
+KNOWN_CODES = 100_000  # players' codes remembered (a code never changes once given)
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,34 @@ class Tallies:
         self.store = store
         self.kept = kept
         self._tallies: OrderedDict[int, Tally] = OrderedDict()
+        self._codes: dict[str, tuple[int, int]] = {}  # code: (tournament, player)
         # One tally is worked out at a time: the phones that ask while it is worked out
         # wait for it, rather than each working out its own.
         self._lock = threading.Lock()
+
+    def player(self, code: str) -> tuple[int, int] | None:
+        """The tournament and player whose code is ``code``, or None: asked of the database
+        once per code (a code is given at enrolment and never changes)."""
+        known = self._codes.get(code)
+        if known is not None:
+            return known
+        with self.store.reading() as db:
+            found = sql.players.by_code(db, code)
+        if found is None:
+            return None  # not remembered: a code may be given later
+        known = (found.tournament_id, found.player_no)
+        if len(self._codes) < KNOWN_CODES:
+            self._codes[code] = known
+        return known
+
+    def known(self, code: str) -> tuple[int, int] | None:
+        """``player``, from memory only (None: ask ``player``)."""
+        return self._codes.get(code)
+
+    def cached(self, tid: int, revision: str | None) -> Tally | None:
+        """Tournament ``tid``'s tally of ``revision`` if it is kept (from memory only)."""
+        kept = self._tallies.get(tid)
+        return kept if kept is not None and kept.revision == revision else None
 
     def of(self, tid: int) -> Tally:
         """Tournament ``tid``'s tally as the database has it now; NotFoundError if none."""
