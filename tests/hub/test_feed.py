@@ -4,6 +4,7 @@ on loopback over SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import signal
@@ -12,13 +13,17 @@ import sys
 import time
 from collections.abc import Generator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
 
-from klik_hub import sql
+from klik_hub import office, sql
+from klik_hub import feed as feed_module
+from klik_hub.feed import Feed
 from klik_hub.store import Store
+from klik_hub.tournament.roster import Entrant
 from tests.helpers.pgserver import free_port
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
 
@@ -232,3 +237,36 @@ def test_a_hub_stops_at_once_with_a_page_streaming(tmp_path: Path) -> None:
     finally:
         if hub.poll() is None:
             hub.kill()
+
+
+def test_the_feed_knows_a_revision_only_while_nothing_may_have_changed(
+    store: Store, mocker: Any
+) -> None:
+    """``Feed.known`` answers the phones from memory: never after a poke until the next
+    read, never for a tournament without a stream, never once its read is a period old."""
+    tid = office.tournaments.create(store, "Liga", None, "open", 60)
+
+    async def follow() -> None:
+        feed = Feed(store, period_s=0.5)
+        first = feed.revision(tid)
+        stream = feed.changes(tid, first)
+        assert await anext(stream) == first
+        assert feed.known(tid) is None  # not read by the feed yet
+        assert await feed.check() is False
+        assert feed.known(tid) == first
+        assert feed.known(tid + 1) is None  # nobody follows it
+        feed.poke()
+        assert feed.known(tid) is None  # a change may be under way
+        office.players.enrol(store, tid, [Entrant("Ola", "SP 1")])
+        telling = asyncio.create_task(anext(stream))
+        assert await feed.check() is True
+        second = await telling
+        assert second != first
+        assert feed.known(tid) == second == revision(store, tid)
+        later = time.monotonic() + 0.5  # the read grows a period old
+        mocker.patch.object(feed_module, "time", SimpleNamespace(monotonic=lambda: later))
+        assert feed.known(tid) is None
+        await stream.aclose()
+        assert feed.streams == 0
+
+    asyncio.run(follow())
