@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from klik_hub import office, sql
 from klik_hub import feed as feed_module
+from klik_hub import office, sql
 from klik_hub.feed import Feed
 from klik_hub.store import Store
 from klik_hub.tournament.roster import Entrant
