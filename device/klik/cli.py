@@ -45,6 +45,17 @@ def count(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def weight(text: str) -> float:
+    """``--clubs-weight``: a number from 0 to 10."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10:  # draw.MAX_CLUBS_WEIGHT, not imported till a draw
+        raise argparse.ArgumentTypeError(f"{text}: allowed are 0 to 10")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(
         prog="klik", description="Table-side move clock and scorer for Rummikub tournaments."
@@ -148,18 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair.add_argument(
         "--tls-cert", metavar="FILE", help="the hub's own certificate, if not its self-signed one"
     )
-    draw = commands.add_parser(
-        "draw",
-        help="draw random tables of 3-4 for a number of rounds (JSON), to preview or print",
-        description="Draw tables of 3-4 for players 1..N over R rounds, avoiding repeat "
-        'opponents; prints {"seed": S, "rounds": [[[1, 7, 12, 30], ...], ...]} '
-        "(each table in seat order A, B, C, D). The same seed gives the same draw.",
-    )
-    draw.add_argument("--players", type=count(3, 10_000), required=True, help="N, 3 or more")
-    draw.add_argument("--rounds", type=count(1, 100), required=True, help="R, 1 to 100")
-    draw.add_argument(
-        "--seed", type=count(0, 2**63 - 1), help="the draw's seed (default: a new one, printed)"
-    )
+    _draw_parser(commands)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["hub", "backup"]:
         argv[:2] = ["hub-backup"]
@@ -176,11 +176,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("hub", "pair", "hub-backup"):
             return _hub(args)
         if args.command == "draw":
-            return _draw(args.players, args.rounds, args.seed)
+            return _draw(args.players, args.rounds, args.seed, args.clubs, args.clubs_weight)
         return _replay(args.script, args.frames)
     except KlikError as error:
         print(f"klik {args.command.replace('-', ' ')}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _draw_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    """``klik draw``'s arguments."""
+    draw = commands.add_parser(
+        "draw",
+        help="draw random tables of 3-4 for a number of rounds (JSON), to preview or print",
+        description="Draw tables of 3-4 for players 1..N over R rounds, avoiding repeat "
+        'opponents; prints {"seed": S, "rounds": [[[1, 7, 12, 30], ...], ...], '
+        '"repeated_pairs": [...], "same_club": [...], "same_family": [...]} (each table in '
+        "seat order A, B, C, D; each list has a list per round). The same seed gives the "
+        "same draw. --clubs FILE keeps players of one club apart as the hub does: the file "
+        "is UTF-8, one player a line, NUMBER;CLUB or NUMBER;CLUB;FAMILY (a comma or a tab "
+        "may stand for the semicolon; blank lines and lines starting with # are skipped); "
+        "players of one family are kept apart always.",
+    )
+    draw.add_argument("--players", type=count(3, 10_000), required=True, help="N, 3 or more")
+    draw.add_argument("--rounds", type=count(1, 100), required=True, help="R, 1 to 100")
+    draw.add_argument(
+        "--seed", type=count(0, 2**63 - 1), help="the draw's seed (default: a new one, printed)"
+    )
+    draw.add_argument(
+        "--clubs", metavar="FILE", help="each player's club (and family): NUMBER;CLUB[;FAMILY]"
+    )
+    draw.add_argument(
+        "--clubs-weight",
+        type=weight,
+        default=None,
+        metavar="W",
+        help="how hard clubs are kept apart, in repeated pairs: 0 (off) to 10 (default 0.5, "
+        "as the hub's draw)",
+    )
 
 
 def _read(name: str) -> str:
@@ -295,30 +327,112 @@ def _hub(args: argparse.Namespace) -> int:
     )
 
 
-def _draw(players: int, rounds: int, seed: int | None) -> int:
-    """``klik draw``: the JSON on stdout, one line of what it is on stderr."""
+def _draw(
+    players: int, rounds: int, seed: int | None, clubs: str | None, weight: float | None
+) -> int:
+    """``klik draw``: the JSON on stdout; on stderr one line of what it is, then a line for
+    each round's repeated pairs and each table that seats two of one club or family."""
     import json
     import secrets
 
+    from klik.words import words
     from klik_hub.tournament import draw
 
     if seed is None:
         seed = secrets.randbelow(1_000_000)  # six digits: easy to read out and write down
     try:
         sizes = draw.table_sizes(players)
-        drawn = draw.draw_rounds(players, rounds, seed)
+        of_club, of_family = _clubs(clubs, players) if clubs is not None else ({}, {})
+        apart = draw.Apart(of_club, of_family, draw.CLUBS_WEIGHT if weight is None else weight)
+        drawn = draw.draw_rounds(players, rounds, seed, apart=apart)
     except draw.DrawError as error:
         raise KlikError(error.message) from None
-    tables = [[list(table) for table in one] for one in drawn]
-    print(json.dumps({"seed": seed, "rounds": tables}))
-    fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
-    pairs = nwords("{n} repeated pair", "{n} repeated pairs", repeated)
+    pairs = [draw.repeated_pairs(drawn[:k], one) for k, one in enumerate(drawn)]
+    same = [draw.same_label(one, of_club) for one in drawn]
+    family = [draw.same_label(one, of_family) for one in drawn]
     print(
-        f"klik draw: {players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
-        f"{rounds} rounds, seed {seed}: {pairs}",
-        file=sys.stderr,
+        json.dumps(
+            {
+                "seed": seed,
+                "rounds": [[list(table) for table in one] for one in drawn],
+                "repeated_pairs": [
+                    [{"table": k, "players": [a, b], "met": m} for k, a, b, m in one]
+                    for one in pairs
+                ],
+                "same_club": [
+                    [{"table": k, "club": c, "players": list(ps)} for k, c, ps in one]
+                    for one in same
+                ],
+                "same_family": [
+                    [{"table": k, "family": c, "players": list(ps)} for k, c, ps in one]
+                    for one in family
+                ],
+            },
+            ensure_ascii=False,
+        )
     )
+    fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
+    said = nwords("{n} repeated pair", "{n} repeated pairs", repeated)
+    lines = [
+        f"{players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
+        f"{rounds} rounds, seed {seed}: {said}"
+    ]
+    for n, (one, clubs_at, families_at) in enumerate(zip(pairs, same, family, strict=True), 1):
+        if one:
+            shown = ", ".join(f"{a}–{b}" + (f" (×{m})" if m > 2 else "") for _, a, b, m in one)
+            lines.append(str(words("round {round}: repeated pairs {pairs}", round=n, pairs=shown)))
+        for k, club, ps in clubs_at:
+            lines.append(
+                str(
+                    words(
+                        "round {round}, table {table}: {players} of one club ({club})",
+                        round=n,
+                        table=k,
+                        players=", ".join(map(str, ps)),
+                        club=club,
+                    )
+                )
+            )
+        for k, label, ps in families_at:
+            lines.append(
+                str(
+                    words(
+                        "round {round}, table {table}: {players} of one family ({family})",
+                        round=n,
+                        table=k,
+                        players=", ".join(map(str, ps)),
+                        family=label,
+                    )
+                )
+            )
+    for line in lines:
+        print(f"klik draw: {line}", file=sys.stderr)
     return 0
+
+
+def _clubs(name: str, players: int) -> tuple[dict[int, str], dict[int, str]]:
+    """``klik draw --clubs FILE``: each listed player's club and family (empty: none)."""
+    import re
+
+    from klik.errors import InputError
+
+    clubs: dict[int, str] = {}
+    families: dict[int, str] = {}
+    for at, line in enumerate(_read(name).lstrip("\ufeff").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        number, *rest = (field.strip() for field in re.split(r"[;,\t]", line))
+        if not (number.isdigit() and 1 <= int(number) <= players) or len(rest) > 2:
+            said = (
+                f"{name}:{at}: {line.strip()!r}: allowed is NUMBER;CLUB or NUMBER;CLUB;FAMILY, "
+                f"NUMBER from 1 to {players}"
+            )
+            raise InputError(said)
+        if int(number) in clubs:
+            raise InputError(f"{name}:{at}: player {number} is listed twice")
+        clubs[int(number)] = rest[0] if rest else ""
+        families[int(number)] = rest[1] if len(rest) > 1 else ""
+    return clubs, families
 
 
 def _logging() -> None:

@@ -160,14 +160,43 @@ class StoredResult(BaseModel):
     body: dict[str, Any] = Field(description="the result exactly as the table signed it")
 
 
+class Moves(BaseModel):
+    """How a seat moved (``docs/protocol.md``, A seat's moves): its finished moves' figures."""
+
+    count: int = Field(description="the moves the seat finished")
+    draws: int = Field(description="those in which it took tiles from the pile")
+    timeouts: int = Field(description="those its clock ran out")
+    mean_ms: int = Field(description="their mean time on the clock, milliseconds")
+    longest_ms: int = Field(description="the longest of them, milliseconds")
+
+
+class Watched(BaseModel):
+    """A seat the judge should watch while the round runs: a slow mover, or repeated
+    timeouts (``klik_hub.hall.heartbeats.watch``)."""
+
+    seat: Seat
+    name: str = Field(description="the name on the seat's screen (its heartbeat's)")
+    slow: bool = Field(description="its mean move time is 80% of the move time or more")
+    timeouts: int = Field(
+        description="its timeouts this game (two or more list a seat that is not slow)"
+    )
+    count: int = Field(description="its moves this game")
+    mean_ms: int
+    longest_ms: int
+
+
 class Table(BaseModel):
-    """A paired table: its last contact, its last heartbeat's state, its commands waiting."""
+    """A paired table: its last contact, its last heartbeat's state, the seats to watch, its
+    commands waiting."""
 
     table: int
     device: str
     paired_at: At
     seen_s_ago: float | None = Field(description="seconds since its last heartbeat; null: none")
     status: dict[str, Any] | None = Field(description="its last heartbeat's body")
+    watch: list[Watched] = Field(
+        description="from its last heartbeat: its slow movers and repeated timeouts, by seat"
+    )
     commands: list[Command]
 
 
@@ -224,10 +253,34 @@ class Player(BaseModel):
     id: int = Field(description="the start number")
     name: str
     club: str
+    family: str = Field(
+        description="the judge's label for the player's family, kept apart in random "
+        "stages' draws; empty for none"
+    )
     active: bool = Field(description="false once withdrawn: not drawn again")
     code: str = Field(
         description="their page's code (/p/CODE, the badge's QR code): the judge's to hand out"
     )
+    checked_in: bool = Field(description="checked in for the day (their page or the judge)")
+
+
+class CheckIn(BaseModel):
+    """The tournament's check-in, as the console lists it."""
+
+    check_in: Literal["open", "closed"] | None = Field(
+        description="null before the judge first opens it; once opened, draws seat the "
+        "checked-in players only"
+    )
+    checked_in: list[int] = Field(description="players not withdrawn who have checked in")
+    absent: list[int] = Field(description="players not withdrawn who have not")
+
+
+class AbsentWithdrawn(CheckIn):
+    withdrawn: list[int] = Field(description="the absentees just withdrawn")
+
+
+class CheckedIn(BaseModel):
+    checked_in: Literal[True]
 
 
 class Sanction(BaseModel):
@@ -256,9 +309,46 @@ class Undrawn(RoundListed):
     tables: list[DrawnTable]
 
 
-class Drawn(Undrawn):
+class RepeatedPair(BaseModel):
+    table: int
+    players: list[int] = Field(description="the two players' ids, in seat order")
+    met: int = Field(description="how often they have sat together, this round included")
+
+
+class SameClub(BaseModel):
+    table: int
+    club: str
+    players: list[int] = Field(description="its players of that club, in seat order")
+
+
+class SameFamily(BaseModel):
+    table: int
+    family: str
+    players: list[int] = Field(description="its players of that family, in seat order")
+
+
+class Checked(BaseModel):
+    """The judge's check of a draw: what it repeats, and who shares a table with their own
+    club or family (as the players' clubs and families are now)."""
+
+    repeated_pairs: list[RepeatedPair] = Field(
+        description="the pairs at its tables who had met in an earlier round"
+    )
+    same_club: list[SameClub] = Field(
+        description="its tables that seat two or more of one club or school"
+    )
+    same_family: list[SameFamily] = Field(
+        description="its tables that seat two or more of one family (none while the tables "
+        "allow it)"
+    )
+
+
+class Drawn(Undrawn, Checked):
     repeats: int = Field(description="meetings this round adds that an earlier round had")
     unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
+    absent: list[int] = Field(
+        description="players not drawn for not having checked in (once the check-in was opened)"
+    )
 
 
 class RoundTable(DrawnTable):
@@ -278,7 +368,7 @@ class Unplaced(BaseModel):
     players: dict[Seat, str | None] = Field(description="each seat's player as the table sent")
 
 
-class Round(RoundListed):
+class Round(RoundListed, Checked):
     repeats: int = Field(description="meetings this round adds that an earlier round had")
     unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
     tables: list[RoundTable]
@@ -319,6 +409,9 @@ class PlayerGame(BaseModel):
     small: int = Field(description="the player's small points, as the game counts now")
     big: int = Field(description="the player's big points, as the game counts now")
     counts: bool = Field(description="false while it is held, or excluded by the judge")
+    moves: Moves | None = Field(
+        description="how the player moved in it, as the table sent it (null: an older table)"
+    )
 
 
 class Notice(BaseModel):
@@ -352,7 +445,8 @@ class PlayerPage(BaseModel):
     notices: list[Notice] = Field(description="what the judge changed about them, oldest first")
     tournament_id: int = Field(description="for the tournament's events (its stream)")
     revision: str = Field(description="the tournament's revision the page is of (its events')")
-    checked_in: bool = Field(description="always false as yet: check-in comes later")
+    checked_in: bool = Field(description="the player has checked in (their page or the judge)")
+    check_in_open: bool = Field(description="the check-in is open: the page offers its button")
 
 
 class BoardSeat(BaseModel):
@@ -418,6 +512,9 @@ class ResultSeat(BaseModel):
     rack: int
     small: int
     big: int
+    moves: Moves | None = Field(
+        description="how the seat moved, as the table sent it; null: an older table's result"
+    )
 
 
 class Result(BaseModel):

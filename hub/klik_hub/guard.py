@@ -11,7 +11,8 @@ In this order, before a byte of the body is read:
    KiB) is enforced on the stream: a ``Content-Length`` over it is 413 at once, and a body
    sent in chunks is cut off with 413 as soon as it passes the limit.
 3. **The judge.** A request that changes anything (every method but GET and HEAD, except
-   the tables' envelopes and logging in or out) must come from the judge (``judge.Gate``):
+   the tables' envelopes, logging in or out, and a player checking in from their page with
+   their code) must come from the judge (``judge.Gate``):
    a session cookie, which also needs the console's ``X-Klik-Console`` header (a page of
    another site cannot send it, so a forged form never rides on the cookie), or HTTP Basic.
    Otherwise 401 (or 429 for a client guessing passwords) before the body is read. A
@@ -84,13 +85,25 @@ def limit_of(method: str, path: str) -> int:
 
 
 def needs_judge(method: str, path: str) -> bool:
-    if path in ENVELOPE_PATHS or path == SESSION_PATH:
+    if path in ENVELOPE_PATHS or path == SESSION_PATH or _players_own(method, path):
         return False
     return method not in SAFE_METHODS or path == JUDGE_PROBE or _judges_reading(path)
 
 
 # The printed pages that carry the players' codes (a code opens its player's page).
 PRINTED_WITH_CODES = frozenset({"/print/sheets", "/print/badges", "/print/players"})
+
+
+def _players_own(method: str, path: str) -> bool:
+    """A player checking in from their page (``POST /api/v1/p/{code}/check-in``): the code in
+    the address is the player's key (50 bits, on their badge only), as it is to their page."""
+    parts = path.split("/")  # "", "api", "v1", "p", CODE, "check-in"
+    return (
+        method == "POST"
+        and len(parts) == 6
+        and parts[1:4] == ["api", "v1", "p"]
+        and (parts[5] == "check-in")
+    )
 
 
 def _judges_reading(path: str) -> bool:

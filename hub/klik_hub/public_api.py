@@ -74,6 +74,18 @@ def router(tallies: Tallies, feed: Feed) -> APIRouter:
             shown = await run_in_threadpool(office.player_page.page_json, tallies, code)
         return Response(shown, media_type="application/json")
 
+    @web.post(
+        "/api/v1/p/{code}/check-in",
+        tags=["public"],
+        response_model=answers.CheckedIn,
+        responses=refusals(403, 404, 409, 422),
+    )
+    def check_in(code: Code) -> dict[str, Any]:
+        """The player checks in from their page → 200 ``{"checked_in": true}`` while the
+        judge has the check-in open (again: the same, nothing changes); 409 while it is not
+        open, or for a withdrawn player. The code is the player's key: no password."""
+        return office.checkin.by_player(tallies.store, code)
+
     @web.get("/p/{code}", response_class=HTMLResponse, include_in_schema=False)
     def player(code: str, lang: str = "pl") -> HTMLResponse:
         """The page for a phone (``templates/player.html``, ``web/player.js``). The code is
@@ -152,7 +164,7 @@ def router(tallies: Tallies, feed: Feed) -> APIRouter:
         finally:
             await changes.aclose()
 
-    for name in ("player.js", "board.js"):
+    for name in ("player.js", "board.js", "live.js"):
         web.add_api_route(f"/{name}", _script(name), include_in_schema=False)
     return web
 

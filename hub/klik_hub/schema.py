@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     true,
 )
 
@@ -115,6 +116,8 @@ tournaments = Table(
     Column("format", String(32), nullable=False),
     Column("move_time_s", Integer, nullable=False),
     Column("created_at", String(32), nullable=False),
+    # Check-in (migration 0007): null before the judge first opens it, "open" or "closed".
+    Column("check_in", String(8), nullable=True),
 )
 
 # Enrolled players, numbered 1, 2, … within their tournament (their start numbers and ids).
@@ -130,6 +133,11 @@ players = Table(
     # Their page's address (/p/CODE), unique across tournaments: only the judge and the
     # player's own badge show it (office.players.new_code)
     Column("code", String(16), nullable=False),
+    # Checked in for the day (migration 0007): by the player's page or the judge's tick.
+    Column("checked_in", Boolean, nullable=False, server_default=false()),
+    # The judge's label for the player's family (migration 0008), empty for none: a random
+    # stage's draw seats players of one family at different tables (tournament.draw.Apart)
+    Column("family", String(100), nullable=False, server_default=""),
 )
 Index("ix_players_code", players.c.code, unique=True)
 

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, field_validator
 from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
@@ -38,6 +38,7 @@ from klik_hub.office.errors import (
     TournamentError,
 )
 from klik_hub.store import Store
+from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster
 
@@ -119,6 +120,12 @@ class PlayerChangeIn(BaseModel):
 
     name: Text | None = Field(None, min_length=1, max_length=100, description="the new name")
     club: Text | None = Field(None, max_length=100, description="the new club or school")
+    family: Text | None = Field(
+        None,
+        max_length=100,
+        description="the player's family: players with one label are never drawn to one "
+        "table in a random stage while the tables allow it; empty for none",
+    )
     active: bool | None = Field(
         None, description="false: withdraw the player (not drawn again); true: reinstate"
     )
@@ -165,6 +172,15 @@ class RoundIn(BaseModel):
         le=10_000,
         description="the round meant (default: the next); 409 if it is not the next one, so "
         "a draw sent twice draws once",
+    )
+    clubs_weight: float = Field(
+        d.CLUBS_WEIGHT,
+        ge=0,
+        le=d.MAX_CLUBS_WEIGHT,
+        description="a random stage: how hard players of one club or school are kept apart, "
+        "in repeated pairs (0.5: two of one club at one table weigh half a pair that meets "
+        "again; 1: as much; 0: off); players of one family (set per player) are kept apart "
+        "always",
     )
 
 
@@ -358,7 +374,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         is given and is not the next. One draw at a time: a draw waits for the one before."""
         drawn = office.draws.draw(
             store, tid, ask.seed, override=ask.override, field=ask.field,
-            tie_break=ask.tie_break, round_no=ask.round,
+            tie_break=ask.tie_break, round_no=ask.round, clubs_weight=ask.clubs_weight,
         )  # fmt: skip
         return drawn.json()
 
@@ -426,6 +442,7 @@ def router(store: Store, judge_only: Any) -> APIRouter:
         ]
 
     _player_routes(api, store, guarded)
+    _check_in_routes(api, store, guarded)
     _result_routes(api, store, guarded)
     _export_routes(api, store)
     return api
@@ -551,6 +568,69 @@ def _export_routes(api: APIRouter, store: Store) -> None:
         return attached(exports.results_csv(listed, lang), name)
 
 
+class CheckInIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    open: StrictBool = Field(description="true: players may check in from their pages; false: not")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+
+
+class TickIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    checked_in: StrictBool = Field(description="true: the player is here; false: not after all")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+
+
+class ByIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+
+
+def _check_in_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
+    """The check-in (``office.checkin``): the judge opens and closes it, ticks players,
+    withdraws the absentees; each a logged event."""
+    said = refusals(404, 422, *JUDGE)
+
+    @api.get("/{tid}/check-in", response_model=answers.CheckIn, responses=refusals(404, 422))
+    def check_in(tid: Id) -> dict[str, Any]:
+        """Who has checked in and who is absent, among the players not withdrawn."""
+        return office.checkin.state(store, tid)
+
+    @api.post(
+        "/{tid}/check-in", dependencies=guarded, response_model=answers.CheckIn, responses=said
+    )
+    def open_check_in(tid: Id, sent: CheckInIn) -> dict[str, Any]:
+        """Open (``{"open": true}``) or close the check-in → 200 who has checked in and who
+        is absent. Once opened, the tournament's draws seat the checked-in players only."""
+        return office.checkin.set_open(store, tid, sent.open, sent.by)
+
+    @api.post(
+        "/{tid}/players/{player}/check-in",
+        dependencies=guarded,
+        response_model=answers.CheckIn,
+        responses=said,
+    )
+    def tick(
+        tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], sent: TickIn
+    ) -> dict[str, Any]:
+        """The judge ticks a player in (or out) at the desk, whether the check-in is open or
+        not → 200 who has checked in and who is absent."""
+        return office.checkin.tick(store, tid, player, sent.checked_in, sent.by)
+
+    @api.post(
+        "/{tid}/check-in/absent",
+        dependencies=guarded,
+        response_model=answers.AbsentWithdrawn,
+        responses=said,
+    )
+    def withdraw_absent(tid: Id, sent: ByIn | None = None) -> dict[str, Any]:
+        """Withdraw every player not withdrawn who has not checked in, in one step (a logged
+        ``withdraw`` each) → 200 ``withdrawn`` and the check-in as it is now."""
+        return office.checkin.withdraw_absent(store, tid, (sent or ByIn.model_validate({})).by)
+
+
 def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """A player's changes and sanctions, each a logged event of the judge's."""
 
@@ -563,10 +643,11 @@ def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     def edit_player(
         tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], change: PlayerChangeIn
     ) -> dict[str, Any]:
-        """Rename a player or fix their club, withdraw (``"active": false``: not drawn again,
-        their games still count for their opponents) or reinstate them → 200 the player; a
-        logged event with its reason, who and when."""
-        wanted = change.model_dump(include={"name", "club", "active"})
+        """Rename a player, fix their club, mark their family (``family``: kept apart in
+        random stages' draws), withdraw (``"active": false``: not drawn again, their games
+        still count for their opponents) or reinstate them → 200 the player; a logged event
+        with its reason, who and when."""
+        wanted = change.model_dump(include={"name", "club", "family", "active"})
         return office.players.edit(store, tid, player, wanted, reason=change.reason, by=change.by)
 
     @api.post(

@@ -194,6 +194,13 @@ def free_port() -> int:
 @contextmanager
 def running_hub(db: str, *options: str) -> Iterator[str]:
     """``klik hub --db DB [OPTIONS]`` in its own process; yields its base URL."""
+    with hub_process(db, *options) as (url, _):
+        yield url
+
+
+@contextmanager
+def hub_process(db: str, *options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``running_hub``, with the process (for its memory)."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -220,7 +227,7 @@ def running_hub(db: str, *options: str) -> Iterator[str]:
             except OSError:
                 time.sleep(0.05)  # sleep-ok: a real process starting
         scheme = "https" if "--tls" in options else "http"
-        yield f"{scheme}://127.0.0.1:{port}"
+        yield f"{scheme}://127.0.0.1:{port}", process
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -20,14 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +31,7 @@ import httpx
 
 from klik_hub.db import open_engine
 from klik_hub.store import Store
-from tests.bench.bench_hub import free_port
+from tests.bench.bench_hub import hub_process
 from tests.bench.quick import seconds, size
 from tests.helpers.hubkit import Clock
 from tests.helpers.tourney import API, Hall
@@ -47,36 +42,6 @@ APART_S = seconds(1.5, 0.6)  # between two results: the feed's spacing would mer
 RUNS = size(3, 1)
 GOAL_S = 1.0
 GOAL_MB = 300.0
-
-
-@contextmanager
-def hub_process(db: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``klik hub --db DB`` in its own process; its base URL and the process."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from klik import cli; sys.exit(cli.main(sys.argv[1:]))",
-         "hub", "--db", db, "--port", str(port)],
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30.0
-        while True:
-            assert process.poll() is None, "klik hub did not start"
-            assert time.monotonic() < deadline, "klik hub did not answer within 30 s"
-            try:
-                httpx.get(url + "/api/v1/health", timeout=1.0)
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)  # sleep-ok: a real process starting
-        yield url, process
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def rss_mb(pid: int) -> float:

@@ -61,3 +61,14 @@ def chromium_page() -> Iterator[Any]:
 
     with chromium_page(viewport={"width": 1280, "height": 900}) as page:
         yield page
+
+
+@pytest.fixture
+def phone() -> Iterator[Any]:
+    """A page of Debian's headless Chromium the size of a phone (390 × 844, twice as sharp),
+    closed after the test: the players' pages."""
+    from tests.helpers.browser import chromium_page  # noqa: PLC0415 - only page tests pay for it
+
+    size = {"width": 390, "height": 844}
+    with chromium_page(viewport=size, device_scale_factor=2, is_mobile=True) as page:
+        yield page

@@ -8,7 +8,6 @@ page is open.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,20 +15,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik_hub.store import Store
-from tests.helpers.browser import chromium_page
 from tests.helpers.tourney import API, Hall, create, lowest_goes_out
 
 Hub = tuple[str, Store]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 NAMES = ["Łucja Żak", "Źdźisław Ćwik", "Ania Nowak", "Bożena Kęs", "Jan Óssowski", "Ewa Śliwa",
          "Olek Wąs", "Iga Ńuk", "Kuba Lis", "Zosia Bąk", "Marek Gil"]  # fmt: skip
-
-
-@pytest.fixture
-def phone() -> Iterator[Page]:
-    """A page of Debian's headless Chromium the size of a phone (390 × 844)."""
-    with chromium_page(viewport={"width": 390, "height": 844}, is_mobile=True) as page:
-        yield page
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)

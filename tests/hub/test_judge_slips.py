@@ -77,7 +77,14 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
     assert renamed.status_code == 200, renamed.text
     changed = renamed.json()
     code = changed.pop("code")
-    assert changed == {"id": 2, "name": "Bożena Kęs-Nowak", "club": "SP 3", "active": True}
+    assert changed == {
+        "id": 2,
+        "name": "Bożena Kęs-Nowak",
+        "club": "SP 3",
+        "family": "",
+        "active": True,
+        "checked_in": False,
+    }
     assert code == httpx.get(f"{url}{API}/{tid}/players").json()[1]["code"]  # a rename keeps it
     out = httpx.patch(path, json={"active": False, "reason": "musiała wyjść"})
     assert out.json()["active"] is False
@@ -98,7 +105,7 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
 @pytest.mark.parametrize(
     ("change", "status", "message"),
     [
-        ({"reason": "nic"}, 422, "name, club, active: nothing would change"),
+        ({"reason": "nic"}, 422, "name, club, family, active: nothing would change"),
         (
             {"name": "Ala\u202eKot", "reason": "x"},
             422,

@@ -7,7 +7,6 @@ on SQLite and PostgreSQL, and in Chromium on a phone.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik_hub.store import Store
-from tests.helpers.browser import chromium_page
 from tests.helpers.tourney import Hall, create, lowest_goes_out
 
 Hub = tuple[str, Store]
@@ -76,7 +74,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     assert before == {
         "name": "Łucja Żak", "tournament": "Liga szkolna", "tournament_id": tid, "round": None,
         "table": None, "seat": None, "starts": None, "next": None, "games": [], "place": None,
-        "notices": [], "checked_in": False,
+        "notices": [], "checked_in": False, "check_in_open": False,
     }  # fmt: skip
 
     first = drawn(url, tid, 5)
@@ -105,7 +103,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     hers = [(x, s) for x in results for s, e in x["seats"].items() if e["player"] == 1]
     assert now["games"] == [
         {"round": 1, "game": 1, "table": at["table"], "seat": seat, "small": e["small"],
-         "big": e["big"], "counts": True}
+         "big": e["big"], "counts": True, "moves": e["moves"]}
         for x, s in hers
         for e in [x["seats"][s]]
     ]  # fmt: skip
@@ -190,14 +188,6 @@ def test_the_page_says_where_to_sit_in_words_from_the_catalogue(hub: Hub) -> Non
     assert "Now" in english.text
     script = httpx.get(f"{url}/player.js")
     assert script.headers["content-type"].startswith("text/javascript")
-
-
-@pytest.fixture
-def phone() -> Iterator[Page]:
-    """A page of Debian's headless Chromium the size of a phone (390 × 844)."""
-    phone = {"width": 390, "height": 844}
-    with chromium_page(viewport=phone, device_scale_factor=2, is_mobile=True) as page:
-        yield page
 
 
 def no_sideways_scroll(page: Page) -> bool:

@@ -101,12 +101,21 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
         "id": 1,
         "name": "Łucja Żak",
         "club": "SP 5 Szczecin",
+        "family": "",
         "active": True,
+        "checked_in": False,
     }
     assert [x["id"] for x in first.json()] == list(range(1, 9))
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
     assert [without_code(x) for x in late.json()] == [
-        {"id": 9, "name": "Spóźniony Gość", "club": "", "active": True}
+        {
+            "id": 9,
+            "name": "Spóźniony Gość",
+            "club": "",
+            "family": "",
+            "active": True,
+            "checked_in": False,
+        }
     ]
     listed = httpx.get(f"{url}{API}/{tid}/players").json()
     assert [x["name"] for x in listed][-2:] == ["Iga Ńuk", "Spóźniony Gość"]
@@ -389,3 +398,53 @@ def test_no_text_in_an_export_opens_as_a_formula(hub: Hub) -> None:
     )
     small = [int(row[9]) for row in rows[1:]]  # int() fails on "'-12": minus points stay numbers
     assert min(small) < 0
+
+
+def test_a_draw_keeps_clubs_and_families_apart_and_says_where_it_could_not(hub: Hub) -> None:
+    url, _ = hub
+    tid = create(url)
+    enrol_csv(url, tid)  # 8 players, two of each of 4 schools, at 2 tables of 4
+    for player in (1, 2):  # Łucja Żak and Źdźisław Ćwik: cousins, the judge marks them
+        marked = httpx.patch(
+            f"{url}{API}/{tid}/players/{player}", json={"family": " Żakowie ", "reason": "kuzyni"}
+        )
+        assert marked.status_code == 200, marked.text
+        assert marked.json()["family"] == "Żakowie"
+    schools = {1: "SP 5 Szczecin", 3: "SP 5 Szczecin", 2: "SP 12", 6: "SP 12", 4: "SP 3",
+               5: "SP 3", 7: "SP 7", 8: "SP 7"}  # fmt: skip
+    for seed in range(5):
+        drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed, "override": True})
+        assert drawn.status_code == 201, drawn.text
+        one = drawn.json()
+        tables = [set(t["seats"].values()) for t in one["tables"]]
+        assert all({1, 2} - t for t in tables)  # the family always apart
+        assert one["same_family"] == []
+        # 4 schools of 2 at 2 tables: every school apart in round 1; later rounds trade
+        # schools against repeats, and the answer names each table that seats one school
+        # twice, and each pair that meets again.
+        together = sorted(
+            (k, school)
+            for k, t in enumerate(tables, 1)
+            for school in set(schools.values())
+            if sum(schools[p] == school for p in t) > 1
+        )
+        assert sorted((x["table"], x["club"]) for x in one["same_club"]) == together
+        if seed == 0:
+            assert together == []
+            assert one["repeated_pairs"] == []
+        assert len(one["repeated_pairs"]) == one["repeats"]  # each pair that met adds one
+        for x in one["repeated_pairs"]:
+            assert set(x["players"]) <= tables[x["table"] - 1]
+        again = httpx.get(f"{url}{API}/{tid}/rounds/{one['round']}").json()
+        for key in ("repeated_pairs", "same_club", "same_family"):
+            assert again[key] == one[key]
+
+
+@pytest.mark.parametrize("weight", [-1, 10.5, "dużo"])
+def test_a_clubs_weight_outside_0_to_10_draws_nothing(hub: Hub, weight: object) -> None:
+    url, _ = hub
+    tid = create(url)
+    enrol_csv(url, tid)
+    refused = httpx.post(f"{url}{API}/{tid}/rounds", json={"clubs_weight": weight})
+    assert refused.status_code == 422
+    assert httpx.get(f"{url}{API}/{tid}").json()["rounds"] == []

@@ -33,8 +33,10 @@ def test_delays_grow_on_average_until_the_cap(attempt: int, seed: int) -> None:
     rng = random.Random(seed)
     now = statistics.fmean(backoff.delay(attempt, rng) for _ in range(500))
     later = statistics.fmean(backoff.delay(attempt + 1, rng) for _ in range(500))
-    # The mean is half the ceiling; 500 draws put it within a few per cent of that.
-    assert now == pytest.approx(backoff.ceiling(attempt) / 2, rel=0.1)
+    # The mean is half the ceiling. Of 500 draws of a full jitter (uniform from 0 to the
+    # ceiling) its standard deviation is 2.6 % of it; six of them, 15.5 %, hold for any seed
+    # hypothesis tries (at 10 % it found a seed 4 deviations out).
+    assert now == pytest.approx(backoff.ceiling(attempt) / 2, rel=0.155)
     if backoff.ceiling(attempt + 1) > backoff.ceiling(attempt):
         assert later > now
     else:

@@ -10,11 +10,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.core import game as g
+from klik.core.pace import Pace
 from klik.link import protocol as p
 from klik.link.protocol import messages as m
 
 seats = st.sampled_from(m.SEATS)
 whole = st.integers(min_value=0, max_value=m.BIG)
+
+
+def seat_figures(n: int) -> st.SearchStrategy[dict[str, int]]:
+    """A seat's figures as the core makes them: ``n`` moves, some drawn, some timed out."""
+    times = st.lists(st.integers(0, 600_000), min_size=n, max_size=n)
+    return st.builds(
+        lambda draws, timeouts, ms: Pace(n, draws, timeouts, sum(ms), max(ms, default=0)).json(),
+        st.integers(0, n),
+        st.integers(0, n),
+        times,
+    )
+
+
+figures = st.integers(0, 200).flatmap(seat_figures)
 beats = st.builds(
     p.Heartbeat,
     game=st.none() | whole,
@@ -26,6 +41,8 @@ beats = st.builds(
     paused_by=st.none() | st.sampled_from((*m.SEATS, *m.PAUSERS)),
     called_by=st.none() | seats,
     names=st.dictionaries(seats, st.text(max_size=m.MAX_NAME)),
+    move_time_ms=st.none() | st.integers(1, m.BIG),
+    moves=st.dictionaries(seats, figures),
     outbox=whole,
     last_seq=whole,
     acks=st.lists(st.text(min_size=1, max_size=p.MAX_COMMAND_ID)).map(tuple),
@@ -57,6 +74,10 @@ def test_an_older_tables_heartbeat_without_the_newer_fields_is_taken() -> None:
            "judge": False, "paused_by": None, "called_by": None, "outbox": 0, "last_seq": 2}  # fmt: skip
     beat = p.Heartbeat.decode(old)
     assert (beat.names, beat.acks, beat.refused, beat.seq_in_doubt) == ({}, (), (), False)
+    assert (beat.move_time_ms, beat.moves) == (None, {})
+
+
+FIGURES = {"count": 3, "draws": 2, "timeouts": 2, "mean_ms": 55_000, "longest_ms": 60_000}
 
 
 @pytest.mark.parametrize(
@@ -81,6 +102,13 @@ def test_an_older_tables_heartbeat_without_the_newer_fields_is_taken() -> None:
         ({"refused": [{"seq": 4, "game": 1, "error": None}]},
          "body.refused[0].error: must be text of at most 200"),
         ({"seq_in_doubt": 1}, "body.seq_in_doubt: must be true or false"),
+        ({"move_time_ms": 0}, "body.move_time_ms: must be a whole number from 1, or null"),
+        ({"moves": []}, "body.moves: must map seats (A, B, C, D) to their moves"),
+        ({"moves": {"E": FIGURES}}, "body.moves: must map seats (A, B, C, D) to their moves"),
+        ({"moves": {"A": {**FIGURES, "count": "3"}}},
+         "body.moves.A.count: must be a whole number from 0 to 1000000000"),
+        ({"moves": {"B": {**FIGURES, "timeouts": 4}}}, "body.moves.B.timeouts: must be at most count (3)"),
+        ({"moves": {"B": {**FIGURES, "mean_ms": 60_001}}}, "body.moves.B.mean_ms: must be at most longest_ms"),
     ],
 )  # fmt: skip
 def test_a_body_that_is_not_a_heartbeat_is_one_line_naming_its_field(

@@ -102,3 +102,21 @@ def test_a_links_ack_and_how_http_answers_map_to_it_are_documented() -> None:
     assert f"| **{HUB_ERROR_HTTP // 100}xx**" in mapping
     taken = links[links.index("A result is acknowledged by") : links.index("whose signed ack")]
     assert set(TICKED.findall(taken)) == set(p.TAKEN)
+
+
+def test_a_seats_moves_are_documented_figure_by_figure() -> None:
+    figures = section("### A seat's moves")
+    listed = re.findall(r"^- `([a-z_]+)`:", figures, flags=re.MULTILINE)
+    assert tuple(listed) == p.MOVES_FIELDS
+    made = make_result(
+        table=3, game=12, rules="tournament",
+        result=score(RULE_SETS["tournament"], Ending.RUMMIKUB, {"A": SeatRack(0), "B": SeatRack(7)}, "A"),
+        names={}, opened={"A", "B"}, moves=(Move("A", 0.0, 1.0, g.EndedBy.TAP),),
+        duration_ms=1_000, finished_at=None,
+    )  # fmt: skip
+    assert tuple(made["seats"]["A"]["moves"]) == p.MOVES_FIELDS
+    heartbeats = section("### `POST /api/v1/heartbeats`")
+    example = json.loads(heartbeats[heartbeats.index("```json") + 7 : heartbeats.index("```\n")])
+    for figures in example["moves"].values():
+        p.check_moves(figures, "example")
+    assert "*A seat's moves*" in heartbeats

@@ -33,7 +33,7 @@ def body_of(rules: str, ending: Ending, racks: dict[str, int], opened: set[str])
         result=result,
         names={"A": "Łucja", "B": "Zenon"},
         opened=opened,
-        moves=MOVES,
+        moves=tuple(m for m in MOVES if m.seat in racks),  # the seated seats move
         duration_ms=95_000,
         finished_at="2026-11-23T14:05:09Z",
     )
@@ -44,6 +44,10 @@ def test_a_tables_body_holds_what_the_contract_lists() -> None:
     check_result(body)
     assert body["seats"]["A"] == {
         "name": "Łucja", "player": None, "rack": 10, "opened": True, "small": -10, "big": 0,
+        "moves": {"count": 1, "draws": 0, "timeouts": 0, "mean_ms": 30_000, "longest_ms": 30_000},
+    }  # fmt: skip
+    assert body["seats"]["B"]["moves"] == {
+        "count": 1, "draws": 1, "timeouts": 1, "mean_ms": 60_000, "longest_ms": 60_000,
     }  # fmt: skip
     assert body["winners"] == ["C"]
     assert (body["moves"], body["timeouts"], body["duration_ms"]) == (3, 1, 95_000)
@@ -127,6 +131,18 @@ def test_points_that_are_not_the_rule_sets_are_a_mismatch(change: Any) -> None:
         (lambda b: b.update(round_game=10), "body.round_game"),  # a round has at most 9 games
         (lambda b: b.update(ended_by="pile"), "body.ended_by"),  # a Rummikub has no such why
         (lambda b: b.update(ending="exhausted", winners=["C"], ended_by="dinner"), "body.ended_by"),
+        # a seat's moves (``docs/protocol.md``, A seat's moves)
+        (lambda b: b["seats"]["B"].pop("moves"), "body.seats.B.moves"),  # on some seats only
+        (lambda b: b["seats"]["A"].update(moves=[1, 0, 0]), "body.seats.A.moves"),
+        (lambda b: b["seats"]["A"]["moves"].pop("draws"), "body.seats.A.moves.draws"),
+        (lambda b: b["seats"]["A"]["moves"].update(count=-1), "body.seats.A.moves.count"),
+        (lambda b: b["seats"]["A"]["moves"].update(mean_ms=30_000.0), "body.seats.A.moves.mean_ms"),
+        (lambda b: b["seats"]["A"]["moves"].update(draws=2), "body.seats.A.moves.draws"),
+        (lambda b: b["seats"]["B"]["moves"].update(timeouts=2), "body.seats.B.moves.timeouts"),
+        (lambda b: b["seats"]["A"]["moves"].update(mean_ms=30_001), "body.seats.A.moves.mean_ms"),
+        (lambda b: b["seats"]["C"]["moves"].update(count=0), "body.seats.C.moves.longest_ms"),
+        (lambda b: b.update(moves=4), "body.seats.A.moves.count"),  # the seats' add up to 3
+        (lambda b: b.update(timeouts=0), "body.seats.A.moves.timeouts"),  # theirs add up to 1
     ],
 )
 def test_a_body_that_breaks_the_schema_names_the_field(change: Any, field: str) -> None:
@@ -160,6 +176,20 @@ def test_what_a_tables_clock_writes_is_a_finished_at() -> None:
 def test_the_largest_rack_is_every_tile_of_the_set() -> None:
     body = body_of("tournament", Ending.EXHAUSTED, {"A": 828, "B": 20, "C": 0}, {"A", "B", "C"})
     check_result(body)  # 828 passes; 829 is refused (above)
+
+
+def test_an_older_tables_body_without_the_seats_moves_is_taken() -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    for entry in body["seats"].values():
+        del entry["moves"]
+    check_result(body)
+    assert points_check(body) == "ok"
+
+
+def test_a_seats_moves_keep_a_key_they_do_not_know() -> None:
+    body = body_of("tournament", Ending.RUMMIKUB, {"A": 10, "B": 20, "C": 0}, {"A", "B", "C"})
+    body["seats"]["A"]["moves"]["median_ms"] = 30_000  # a newer table's
+    check_result(body)
 
 
 @pytest.mark.parametrize("why", ["pile", "round_time", "judge", None])

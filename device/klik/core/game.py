@@ -250,13 +250,16 @@ Effect = Sound | Note | ResultReady
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A finished move. ``drew`` is the tiles the seat took (penalty draws included)."""
+    """A finished move. ``drew`` is the tiles the seat took (penalty draws included);
+    ``paused_s`` the seconds its clock stood (the judge, a call, a power cut), so the time it
+    took on the clock is ``end - start - paused_s`` (``klik.core.pace``)."""
 
     seat: str
     start: float
     end: float
     ended_by: EndedBy
     drew: int = 0
+    paused_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +273,8 @@ class Game:
     move_start: float | None = None
     deadline: float | None = None  # MOVE: when the mover's time runs out
     left_s: float | None = None  # PAUSED: the stopped clock's time left
+    paused_at: float | None = None  # PAUSED: when the clock stopped
+    stood_s: float = 0.0  # MOVE: seconds the clock of the move under way has stood so far
     press_at: float | None = None  # the mover's press that holds the clock until recognised
     warned: bool = False
     opened: frozenset[str] = frozenset()
@@ -410,7 +415,7 @@ def _tick(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
 def _time_out(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
     assert game.mover is not None
     assert game.move_start is not None
-    move = Move(game.mover, game.move_start, at, EndedBy.TIMEOUT)
+    move = Move(game.mover, game.move_start, at, EndedBy.TIMEOUT, paused_s=game.stood_s)
     sound = (Sound(at, SoundKind.TIMEOUT),)
     if game.settings.timeout is TimeoutMode.WAIT:
         timed_out = replace(
@@ -642,7 +647,8 @@ def _start(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
 def _begin_move(
     game: Game, seat: str, at: float, left_s: float | None = None, **changes: Unpack[MoveChanges]
 ) -> Game:
-    """``seat``'s clock runs from ``at`` with ``left_s`` (default: full time); one copy."""
+    """``seat``'s clock runs from ``at`` with ``left_s`` (default: full time, a new move);
+    one copy."""
     left = game.settings.move_time_s if left_s is None else left_s
     return replace(
         game,
@@ -652,6 +658,8 @@ def _begin_move(
         move_start=at if left_s is None else game.move_start,
         deadline=at + left,
         left_s=None,
+        paused_at=None,
+        stood_s=0.0 if left_s is None else game.stood_s,
         press_at=None,
         warned=left <= game.settings.warn_s,
         paused_by=None,
@@ -675,7 +683,7 @@ def _end_move(
         game,
         at,
         pile=pile,
-        moves=(*game.moves, Move(seat, start, at, ended_by, drew)),
+        moves=(*game.moves, Move(seat, start, at, ended_by, drew, game.stood_s)),
         opened=game.opened | {seat} if tapped else game.opened,
         last_tap=(seat, at) if tapped else None,
         undo=(game, at),
@@ -787,6 +795,7 @@ def _pause(game: Game, at: float, by: str) -> tuple[Game, tuple[Effect, ...]]:
         phase=Phase.PAUSED,
         resume_to=game.phase,
         left_s=left,
+        paused_at=_read_at(game, at),
         deadline=None,
         press_at=None,
         paused_by=by,
@@ -802,7 +811,9 @@ def _resume(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
             game, phase=Phase.TIMED_OUT, left_s=None, paused_by=None, resume_to=None, undone=False
         )
         return resumed, ()
-    return _begin_move(game, game.mover, at, left_s=game.left_s or 0.0), ()
+    # The time the clock stood is the move's, but not the mover's (``Move.paused_s``).
+    stood = game.stood_s + (0.0 if game.paused_at is None else max(0.0, at - game.paused_at))
+    return _begin_move(replace(game, stood_s=stood), game.mover, at, left_s=game.left_s or 0.0), ()
 
 
 def _restart(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
@@ -889,10 +900,17 @@ def _undo_point(game: Game, at: float) -> Game:
         phase=Phase.PAUSED,
         resume_to=game.phase,
         left_s=game.time_left(at) if game.phase is Phase.MOVE else 0.0,
+        paused_at=_read_at(game, at),
         deadline=None,
         press_at=None,
         window=None,
     )
+
+
+def _read_at(game: Game, at: float) -> float:
+    """The moment a clock stopped at ``at`` shows the time of (``Game.time_left``): a press
+    that holds the clock stopped it at the press, and that time is given back."""
+    return at if game.press_at is None else min(at, game.press_at)
 
 
 def _penalised(game: Game) -> frozenset[str]:

@@ -5,8 +5,10 @@ recomputes the points from the racks with the rule set, so a table with a wrong 
 bug shows up on the judge's page as a points mismatch instead of in the standings. Pure: no
 I/O, no clock. ``docs/protocol.md`` is the contract in prose.
 
-Unknown fields are kept, not refused: a newer table may send more (move statistics per seat)
-to an older hub, and the hub stores the body exactly as it was signed.
+Unknown fields are kept, not refused: a newer table may send more to an older hub, and the
+hub stores the body exactly as it was signed. Each seat's ``moves`` (its moves, draws,
+timeouts, mean and longest move time: ``klik.core.pace``) is sent by every newer table and
+checked when it is there; an older table's body has none.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from datetime import datetime
 from typing import Any
 
 from klik.core.game import SEATS, EndedBy, Exhaustion, Move
+from klik.core.pace import pace
 from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
 from klik.link.protocol import Json, ProtocolError
+from klik.link.protocol.moves import check_moves
 
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
@@ -64,12 +68,33 @@ def check_result(body: Json) -> None:
         raise ProtocolError("body.winners", "a Rummikub ending has exactly one winner")
     for name in ("moves", "timeouts", "duration_ms"):
         _whole(body, name, low=0)
+    _check_seats_moves(body, seats)
     finished = body.get("finished_at")
     if finished is not None and not is_utc_time(finished):
         raise ProtocolError(
             "body.finished_at",
             "must be null or a real time in ISO 8601 UTC like 2026-11-23T14:05:09Z",
         )
+
+
+def _check_seats_moves(body: Json, seats: Mapping[str, Any]) -> None:
+    """Each seat's ``moves``, on every seat (a newer table) or on none (an older one); the
+    seats' moves and timeouts add up to the body's."""
+    having = [s for s, entry in seats.items() if "moves" in entry]
+    if not having:
+        return
+    if len(having) != len(seats):
+        missing = sorted(set(seats) - set(having))[0]
+        raise ProtocolError(f"body.seats.{missing}.moves", "is missing (another seat has it)")
+    for seat, entry in seats.items():
+        check_moves(entry["moves"], f"body.seats.{seat}.moves")
+    for total, name in (("moves", "count"), ("timeouts", "timeouts")):
+        added = sum(entry["moves"][name] for entry in seats.values())
+        if added != body[total]:
+            raise ProtocolError(
+                f"body.seats.{having[0]}.moves.{name}",
+                f"the seats' {name} add up to {added}, not body.{total} ({body[total]})",
+            )
 
 
 def is_utc_time(text: Any) -> bool:
@@ -143,7 +168,9 @@ def make_result(
 ) -> Json:
     """The body a table sends for a scored game (``check_result`` accepts it). ``round_game``
     is the game's number within the round's lineup (1..games), as ``game`` is the table's own
-    counter: the hub puts the result in that slot of the round."""
+    counter: the hub puts the result in that slot of the round. Each seat's ``moves`` are
+    its figures from ``moves`` (``klik.core.pace``)."""
+    paced = pace(moves, tuple(result.rack))
     return {
         "tournament": tournament,
         "round": round_no,
@@ -163,6 +190,7 @@ def make_result(
                 "opened": s in set(opened),
                 "small": result.small[s],
                 "big": result.big[s],
+                "moves": paced[s].json(),
             }
             for s in result.rack
         },

@@ -21,6 +21,7 @@ from typing import Any
 from klik.core import game as g
 from klik.core import gestures as gs
 from klik.core import tabletop as t
+from klik.core.pace import pace
 from klik.faults import kill_point
 from klik.link import courier as c
 from klik.link.protocol import CommandKind, Heartbeat
@@ -358,6 +359,9 @@ class Session:
             called_by=game.called_by,
             # who sits where, so the judge's console names the mover and a caller
             names={s: n for s, n in self.shown_names if s in game.settings.seats},
+            # how each seat has moved so far: the console shows slow movers and timeouts
+            move_time_ms=round(game.settings.move_time_s * 1000),
+            moves={s: f.json() for s, f in pace(game.moves, game.settings.seats).items()},
         )
 
     # --- outputs -----------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 
 from klik.link import protocol as p
 from klik_hub import sql
+from klik_hub.hall.heartbeats import watch
 from klik_hub.sql.devices import Device
 from klik_hub.store import Store, utc_iso
 
@@ -79,19 +80,25 @@ def believed(store: Store, envelope: p.Envelope, mac: str) -> Iterator[tuple[Con
 
 
 def tables(store: Store) -> list[dict[str, Any]]:
-    """Every paired table with its last heartbeat and pending commands, by table number."""
+    """Every paired table with its last heartbeat, the seats its judge should watch
+    (``heartbeats.watch``: slow movers, repeated timeouts) and its pending commands, by table
+    number."""
     now = store.now_ms()
     with store.reading() as db:
         rows = sql.devices.with_heartbeats(db)
         pending = sql.commands.pending_by_table(db)
-    return [
-        {
-            "table": row.table_no,
-            "device": row.device,
-            "paired_at": row.paired_at,
-            "seen_s_ago": None if row.seen_ms is None else (now - row.seen_ms) / 1000,
-            "status": None if row.body is None else json.loads(row.body),
-            "commands": pending.get(row.table_no, []),
-        }
-        for row in rows
-    ]
+    listed = []
+    for row in rows:
+        status = None if row.body is None else json.loads(row.body)
+        listed.append(
+            {
+                "table": row.table_no,
+                "device": row.device,
+                "paired_at": row.paired_at,
+                "seen_s_ago": None if row.seen_ms is None else (now - row.seen_ms) / 1000,
+                "status": status,
+                "watch": watch(status),
+                "commands": pending.get(row.table_no, []),
+            }
+        )
+    return listed

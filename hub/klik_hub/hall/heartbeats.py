@@ -6,10 +6,15 @@ captured on the way and replayed later (a dead table looking alive, a judge's ca
 made) changes nothing, on any number of processes. A hub that loses its last heartbeats in a
 power cut (they are best effort) holds an older seq for a moment; the table's next heartbeat
 moves it on.
+
+A newer table's heartbeat says how each seat has moved so far (``moves``, with the game's
+``move_time_ms``); ``watch`` picks out the seats the judge should look at while the round
+runs: slow movers and repeated timeouts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +24,13 @@ from klik.link import protocol as p
 from klik_hub import sql
 from klik_hub.sql.devices import Device
 from klik_hub.store import Store
+
+#: A slow mover: its mean move time is at least this share of the move time...
+SLOW_SHARE = 0.8
+#: ...over at least this many moves (one long think is no habit).
+SLOW_FROM_MOVES = 3
+#: Repeated timeouts: this many or more in the game.
+TIMEOUTS_TO_WATCH = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +73,38 @@ def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> 
         sql.commands.acknowledge(db, acks, device.table_no, now)
     commands = sql.commands.pending(db, device.table_no)
     return Beat(True, envelope.seq, commands, last_result)
+
+
+def watch(status: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The seats of a table's last heartbeat body ``status`` the judge should watch, by seat:
+    ``{"seat", "name", "slow", "timeouts", "count", "mean_ms", "longest_ms"}``, ``slow`` when
+    its mean move time is ``SLOW_SHARE`` of the move time or more over ``SLOW_FROM_MOVES``
+    moves or more, listed too with ``TIMEOUTS_TO_WATCH`` timeouts or more; none for an older
+    table's heartbeat, without ``moves``. The body was checked when it was taken
+    (``p.Heartbeat.decode``)."""
+    if not status:
+        return []
+    moves = status.get("moves") or {}
+    names = status.get("names") or {}
+    move_ms = status.get("move_time_ms")
+    watched = []
+    for seat in sorted(moves):
+        figures = moves[seat]
+        slow = (
+            move_ms is not None
+            and figures["count"] >= SLOW_FROM_MOVES
+            and figures["mean_ms"] >= SLOW_SHARE * move_ms
+        )
+        if slow or figures["timeouts"] >= TIMEOUTS_TO_WATCH:
+            watched.append(
+                {
+                    "seat": seat,
+                    "name": names.get(seat, ""),
+                    "slow": slow,
+                    **{
+                        name: figures[name]
+                        for name in ("timeouts", "count", "mean_ms", "longest_ms")
+                    },
+                }
+            )
+    return watched

@@ -27,6 +27,7 @@ into a table's lineup by ``rounds._lineup``, and read back from a result's body 
 
 from klik_hub.office import (
     board,
+    checkin,
     corrections,
     counting,
     draws,
@@ -43,6 +44,7 @@ from klik_hub.office import (
 
 __all__ = [
     "board",
+    "checkin",
     "corrections",
     "counting",
     "draws",

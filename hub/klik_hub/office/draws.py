@@ -19,7 +19,7 @@ from klik.core.game import SEATS
 from klik.core.scoring import RULE_SETS
 from klik.words import nwords, words
 from klik_hub import sql
-from klik_hub.office import counting, players
+from klik_hub.office import checkin, counting
 from klik_hub.office.errors import ConflictError, MissingResultsError
 from klik_hub.office.standings import of_stage, seated
 from klik_hub.office.tournaments import tournament
@@ -28,6 +28,49 @@ from klik_hub.store import Store, utc_iso
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament.standings import break_ties, standings
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a drawn round repeats, and where it seats players who share a club or a family:
+    the judge's check of the draw (the answer's ``repeated_pairs``, ``same_club`` and
+    ``same_family``)."""
+
+    repeated: tuple[tuple[int, int, int, int], ...] = ()  # (table, player, player, meetings)
+    same_club: tuple[tuple[int, str, tuple[int, ...]], ...] = ()  # (table, club, players)
+    same_family: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "repeated_pairs": [
+                {"table": k, "players": [a, b], "met": m} for k, a, b, m in self.repeated
+            ],
+            "same_club": [
+                {"table": k, "club": c, "players": list(ps)} for k, c, ps in self.same_club
+            ],
+            "same_family": [
+                {"table": k, "family": c, "players": list(ps)} for k, c, ps in self.same_family
+            ],
+        }
+
+
+def seen(
+    db: Connection,
+    tid: int,
+    before: Sequence[tuple[tuple[int, ...], ...]],
+    tables: tuple[tuple[int, ...], ...],
+) -> Seen:
+    """The repeated pairs of ``tables`` (a round drawn after the rounds ``before``) and its
+    tables where players share a club or a family, as the players' clubs and families are
+    now."""
+    rows = sql.players.by_number(db, tid)
+    clubs = {x.player_no: x.club for x in rows}
+    families = {x.player_no: x.family for x in rows}
+    return Seen(
+        tuple(d.repeated_pairs(before, tables)),
+        tuple(d.same_label(tables, clubs)),
+        tuple(d.same_label(tables, families)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,15 +84,18 @@ class Drawn:
     tables: tuple[tuple[int, ...], ...]  # player ids, seat order A, B, C, D; table 1 first
     repeats: int = 0  # meetings this round adds that an earlier round already had
     unpaired: tuple[int, ...] = ()  # its tables no table is paired as (yet)
+    seen: Seen = Seen()
+    absent: tuple[int, ...] = ()  # players not drawn for not having checked in
 
     def json(self) -> dict[str, Any]:
-        return {
+        return self.seen.json() | {
             "round": self.round_no,
             "stage": self.stage,
             "games": self.games,
             "seed": self.seed,
             "repeats": self.repeats,
             "unpaired": list(self.unpaired),
+            "absent": list(self.absent),
             "tables": [
                 {"table": k, "seats": dict(zip(SEATS, table, strict=False))}
                 for k, table in enumerate(self.tables, 1)
@@ -74,13 +120,16 @@ def draw(
     field: int | None = None,
     tie_break: Sequence[int] = (),
     round_no: int | None = None,
+    clubs_weight: float = d.CLUBS_WEIGHT,
 ) -> Drawn:
     """Draw the next round and keep it; see the module's docstring for when it may.
 
     A seeded stage: ``field`` is the judge's pick of its size (liga: 8 or 6), and
     ``tie_break`` settles ties in the standings that choose (player ids, first first).
     ``round_no``, when given, is the round the judge means to draw: a ConflictError if
-    it is not the next one (a draw sent twice draws once).
+    it is not the next one (a draw sent twice draws once). A random stage keeps players
+    of one club apart as far as ``clubs_weight`` weighs it (in repeated pairs; 0: off), and
+    players of one family always (``players.family``, the judge's label).
 
     One draw at a time per tournament: it reads, decides and keeps in one transaction
     with the tournament's row locked (PostgreSQL; SQLite's writer lock does the same),
@@ -94,7 +143,9 @@ def draw(
         row = tournament(db, tid, lock=True)
         fmt = f.load_format(row.format)
         names = sql.players.names(db, tid)
-        active = players.active(db, tid)
+        # The players not withdrawn nor excluded; once the check-in was opened, the
+        # checked-in ones among them (the rest are absent, and the answer names them).
+        active, absent = checkin.drawable(db, tid, row.check_in)
         earlier = sql.rounds.drawn(db, tid)
         following = len(earlier) + 1
         if round_no is not None and round_no != following:
@@ -128,7 +179,13 @@ def draw(
                     tuple(tuple(p for p in table if p in active) for table in x.tables)
                     for x in earlier
                 ]
-                tables = d.draw_round(list(active), met, seed, ahead=ahead)
+                rows = [x for x in sql.players.by_number(db, tid) if x.player_no in active]
+                apart = d.Apart(
+                    clubs={x.player_no: x.club for x in rows},
+                    families={x.player_no: x.family for x in rows},
+                    clubs_weight=clubs_weight,
+                )
+                tables = d.draw_round(list(active), met, seed, ahead=ahead, apart=apart)
             except d.DrawError as problem:
                 said = words("{problem}; enrol more players", problem=problem.message)
                 raise ConflictError(said) from None
@@ -143,8 +200,9 @@ def draw(
         repeated = d.repeats([*before, tables]) - d.repeats(before)
         unpaired = tuple(k for k in range(1, len(tables) + 1) if k not in paired)
         drawn = Drawn(
-            following, stage.name, stage.games_per_round, seed, tables, repeated, unpaired
-        )
+            following, stage.name, stage.games_per_round, seed, tables, repeated, unpaired,
+            seen(db, tid, before, tables), absent=tuple(absent),
+        )  # fmt: skip
         drawn_at = utc_iso(store.now_ms())
         kept = Round(drawn.round_no, drawn.stage, drawn.games, drawn.seed, drawn.tables, drawn_at)
         seats = [

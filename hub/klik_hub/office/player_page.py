@@ -20,6 +20,7 @@ from klik.words import words
 from klik_hub.office import counting
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
+from klik_hub.office.results import seat_moves
 from klik_hub.office.tally import Tallies, Tally
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import whereabouts as wh
@@ -37,16 +38,20 @@ def page(tallies: Tallies, code: str) -> dict[str, Any]:
     """The page of the player whose code is ``code``: NotFoundError if nobody's.
 
     ``{"name", "tournament", "tournament_id", "revision", "round", "table", "seat",
-    "starts", "next", "games", "place", "notices", "checked_in"}``: ``revision`` the
-    tournament's the page is of (``sql.tournaments.revision``), ``round``/``table``/``seat``
-    where they sit now (``whereabouts``; null before their first draw), ``starts`` the seat
-    that starts the
-    first game at that table (null where the format draws it at the table), ``next`` their
-    ``{"round", "table", "seat"}`` in a round drawn after that one (or null), ``games`` every
-    result they played, oldest first, with their seat's small and big points as it counts now
-    and ``counts``, ``place`` their place in the tournament's classification (null until a
-    game of theirs counts), ``notices`` what the judge changed about them, oldest first
-    (``notices``). ``checked_in`` is false: check-in is a later step of issue 20."""
+    "starts", "next", "games", "place", "notices", "checked_in", "check_in_open"}``:
+
+    - ``revision``: the tournament's the page is of (``sql.tournaments.revision``);
+    - ``round``, ``table``, ``seat``: where they sit now (``whereabouts``; null before their
+      first draw); ``starts``: the seat that starts the first game at that table (null
+      where the format draws it at the table);
+    - ``next``: their ``{"round", "table", "seat"}`` in a round drawn after that one;
+    - ``games``: every result they played, oldest first, with their seat's small and big
+      points as it counts now and ``counts``;
+    - ``place``: their place in the classification (null until a game of theirs counts);
+    - ``notices``: what the judge changed about them, oldest first (``notices``);
+    - ``checked_in``: whether they have checked in; ``check_in_open``: whether they may now
+      (``checkin``).
+    """
     return _mine(*_of(tallies, code))
 
 
@@ -61,13 +66,7 @@ def _mine(tally: Tally, player: int) -> dict[str, Any]:
 def page_json(tallies: Tallies, code: str) -> bytes:
     """``page`` as the JSON answered (UTF-8), made once per revision: a hall of phones asks
     for it in the same second after each result."""
-    tally, player = _of(tallies, code)
-    key = ("player json", player)
-    if key not in tally.memo:
-        shown = json.dumps(_mine(tally, player), ensure_ascii=False, separators=(",", ":"))
-        tally.memo[key] = shown.encode()
-    answer: bytes = tally.memo[key]
-    return answer
+    return _json(*_of(tallies, code))
 
 
 def page_json_known(
@@ -81,8 +80,10 @@ def page_json_known(
         return None
     tid, player = found
     tally = tallies.cached(tid, revision(tid))
-    if tally is None:
-        return None
+    return None if tally is None else _json(tally, player)
+
+
+def _json(tally: Tally, player: int) -> bytes:
     key = ("player json", player)
     if key not in tally.memo:
         shown = json.dumps(_mine(tally, player), ensure_ascii=False, separators=(",", ":"))
@@ -124,7 +125,8 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         "games": [g for x in tally.listed for g in _games(x, player)],
         "place": mine[0].place if mine and mine[0].games else None,
         "notices": notices(tally, player),
-        "checked_in": False,
+        "checked_in": player in tally.checked_in,
+        "check_in_open": tally.row.check_in == "open",
     }
 
 
@@ -159,7 +161,8 @@ def _spot(spot: wh.Spot) -> dict[str, Any]:
 
 def _games(x: counting.Counted, player: int) -> list[dict[str, Any]]:
     """``player``'s seat of result ``x`` as it counts now: where it was played (``_where``),
-    the seat, small and big points."""
+    the seat, small and big points, and how they moved (``results.seat_moves``: null from an
+    older table)."""
     return [
         {
             **_where(x),
@@ -167,6 +170,7 @@ def _games(x: counting.Counted, player: int) -> list[dict[str, Any]]:
             "small": x.now.small[seat],
             "big": x.now.big[seat],
             "counts": x.now.counts and x.placed.slot is not None,
+            "moves": seat_moves(x.body, seat),
         }
         for seat in x.now.small
         if x.now.players[seat] == player

@@ -78,8 +78,10 @@ def enrol(
             "id": x["player_no"],
             "name": x["name"],
             "club": x["club"],
+            "family": "",
             "active": True,
             "code": x["code"],
+            "checked_in": False,
         }
         for x in rows
     ]
@@ -96,17 +98,22 @@ def listed(store: Store, tid: int) -> list[dict[str, Any]]:
 def edit(
     store: Store, tid: int, player_no: int, change: dict[str, Any], *, reason: str, by: str
 ) -> dict[str, Any]:
-    """Rename a player, fix their club, withdraw (``active`` false) or reinstate them, as
-    a logged event with ``reason``, ``by`` and the hub's time; returns the player. A
-    withdrawn player is not drawn again; their games stay and count for their opponents."""
+    """Rename a player, fix their club, mark their family (``family``: a label the draw
+    keeps apart, empty for none), withdraw (``active`` false) or reinstate them, as a logged
+    event with ``reason``, ``by`` and the hub's time; returns the player. A withdrawn player
+    is not drawn again; their games stay and count for their opponents."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
         row = sql.players.one(db, tid, player_no)
         if row is None:
             said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
             raise NotFoundError(said)
-        before = {"name": row.name, "club": row.club, "active": bool(row.active)}
+        before = {
+            "name": row.name, "club": row.club, "family": row.family, "active": bool(row.active)
+        }  # fmt: skip
         wanted = {k: v for k, v in change.items() if v is not None}
+        if "family" in wanted:
+            wanted["family"] = " ".join(wanted["family"].split())
         if "name" in wanted or "club" in wanted:
             try:
                 checked = entrant(
@@ -117,8 +124,8 @@ def edit(
             wanted |= {"name": checked.name, "club": checked.club}
         after = before | wanted
         if after == before:
-            raise TournamentError(words("name, club, active: nothing would change"))
-        sql.players.change(db, tid, player_no, {k: after[k] for k in ("name", "club", "active")})
+            raise TournamentError(words("name, club, family, active: nothing would change"))
+        sql.players.change(db, tid, player_no, after)
         kind = (
             "rename" if after["active"] == before["active"]
             else "reinstate" if after["active"]
@@ -153,6 +160,8 @@ def player_json(row: Any) -> dict[str, Any]:
         "id": row.player_no,
         "name": row.name,
         "club": row.club,
+        "family": row.family,
         "active": bool(row.active),
         "code": row.code,
+        "checked_in": bool(row.checked_in),
     }

@@ -1,8 +1,10 @@
 """A tournament's results as they count now: each with its slot, its seats' points as the
-hub scores them (``counting``) and the judge's corrections to it."""
+hub scores them (``counting``), how each seat moved (as the table sent it) and the judge's
+corrections to it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from klik_hub import sql
@@ -36,16 +38,28 @@ def listed(store: Store, tid: int) -> list[dict[str, Any]]:
             "held": x.now.held,
             "corrected": x.now.corrected,
             "winners": list(x.now.winners),
-            "seats": {s: _seat(x.now, s, names) for s in x.now.small},
+            "seats": {s: _seat(x.now, s, names, seat_moves(x.body, s)) for s in x.now.small},
             "corrections": notes.get(x.row.id, []),
         }
         for x in listed
     ]
 
 
-def _seat(now: cr.Counted, seat: str, names: dict[int, str]) -> dict[str, Any]:
+def seat_moves(body: Mapping[str, Any], seat: str) -> dict[str, int] | None:
+    """How ``seat`` moved in the game of the stored result ``body`` (``docs/protocol.md``, A
+    seat's moves: ``count``, ``draws``, ``timeouts``, ``mean_ms``, ``longest_ms``), as the
+    table sent it; None for an older table's result, which has none (or a seat it has not)."""
+    entry = body.get("seats", {}).get(seat)
+    moves = entry.get("moves") if isinstance(entry, dict) else None
+    return dict(moves) if isinstance(moves, dict) else None
+
+
+def _seat(
+    now: cr.Counted, seat: str, names: dict[int, str], moves: dict[str, int] | None
+) -> dict[str, Any]:
     """One seat of a result as the API shows it: its player's id and name (null and "" when
-    the table named no player the hub knows as a number) and its points."""
+    the table named no player the hub knows as a number), its points, and how it moved
+    (``seat_moves``)."""
     player = now.players[seat]
     return {
         "player": player,
@@ -53,4 +67,5 @@ def _seat(now: cr.Counted, seat: str, names: dict[int, str]) -> dict[str, Any]:
         "rack": now.rack[seat],
         "small": now.small[seat],
         "big": now.big[seat],
+        "moves": moves,
     }

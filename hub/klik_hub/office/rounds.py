@@ -15,7 +15,7 @@ from klik.link import protocol as p
 from klik.words import Words, nwords, words
 from klik_hub import hall, sql
 from klik_hub.office import counting
-from klik_hub.office.draws import Drawn
+from klik_hub.office.draws import Drawn, seen
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
@@ -39,9 +39,12 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
         listed = counting.counted(db, tid, names, drawn_rounds)
         owed = counting.missing(kept, listed)
         unplaced = _unplaced(db, kept, drawn_rounds, listed)
-    before = [x.tables for x in drawn_rounds if x.round_no < round_no]
+        before = [x.tables for x in drawn_rounds if x.round_no < round_no]
+        checked = seen(db, tid, before, kept.tables)
     repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
-    drawn = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated).json()
+    drawn = Drawn(
+        kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated, seen=checked
+    ).json()
     missing = {m["table"]: m["missing"] for m in owed}
     for table in drawn["tables"]:
         table["missing"] = missing.get(table["table"], 0)
@@ -84,7 +87,8 @@ def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[
             raise ConflictError(said)
         sql.rounds.undo(db, tid, round_no)
         undone = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
-        del undone["repeats"], undone["unpaired"]
+        for extra in ("repeats", "unpaired", "repeated_pairs", "same_club", "same_family"):
+            del undone[extra]
         sql.events.log(
             db,
             tid,

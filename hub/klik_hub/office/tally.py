@@ -40,6 +40,7 @@ class Tally:
     row: Any
     names: dict[int, str]
     clubs: dict[int, str]
+    checked_in: frozenset[int]  # the players who have checked in
     drawn: list[Round]
     listed: list[counting.Counted]
     owing: frozenset[tuple[int, int]]  # (round, table) whose games are not all in
@@ -56,6 +57,7 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
     """Tournament ``tid``'s tally, in ``db``'s transaction."""
     row = tournament(db, tid)
     names = sql.players.names(db, tid)
+    listed_players = sql.players.by_number(db, tid)
     drawn = sql.rounds.drawn(db, tid)
     listed = counting.counted(db, tid, names, drawn)
     owing = frozenset((x.round_no, m["table"]) for x in drawn for m in counting.missing(x, listed))
@@ -64,7 +66,8 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
         revision=revision,
         row=row,
         names=names,
-        clubs={x.player_no: x.club for x in sql.players.by_number(db, tid)},
+        clubs={x.player_no: x.club for x in listed_players},
+        checked_in=frozenset(x.player_no for x in listed_players if x.checked_in),
         drawn=drawn,
         listed=listed,
         owing=owing,

@@ -71,7 +71,7 @@ def enrol(db: Connection, rows: list[dict[str, Any]]) -> None:
 
 
 def change(db: Connection, tid: int, player_no: int, values: dict[str, Any]) -> None:
-    """Set the player's ``name``, ``club`` or ``active`` to ``values``."""
+    """Set the player's ``name``, ``club``, ``family`` or ``active`` to ``values``."""
     db.execute(
         update(players)
         .where(players.c.tournament_id == tid, players.c.player_no == player_no)

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, func, insert, select, update
 
 from klik_hub.schema import corrections, events, players, results, rounds, tournaments
 
@@ -79,3 +79,8 @@ def revision(db: Connection, tid: int) -> str:
     if row[0] is None:
         return ""
     return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:16]
+
+
+def set_check_in(db: Connection, tid: int, state: str) -> None:
+    """Tournament ``tid``'s check-in is ``open`` or ``closed`` from now on."""
+    db.execute(update(tournaments).where(tournaments.c.id == tid).values(check_in=state))

@@ -1,7 +1,7 @@
 "use strict";
 // The tournament's public board (/t/ID): public, read-only, for a phone. It reads
-// /api/v1/tournaments/ID/board, and again at each of the tournament's events (the hub tells
-// the page the moment anything changes): the last drawn round's tables, who sits where and
+// /api/v1/tournaments/ID/board, and again the moment anything changes (live.js, loaded before
+// it): the last drawn round's tables, who sits where and
 // which tables are done, and the standings. Typing a name marks that player's table and line
 // and hides the other tables. Its words come from the catalogue (/words.js, loaded first);
 // the page's elements are in templates/board.html, and this script fills in their text,
@@ -74,35 +74,5 @@ function draw() {
   $("standings").replaceChildren(...board.standings.map(r => standingLine(r, wanted)));
 }
 
-let asking = null;
-let again = false;
-
-async function refresh() {
-  if (asking) { again = true; return; }
-  asking = (async () => {
-    try {
-      const answer = await fetch(`/api/v1/tournaments/${tid}/board`, {cache: "no-store"});
-      if (!answer.ok) throw new Error(answer.statusText);
-      board = await answer.json();
-      draw();
-      const time = new Date().toLocaleTimeString(language);
-      $("updated").textContent = pgettext("player", "updated {time}", {time});
-    } catch {
-      $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
-    }
-  })();
-  await asking;
-  asking = null;
-  if (again) { again = false; refresh(); }
-}
-
 $("search").addEventListener("input", draw);
-const events = new EventSource(`/api/v1/tournaments/${tid}/events`);
-events.addEventListener("revision", e => {
-  if (!board || JSON.parse(e.data).revision !== board.revision) refresh();
-});
-events.onerror = () => {
-  $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
-};
-refresh();
-setInterval(refresh, 60000);  // a phone that slept may have missed the stream's break
+live({answer: `/api/v1/tournaments/${tid}/board`, tid, draw: shown => { board = shown; draw(); }});

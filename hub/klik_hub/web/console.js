@@ -20,6 +20,8 @@ const LABELS = {
   add: _("Add a player"), csvFile: _("CSV file (name; club)"), enrol: _("Enrol from the file"),
   seed: _("Draw seed"), override: _("despite missing results"), field: _("How many go on"),
   tieBreak: _("Ties: numbers in order"), drawNext: _("Draw the next round"),
+  clubsWeight: _("Keep clubs apart (0 = off)"), familyPlayers: _("Players of one family (numbers)"),
+  family: _("Family"), markFamily: _("Mark as one family"),
   sendLineups: _("Send the lineups to the tables"), startRound: _("Start the round on every table"),
   roundOver: _("Round time over"), printSheets: _("Print table sheets"),
   unplacedTitle: _("Results outside the round's lineup (assign or exclude them)"),
@@ -188,8 +190,22 @@ function tableRow(row) {
     el("td", {}, row.table), el("td", {}, contact(row.seen_s_ago)),
     el("td", {}, STATES[s.state] ?? s.state, caller),
     el("td", {}, named(s.mover, s.names)), el("td", {}, left), el("td", {}, s.draw_tiles),
+    el("td", {}, (row.watch || []).map((w, k) => [k > 0 && el("br"), watched(w)])),
     el("td", {}, s.outbox, refused),
     el("td", {}, button, waiting));
+}
+
+// A seat the judge should watch in this game (the hub picks them from the heartbeat's
+// figures): a slow mover, with its mean and longest move time, and repeated timeouts.
+function watched(w) {
+  const seconds = ms => Math.round(ms / 1000);
+  const why = [
+    w.slow && _("slow: {mean} s a move on average, longest {longest} s",
+      {mean: seconds(w.mean_ms), longest: seconds(w.longest_ms)}),
+    w.timeouts > 0 && ngettext("{n} timeout", "{n} timeouts", w.timeouts),
+  ].filter(Boolean);
+  return el("b", {class: "bad", "data-testid": "watch", "data-seat": w.seat},
+    `${named(w.seat, {[w.seat]: w.name})}: ${why.join("; ")}`);
 }
 
 function resultRow(row, counted) {
@@ -261,7 +277,8 @@ async function setup() {
   }
   const players = tid ? await playersOf(tid) : [];
   $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
-    el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`), el("td", {}, p.club))));
+    el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`), el("td", {}, p.club),
+    el("td", {}, p.family))));
 }
 
 async function round() {
@@ -278,10 +295,22 @@ async function round() {
   const names = Object.fromEntries(players.map(p => [p.id, p.name]));
   $("round-title").textContent = _(
     "Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}", drawn);
+  // The judge's check of the draw, table by table: who meets again, who sits with their own
+  // club or family.
+  const who = p => `${names[p] ?? ""} (${p})`;
+  const checks = {};
+  const check = (table, text) => (checks[table] = checks[table] || []).push(text);
+  for (const x of drawn.repeated_pairs) check(x.table, _("{a} and {b} meet again ({met}×)",
+    {a: who(x.players[0]), b: who(x.players[1]), met: x.met}));
+  for (const x of drawn.same_club) check(x.table, _("one club, {club}: {players}",
+    {club: x.club, players: x.players.map(who).join(", ")}));
+  for (const x of drawn.same_family) check(x.table, _("one family, {family}: {players}",
+    {family: x.family, players: x.players.map(who).join(", ")}));
   $("round").tBodies[0].replaceChildren(...drawn.tables.map(x => el("tr", {"data-table": x.table},
     el("td", {}, x.table),
     el("td", {class: "seats"}, Object.entries(x.seats).map(([s, p]) => el("span", {}, `${s}: ${names[p] ?? ""} (${p})`))),
-    el("td", {class: x.missing ? "bad" : "ok"}, x.missing || _("all in")))));
+    el("td", {class: x.missing ? "bad" : "ok"}, x.missing || _("all in")),
+    el("td", {class: "checks"}, (checks[x.table] || []).join("; ")))));
   // Results that fill no slot: the judge puts each in its table's game (assign) or excludes it.
   $("unplaced-title").hidden = !drawn.unplaced.length;
   const games = Array.from({length: drawn.games}, (unused, k) => k + 1);
@@ -380,11 +409,11 @@ function labels() {
   $("lang").textContent = otherName;
   $("lang").href = "?" + next.toString();
   head("tables", [_("Table"), _("Contact"), _("State"), _("Mover"), _("Left"), _("Pile"),
-    _("Waiting"), ""]);
+    _("To watch"), _("Waiting"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
-  head("players", [_("No."), pgettext("player", "Name"), _("Club / school")]);
-  head("round", [_("Table"), _("Seats"), _("Games missing")]);
+  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family")]);
+  head("round", [_("Table"), _("Seats"), _("Games missing"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
     _("When")]);
@@ -429,6 +458,23 @@ $("enrol-one").addEventListener("submit", async e => {
   if (answer.ok) { say(_("Players enrolled: {n}.", {n: answer.data.length})); e.target.reset(); refresh(); }
 });
 
+// A family: the draw never seats its players at one table while the tables allow it. Each
+// player's label is a change of theirs in the judge's log; an empty label clears it.
+$("family").addEventListener("submit", async e => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const numbers = String(f.get("players")).split(/[\s,;]+/).filter(Boolean).map(Number);
+  const family = String(f.get("family")).trim();
+  for (const n of numbers) {
+    const answer = await change("PATCH", `/api/v1/tournaments/${tid}/players/${n}`,
+      {family, reason: _("family marked for the draw")});
+    if (!answer.ok) return;
+  }
+  say(_("Family marked: {players}.", {players: numbers.join(", ")}));
+  e.target.reset();
+  refresh();
+});
+
 $("enrol-csv").addEventListener("submit", async e => {
   e.preventDefault();
   const file = e.target.elements.file.files[0];
@@ -446,6 +492,7 @@ $("draw").addEventListener("submit", async e => {
   if (tournament) sent.round = tournament.rounds.length + 1;
   if (f.get("seed") !== "") sent.seed = Number(f.get("seed"));
   if (f.get("field") !== "") sent.field = Number(f.get("field"));
+  if (f.get("clubs_weight") !== "") sent.clubs_weight = Number(f.get("clubs_weight"));
   const ties = String(f.get("tie_break")).split(/[\s,;]+/).filter(Boolean).map(Number);
   if (ties.length) sent.tie_break = ties;
   const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds`, sent);

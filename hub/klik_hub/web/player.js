@@ -1,7 +1,6 @@
 "use strict";
 // A player's own page (/p/CODE): public, read-only, for a phone. It reads /api/v1/p/CODE, and
-// again at each of the tournament's events (/api/v1/tournaments/ID/events: the hub tells the
-// page the moment anything changes), and redraws: where to sit now (table, seat, who starts),
+// again the moment anything changes (live.js, loaded before it), and redraws: where to sit now (table, seat, who starts),
 // the next round's seat once it is drawn, the player's games as they count, their place, and
 // what the judge changed about them (new ones since the page last showed them stand out). Its
 // words come from the catalogue (/words.js, loaded first); the page's elements are in
@@ -31,6 +30,19 @@ function line(g) {
   counts.textContent = g.counts ? pgettext("player", "counts") : pgettext("player", "held");
   if (!g.counts) counts.className = "held";
   return tr;
+}
+
+// How the player moved in their last game with the table's figures (a newer table's).
+function pace(g) {
+  $("pace").hidden = !g;
+  if (!g) return;
+  const seconds = ms => (ms / 1000).toLocaleString(language, {maximumFractionDigits: 1});
+  const m = g.moves;
+  let text = ngettext("Your last game: {n} move, {mean} s on average, {longest} s at most.",
+                      "Your last game: {n} moves, {mean} s on average, {longest} s at most.",
+                      m.count, {mean: seconds(m.mean_ms), longest: seconds(m.longest_ms)});
+  if (m.timeouts) text += " " + ngettext("{n} timeout.", "{n} timeouts.", m.timeouts);
+  $("pace").textContent = text;
 }
 
 // What the judge changed, in the player's words.
@@ -95,48 +107,24 @@ function draw(me) {
     ? ngettext("{n} game counts so far", "{n} games count so far", counted)
     : pgettext("player", "No games yet.");
   $("games").replaceChildren(...me.games.map(line));
+  pace(me.games.filter(g => g.moves).at(-1));
   notices(me.notices);
+  // Check-in: the button while the judge has it open, then what it did; nothing otherwise.
+  $("checkin").hidden = !me.check_in_open && !me.checked_in;
+  $("check-in").hidden = me.checked_in || !me.check_in_open;
+  $("checked").textContent = me.checked_in ? pgettext("player", "You are checked in.") : "";
 }
 
-let asking = null;  // the request under way
-let again = false;  // an event came while it was under way: ask once more after it
-let events = null;
-let shown = null;  // the tournament's revision the page shows
+$("check-in").addEventListener("click", async () => {
+  $("check-in").disabled = true;
+  try {
+    const answer = await fetch(`/api/v1/p/${encodeURIComponent(code)}/check-in`, {method: "POST"});
+    if (!answer.ok) $("checked").textContent = (await answer.json()).error;
+  } catch {
+    $("checked").textContent = pgettext("player", "the hub does not answer; trying again");
+  }
+  $("check-in").disabled = false;
+  refresh();
+});
 
-async function refresh() {
-  if (asking) { again = true; return; }
-  asking = (async () => {
-    try {
-      const answer = await fetch(`/api/v1/p/${encodeURIComponent(code)}`, {cache: "no-store"});
-      if (!answer.ok) throw new Error(answer.statusText);
-      const me = await answer.json();
-      shown = me.revision;
-      draw(me);
-      listen(me.tournament_id);
-      const time = new Date().toLocaleTimeString(language);
-      $("updated").textContent = pgettext("player", "updated {time}", {time});
-    } catch {
-      $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
-    }
-  })();
-  await asking;
-  asking = null;
-  if (again) { again = false; refresh(); }
-}
-
-// The tournament's events: the browser keeps the stream open, and opens it again by itself
-// after a break (the hub says how soon), which is a refresh too.
-function listen(tid) {
-  if (events) return;
-  events = new EventSource(`/api/v1/tournaments/${tid}/events`);
-  events.addEventListener("revision", e => {
-    if (JSON.parse(e.data).revision !== shown) refresh();
-  });
-  events.onerror = () => {
-    $("updated").textContent = pgettext("player", "the hub does not answer; trying again");
-  };
-}
-
-refresh();
-// Besides the events, once a minute: a phone that slept may have missed the stream's break.
-setInterval(refresh, 60000);
+const refresh = live({answer: `/api/v1/p/${encodeURIComponent(code)}`, draw});

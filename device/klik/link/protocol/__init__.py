@@ -1,7 +1,8 @@
 """The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
 HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
 receipts (``envelope``), the heartbeat (``messages``) and a round's lineup (``lineup``) as
-typed messages, and the ``Ack`` a table's link hands its courier for an envelope (``ack``).
+typed messages, a seat's moves as a result and a heartbeat carry them (``moves``), and the
+``Ack`` a table's link hands its courier for an envelope (``ack``).
 
 Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
 the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
@@ -45,6 +46,7 @@ from klik.link.protocol.messages import (
     Heartbeat,
     Refusal,
 )
+from klik.link.protocol.moves import MOVES_FIELDS, check_moves, check_seats_moves
 from klik.link.protocol.words import (
     COMMAND_KINDS,
     PATHS,
@@ -69,6 +71,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FRAME",
     "MAX_REFUSED",
+    "MOVES_FIELDS",
     "NOT_STORABLE",
     "PATHS",
     "RECEIPT_ALPHABET",
@@ -96,6 +99,8 @@ __all__ = [
     "Trouble",
     "canonical",
     "check_frame",
+    "check_moves",
+    "check_seats_moves",
     "deeper_than",
     "frame",
     "frame_signed",

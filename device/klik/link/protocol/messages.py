@@ -2,8 +2,9 @@
 each in one place (``Heartbeat.json`` and ``Heartbeat.decode``).
 
 ``decode`` takes what older tables send too: every field may be missing (``names``,
-``acks``, ``refused`` and ``seq_in_doubt`` came later), but a field that is there has its
-type. Fields it does not know are left in the body the hub keeps, as a result's are.
+``acks``, ``refused``, ``seq_in_doubt``, ``move_time_ms`` and ``moves`` came later), but a
+field that is there has its type. Fields it does not know are left in the body the hub keeps,
+as a result's are.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from klik.core.game import SEATS
 from klik.link.protocol.envelope import ProtocolError
+from klik.link.protocol.moves import check_seats_moves
 
 Json = dict[str, Any]
 #: The game's phases a heartbeat's ``state`` names (``klik.core.game.Phase``).
@@ -41,8 +43,10 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
-    """What a table tells the hub every ``heartbeat_s``: its game's state, its outbox, the
-    commands it has carried out (``acks``) and the results set aside (``refused``)."""
+    """What a table tells the hub every ``heartbeat_s``: its game's state, how each seat has
+    moved so far (``moves``, ``klik.core.pace``; the judge's console shows slow movers and
+    repeated timeouts by ``move_time_ms``), its outbox, the commands it has carried out
+    (``acks``) and the results set aside (``refused``)."""
 
     game: int | None = None
     state: str | None = None
@@ -53,6 +57,8 @@ class Heartbeat:
     paused_by: str | None = None
     called_by: str | None = None
     names: Mapping[str, str] = field(default_factory=dict)
+    move_time_ms: int | None = None  # the game's move time
+    moves: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # seat → its figures
     outbox: int = 0
     last_seq: int = 0
     acks: tuple[str, ...] = ()
@@ -70,6 +76,8 @@ class Heartbeat:
             "paused_by": self.paused_by,
             "called_by": self.called_by,
             "names": dict(self.names),
+            "move_time_ms": self.move_time_ms,
+            "moves": {s: dict(figures) for s, figures in self.moves.items()},
             "outbox": self.outbox,
             "last_seq": self.last_seq,
             "acks": list(self.acks),
@@ -119,6 +127,8 @@ class Heartbeat:
             paused_by=paused_by,
             called_by=seats["called_by"],
             names=names,
+            move_time_ms=_whole_or_none(body, "move_time_ms", 1),
+            moves=check_seats_moves(body.get("moves", {}), "body.moves"),
             outbox=_whole_or_none(body, "outbox", 0) or 0,
             last_seq=_whole_or_none(body, "last_seq", 0) or 0,
             acks=tuple(acks),
