@@ -101,11 +101,13 @@ def make_app(
     public_names: tuple[str, ...] = (),
     tls: bool = False,
     troubles: Troubles | None = None,
+    listening: str | None = None,
 ) -> FastAPI:
     """The hub's app on ``store``. ``public_names``: the host names it is served under
     besides IP addresses and loopback (``--public-name``); ``tls``: served over HTTPS, so
     the session cookie is ``Secure``; ``troubles``: where the storage's troubles are kept
-    (a new record by default)."""
+    (a new record by default); ``listening``: the address it listens on (``--host``), for
+    the addresses in its QR codes (``addresses.hall_base``)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
     feed = Feed(store)
 
@@ -117,6 +119,7 @@ def make_app(
         responses=refusals(503),  # any route, while the disk is full or the database is down
         **NO_TELEMETRY,
     )
+    app.state.listening = listening
     app.add_middleware(EnvelopeLane, clerk=clerk)
     app.add_middleware(Pokes, feed=feed)
     gate = judge.Gate(store)

@@ -188,7 +188,7 @@ def serve(
         serial_hub.start()
         channel = serial_hub.channel
         log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
-    app = make_app(store, public_names=tuple(public_names), tls=https)
+    app = make_app(store, public_names=tuple(public_names), tls=https, listening=host)
     config = uvicorn.Config(
         app,
         host=host,

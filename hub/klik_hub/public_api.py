@@ -125,7 +125,7 @@ def router(tallies: Tallies, feed: Feed) -> APIRouter:
         the hub (``addresses.hall_base``), not the projector's ``localhost``."""
         if not feed.revision(tid):
             raise NotFoundError(words("no tournament {tid}", tid=tid))
-        address = f"{hall_base(str(request.base_url))}t/{tid}"
+        address = f"{hall_base(str(request.base_url), request.app.state.listening)}t/{tid}"
         drawn = io.BytesIO()
         # omitsize: a viewBox instead of a size, so the picture fills the box it is shown in
         segno.make_qr(address, error="m").save(drawn, kind="svg", border=2, omitsize=True,

@@ -476,7 +476,7 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         tournament = office.tournaments.get(store, t)
         drawn = office.rounds.get(store, t, round_no)
         players = {p["id"]: p for p in office.players.listed(store, t)}
-        base = hall_base(str(request.base_url))
+        base = hall_base(str(request.base_url), request.app.state.listening)
         return HTMLResponse(printing.sheets(tournament, drawn, players, base, lang))
 
     # The players' pages' addresses are the hub's as the printing request reached it (the
@@ -486,7 +486,12 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
         return HTMLResponse(
-            printing.badges(tournament, players, hall_base(str(request.base_url)), lang)
+            printing.badges(
+                tournament,
+                players,
+                hall_base(str(request.base_url), request.app.state.listening),
+                lang,
+            )
         )
 
     @web.get("/print/players", response_class=HTMLResponse, dependencies=[judge_only])
@@ -494,7 +499,12 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
         return HTMLResponse(
-            printing.enrolment(tournament, players, hall_base(str(request.base_url)), lang)
+            printing.enrolment(
+                tournament,
+                players,
+                hall_base(str(request.base_url), request.app.state.listening),
+                lang,
+            )
         )
 
     @web.get("/print/standings", response_class=HTMLResponse)

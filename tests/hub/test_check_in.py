@@ -160,3 +160,32 @@ def test_a_player_checks_in_with_the_button_on_their_phone(phone: Page, hub: Hub
     expect(button).to_be_hidden()
     assert players(url, tid)[0]["checked_in"] is True
     assert phone.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_judge_runs_the_check_in_from_the_console(chromium_page: Page, hub: Hub) -> None:
+    url, _ = hub
+    page = chromium_page
+    tid = create(url)
+    enrol(url, tid, 6)
+    codes = {p["id"]: p["code"] for p in players(url, tid)}
+    page.goto(url)
+    page.get_by_test_id("tab-setup").click()
+    state = page.get_by_test_id("checkin-state")
+    expect(state).to_have_text(
+        "Sprawdzanie obecności nieotwarte: losowani są wszyscy niewycofani gracze."
+    )
+    page.get_by_test_id("checkin-toggle").click()
+    expect(state).to_have_text("Sprawdzanie obecności otwarte: obecnych 0 z 6.")
+    for player in (1, 2, 3):
+        check_in(url, codes[player])
+    expect(state).to_have_text("Sprawdzanie obecności otwarte: obecnych 3 z 6.")  # live
+    page.locator("input[data-tick='5']").check()  # the judge ticks player 5 at the desk
+    expect(state).to_have_text("Sprawdzanie obecności otwarte: obecnych 4 z 6.")
+    absent = page.get_by_test_id("checkin-absent")
+    expect(absent).to_have_text("Wycofaj 2 nieobecnych graczy")
+    page.once("dialog", lambda dialog: dialog.accept())
+    absent.click()
+    expect(page.get_by_test_id("message")).to_have_text("Wycofani jako nieobecni: 4, 6.")
+    expect(page.locator("input[data-tick='4']")).to_be_disabled()
+    assert [p["id"] for p in players(url, tid) if not p["active"]] == [4, 6]

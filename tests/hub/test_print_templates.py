@@ -19,18 +19,9 @@ import pytest
 import segno
 
 from klik_hub import printing
-from klik_hub.addresses import hall_base, lan_address
 from klik_hub.store import Store
 from tests.hub.test_console import pdf_pages
 from tests.hub.test_hub_page import DOCS
-
-
-def hall(url: str) -> str:
-    """The hub's address in the QR codes: the hall's for this loopback hub."""
-    address = hall_base(url + "/").rstrip("/")
-    assert "127.0.0.1" not in address or lan_address() is None
-    return address
-
 
 Hub = tuple[str, Store]
 API = "/api/v1/tournaments"
@@ -155,8 +146,8 @@ def test_a_badge_an_active_player_by_start_number_eight_to_a_page(hub: Hub) -> N
         assert badge.startswith(f'data-player="{player["id"]}"')  # by start number
         code = player["code"]
         assert f'<p class="big-code">{code}</p>' in badge
-        # the hub's address as the phones reach it (not loopback), in small type under the QR
-        address = f"{hall(url)}/p/{code}"
+        # the hub's address as this request reached it, in small type under the QR code
+        address = f"{url}/p/{code}"
         assert f'<p class="url">{address}</p>' in badge
         assert qr_of(address) in badge  # the same symbol segno makes of that address
         assert "Zeskanuj: gdzie siedzisz, twoje gry, twoje miejsce" in badge
@@ -181,7 +172,7 @@ def test_the_enrolment_list_and_the_sheets_carry_each_players_code(hub: Hub) -> 
     for row, player in zip(rows, listed, strict=True):
         assert row.startswith(f'<td class="num">{player["id"]}</td>')
         assert f'<td class="code">{player["code"]}</td>' in row
-        assert qr_of(f"{hall(url)}/p/{player['code']}") in row
+        assert qr_of(f"{url}/p/{player['code']}") in row
     assert "<b>(wycofany)</b>" in rows[11]
     english = httpx.get(f"{url}/print/players", params={"t": tid, "lang": "en"}).text
     assert "Enrolment list" in english
@@ -193,7 +184,7 @@ def test_the_enrolment_list_and_the_sheets_carry_each_players_code(hub: Hub) -> 
     assert sorted(seated) == sorted(p["code"] for p in listed[:11])  # each seated player's
     assert sheets.count('<svg viewBox="') == 11
     for code in seated:
-        assert qr_of(f"{hall(url)}/p/{code}") in sheets
+        assert qr_of(f"{url}/p/{code}") in sheets
     assert sheets.count("Strona gracza") == sheets.count('<section class="sheet">')
 
 

@@ -51,7 +51,8 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (−200)"),
   assign: _("assigned to the round"), withdraw: _("player withdrawn"),
   reinstate: _("player reinstated"), rename: _("player's details changed"),
   undraw: _("draw undone"), warning: _("warning"), deduction: _("big points deducted"),
-  exclusion: _("excluded from the tournament")};
+  exclusion: _("excluded from the tournament"), checkin: _("check-in"),
+  checkin_open: _("check-in opened"), checkin_close: _("check-in closed")};
 
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
@@ -275,10 +276,28 @@ async function setup() {
     link.hidden = !tid;
     if (tid) link.href = `/print/${what}?t=${tid}${lang === "en" ? "&lang=en" : ""}`;
   }
-  const players = tid ? await playersOf(tid) : [];
+  const [players, present] = tid
+    ? await Promise.all([playersOf(tid), get(`/api/v1/tournaments/${tid}/check-in`)])
+    : [[], null];
+  checkIn = present;
+  // A player's tick: here (checked in from their page or at the desk) or not; none once withdrawn.
+  const tick = p => el("input", {type: "checkbox", "data-tick": p.id, checked: p.checked_in,
+    disabled: !p.active, "aria-label": _("{name} is here", {name: p.name})});
   $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`), el("td", {}, p.club),
-    el("td", {}, p.family))));
+    el("td", {}, p.family), el("td", {}, tick(p)))));
+  for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
+  if (!present) { $("checkin-state").textContent = ""; return; }
+  const here = present.checked_in.length;
+  const all = here + present.absent.length;
+  $("checkin-state").textContent = {
+    open: _("Check-in open: {here} of {all} here.", {here, all}),
+    closed: _("Check-in closed: {here} of {all} here.", {here, all}),
+  }[present.check_in] ?? _("Check-in not opened: every player not withdrawn is drawn.");
+  $("checkin-toggle").textContent = present.check_in === "open" ? _("Close the check-in") : _("Open the check-in");
+  $("checkin-absent").textContent = ngettext("Withdraw {n} absent player", "Withdraw {n} absent players",
+    present.absent.length);
+  $("checkin-absent").disabled = !present.check_in || !present.absent.length;
 }
 
 async function round() {
@@ -412,7 +431,7 @@ function labels() {
     _("To watch"), _("Waiting"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
-  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family")]);
+  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here")]);
   head("round", [_("Table"), _("Seats"), _("Games missing"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
@@ -475,6 +494,32 @@ $("family").addEventListener("submit", async e => {
   refresh();
 });
 
+// Check-in: open or close it, tick a player at the desk, withdraw the absentees in one step.
+let checkIn = null;
+$("checkin-toggle").addEventListener("click", async () => {
+  const open = !checkIn || checkIn.check_in !== "open";
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/check-in`, {open});
+  if (answer.ok) { say(open ? _("Check-in open: the players' pages show its button.") : _("Check-in closed.")); refresh(); }
+});
+$("checkin-absent").addEventListener("click", async () => {
+  const n = checkIn ? checkIn.absent.length : 0;
+  if (!n || !confirm(ngettext("Withdraw {n} player who has not checked in?",
+                              "Withdraw {n} players who have not checked in?", n))) return;
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/check-in/absent`, {});
+  if (answer.ok) {
+    say(_("Withdrawn as absent: {players}.", {players: answer.data.withdrawn.join(", ")}));
+    refresh();
+  }
+});
+document.addEventListener("change", async e => {
+  const box = e.target.closest("input[data-tick]");
+  if (!box) return;
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/players/${box.dataset.tick}/check-in`,
+    {checked_in: box.checked});
+  if (!answer.ok) box.checked = !box.checked;
+  refresh();
+});
+
 $("enrol-csv").addEventListener("submit", async e => {
   e.preventDefault();
   const file = e.target.elements.file.files[0];
@@ -502,7 +547,12 @@ $("draw").addEventListener("submit", async e => {
       "Note: table {tables} is not paired with the hub (klik pair --table {first}).",
       "Note: tables {tables} are not paired with the hub (klik pair --table {first}).",
       unpaired.length, {tables: unpaired.join(", "), first: unpaired[0]});
-    say(_("Round {round} drawn.", {round: answer.data.round}) + (note ? " " + note : ""), !!note);
+    const absent = answer.data.absent || [];
+    const away = absent.length > 0 && ngettext(
+      "Not drawn, not checked in: player {players}.", "Not drawn, not checked in: players {players}.",
+      absent.length, {players: absent.join(", ")});
+    say([_("Round {round} drawn.", {round: answer.data.round}), note, away].filter(Boolean).join(" "),
+        !!note);
     refresh();
   }
 });
