@@ -109,7 +109,8 @@ def make_app(
     (a new record by default); ``listening``: the address it listens on (``--host``), for
     the addresses in its QR codes (``addresses.hall_base``)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
-    feed = Feed(store)
+    tallies = Tallies(store)
+    feed = Feed(store, warm=tallies.of)
 
     app = FastAPI(
         title="Klik hub",
@@ -150,7 +151,7 @@ def make_app(
     app.include_router(console_router())
     app.include_router(tournament_api.router(store, Depends(judge_only)))
     app.include_router(tournament_api.pages(store, Depends(judge_only)))
-    app.include_router(public_api.router(Tallies(store), feed))
+    app.include_router(public_api.router(tallies, feed))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:

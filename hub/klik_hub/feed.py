@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,8 +50,10 @@ class Feed:
         period_s: float = PERIOD_S,
         spacing_s: float = SPACING_S,
         most: int = MAX_STREAMS,
+        warm: Callable[[int], object] | None = None,
     ) -> None:
         self.store = store
+        self.warm = warm
         self.period_s = period_s
         self.spacing_s = spacing_s
         self.most = most
@@ -116,15 +118,27 @@ class Feed:
             return False
         self._failing = False
         self._read_at = began
-        changed = False
-        for tid, revision in now.items():
-            if tid in self._watched and revision != self._revisions.get(tid):
-                changed = True
-                self._revisions[tid] = revision
-                news = self._news.pop(tid, None)
-                if news is not None and not news.done():
-                    news.set_result(revision)
-        return changed
+        changed = [
+            tid
+            for tid, revision in now.items()
+            if tid in self._watched and revision != self._revisions.get(tid)
+        ]
+        if changed and self.warm is not None:
+            # What the pages will ask for is worked out before they are told, once: else a
+            # hall of phones asking at the same moment would queue for it.
+            with contextlib.suppress(Exception):  # a page asking works it out itself then
+                await anyio.to_thread.run_sync(self._warm, changed)
+        for tid in changed:
+            self._revisions[tid] = now[tid]
+            news = self._news.pop(tid, None)
+            if news is not None and not news.done():
+                news.set_result(now[tid])
+        return bool(changed)
+
+    def _warm(self, tids: list[int]) -> None:
+        assert self.warm is not None
+        for tid in tids:
+            self.warm(tid)
 
     def _read(self, tids: list[int]) -> dict[int, str]:
         with self.store.reading() as db:

@@ -247,12 +247,14 @@ def test_the_feed_knows_a_revision_only_while_nothing_may_have_changed(
     tid = office.tournaments.create(store, "Liga", None, "open", 60)
 
     async def follow() -> None:
-        feed = Feed(store, period_s=0.5)
+        warmed: list[int] = []
+        feed = Feed(store, period_s=0.5, warm=warmed.append)
         first = feed.revision(tid)
         stream = feed.changes(tid, first)
         assert await anext(stream) == first
         assert feed.known(tid) is None  # not read by the feed yet
         assert await feed.check() is False
+        assert warmed == []  # nothing changed: nothing to work out
         assert feed.known(tid) == first
         assert feed.known(tid + 1) is None  # nobody follows it
         feed.poke()
@@ -260,6 +262,7 @@ def test_the_feed_knows_a_revision_only_while_nothing_may_have_changed(
         office.players.enrol(store, tid, [Entrant("Ola", "SP 1")])
         telling = asyncio.create_task(anext(stream))
         assert await feed.check() is True
+        assert warmed == [tid]  # worked out once, before the pages are told
         second = await telling
         assert second != first
         assert feed.known(tid) == second == revision(store, tid)
