@@ -159,4 +159,6 @@ def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub:
         f"{tid}. {named}"
     )
     expect(page.locator("#create label").first).to_have_text("Nazwa")
-    expect(page.locator("#players thead")).to_have_text("NrImię i nazwiskoKlub / szkołaRodzinaObecny")
+    expect(page.locator("#players thead")).to_have_text(
+        "NrImię i nazwiskoKlub / szkołaRodzinaObecny"
+    )
