@@ -129,6 +129,8 @@ class Feed:
             with contextlib.suppress(Exception):  # a page asking works it out itself then
                 await anyio.to_thread.run_sync(self._warm, changed)
         for tid in changed:
+            if tid not in self._watched:
+                continue  # its last stream closed meanwhile: the next one reads it afresh
             self._revisions[tid] = now[tid]
             news = self._news.pop(tid, None)
             if news is not None and not news.done():
