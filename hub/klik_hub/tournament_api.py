@@ -476,36 +476,19 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         tournament = office.tournaments.get(store, t)
         drawn = office.rounds.get(store, t, round_no)
         players = {p["id"]: p for p in office.players.listed(store, t)}
-        base = hall_base(str(request.base_url), request.app.state.listening)
-        return HTMLResponse(printing.sheets(tournament, drawn, players, base, lang))
+        return HTMLResponse(printing.sheets(tournament, drawn, players, _hall(request), lang))
 
-    # The players' pages' addresses are the hub's as the printing request reached it (the
-    # guard let in no other name), or the hall's address for the hub's own ``localhost``.
     @web.get("/print/badges", response_class=HTMLResponse, dependencies=[judge_only])
     def badges(request: Request, t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
-        return HTMLResponse(
-            printing.badges(
-                tournament,
-                players,
-                hall_base(str(request.base_url), request.app.state.listening),
-                lang,
-            )
-        )
+        return HTMLResponse(printing.badges(tournament, players, _hall(request), lang))
 
     @web.get("/print/players", response_class=HTMLResponse, dependencies=[judge_only])
     def enrolment(request: Request, t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
         players = office.players.listed(store, t)
-        return HTMLResponse(
-            printing.enrolment(
-                tournament,
-                players,
-                hall_base(str(request.base_url), request.app.state.listening),
-                lang,
-            )
-        )
+        return HTMLResponse(printing.enrolment(tournament, players, _hall(request), lang))
 
     @web.get("/print/standings", response_class=HTMLResponse)
     def standings(t: Tid, lang: Lang = "pl") -> Response:
@@ -515,6 +498,12 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         return HTMLResponse(printing.standings(tournament, rows, clubs, corrected, lang))
 
     return web
+
+
+def _hall(request: Request) -> str:
+    """The hub's address in the printed QR codes: as the printing request reached it (the
+    guard let in no other name), or the hall's for the hub's own ``localhost``."""
+    return hall_base(str(request.base_url), request.app.state.listening)
 
 
 def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[int, str], set[int]]:
