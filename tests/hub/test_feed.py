@@ -211,6 +211,11 @@ def test_the_board_shows_the_round_and_names_no_code(hub: Hub) -> None:
     assert page.status_code == 200
     assert "Znajdź gracza" in page.text
     assert httpx.get(f"{url}/t/99").status_code == 404
+    qr = httpx.get(f"{url}/t/{tid}/qr.svg")
+    assert (qr.status_code, qr.headers["content-type"]) == (200, "image/svg+xml")
+    assert qr.headers["x-klik-address"] == f"{url}/t/{tid}"  # a loopback hub keeps its own
+    missing = httpx.get(f"{url}/t/99/qr.svg")
+    assert (missing.status_code, missing.json()) == (404, {"error": "no tournament 99"})
 
 
 @pytest.mark.slow
