@@ -118,6 +118,12 @@ tournaments = Table(
     Column("created_at", String(32), nullable=False),
     # Check-in (migration 0007): null before the judge first opens it, "open" or "closed".
     Column("check_in", String(8), nullable=True),
+    # The round's time (migration 0009): seconds from a table's start to its round-over;
+    # null for no round clock. From the format or the judge at creation.
+    Column("round_time_s", Integer, nullable=True),
+    # Results released together (migration 0010): the public pages and the projector show a
+    # round's results only once every table of the round has reported.
+    Column("release_together", Boolean, nullable=False, server_default=false()),
 )
 
 # Enrolled players, numbered 1, 2, … within their tournament (their start numbers and ids).
@@ -138,6 +144,9 @@ players = Table(
     # The judge's label for the player's family (migration 0008), empty for none: a random
     # stage's draw seats players of one family at different tables (tournament.draw.Apart)
     Column("family", String(100), nullable=False, server_default=""),
+    # The first round the player may be drawn into (migration 0011): 1, or for a late
+    # arrival the round after the last drawn when they were enrolled.
+    Column("from_round", Integer, nullable=False, server_default="1"),
 )
 Index("ix_players_code", players.c.code, unique=True)
 
@@ -167,6 +176,40 @@ seatings = Table(
         ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
     ),
     UniqueConstraint("tournament_id", "round_no", "player_no", name="uq_seatings_player"),
+)
+
+# The round's clock at each table (migration 0009): when the table was started, the judge's
+# extra time for it, and when the hub queued its round-over (null until then).
+round_clocks = Table(
+    "round_clocks",
+    metadata,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("started_ms", BigInteger, nullable=False),  # the hub's clock, ms since the epoch
+    Column("extra_s", Integer, nullable=False, server_default="0"),
+    Column("over_ms", BigInteger, nullable=True),
+    ForeignKeyConstraint(
+        ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
+    ),
+)
+
+# A reserve who took a player's seat for the rest of a round (migration 0011): from the
+# table's game ``from_game`` on, the seat's games are the reserve's (the format decides whom
+# they count for: tournament.formats ``replacements``).
+replacements = Table(
+    "replacements",
+    metadata,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("seat", String(1), primary_key=True),
+    Column("player_no", Integer, nullable=False),  # who left
+    Column("reserve_no", Integer, nullable=False),  # who took the seat
+    Column("from_game", Integer, nullable=False),  # the round's game at the table, 1-based
+    ForeignKeyConstraint(
+        ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
+    ),
 )
 
 # The judge's corrections: events added to a result, never changes to it (the audit log).

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select
 
-from klik_hub.schema import rounds, seatings
+from klik_hub.schema import replacements, round_clocks, rounds, seatings
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,9 @@ def keep(
 
 
 def undo(db: Connection, tid: int, round_no: int) -> None:
-    """Delete round ``round_no`` and its seats."""
+    """Delete round ``round_no`` and its seats (with its clocks and reserves, if any)."""
+    for kept in (round_clocks, replacements):
+        db.execute(delete(kept).where(kept.c.tournament_id == tid, kept.c.round_no == round_no))
     where = (seatings.c.tournament_id == tid, seatings.c.round_no == round_no)
     db.execute(delete(seatings).where(*where))
     db.execute(delete(rounds).where(rounds.c.tournament_id == tid, rounds.c.round_no == round_no))
