@@ -230,6 +230,13 @@ class TournamentListed(BaseModel):
     rules: Rules
     format: str
     move_time_s: int
+    round_time_s: int | None = Field(
+        description="a round's time at a table in seconds (000 o), null for no limit"
+    )
+    release_together: bool = Field(
+        description="the public pages and the projector show a round's results only once "
+        "every table of the round has reported"
+    )
     in_play: bool = Field(description="the tournament the projector and the console show")
 
 

@@ -80,7 +80,8 @@ OWN: Mapping[str, str] = {
 
 #: The hub's own messages with names pydantic fills in from the context, by their error type.
 ROUND_KIND = N_("a round's tables are told one of {allowed}")
-TEMPLATES: Mapping[str, str] = {"kind": ROUND_KIND}
+ROUND_TIME = N_("0 for no round time, or at least {least} seconds")
+TEMPLATES: Mapping[str, str] = {"kind": ROUND_KIND, "round_time_s": ROUND_TIME}
 
 
 def one_line(fault: Mapping[str, Any], language: Language) -> str:

@@ -81,6 +81,28 @@ class TournamentIn(BaseModel):
     move_time_s: int = Field(
         ge=int(MOVE_TIME.lo), le=int(MOVE_TIME.hi), description="seconds for every move"
     )
+    round_time_s: int | None = Field(
+        None,
+        ge=0,
+        le=f.ROUND_TIME_S[1],
+        description="a round's time at a table in seconds, counted from the table's start "
+        f"(000 o), {f.ROUND_TIME_S[0]} to {f.ROUND_TIME_S[1]}; 0 for no limit; by default "
+        "the format's",
+    )
+    release_together: bool = Field(
+        False,
+        description="the public pages and the projector show a round's results only once "
+        "every table of the round has reported (the console always sees them)",
+    )
+
+    @field_validator("round_time_s")
+    @classmethod
+    def _long_enough(cls, seconds: int | None) -> int | None:
+        if seconds and seconds < f.ROUND_TIME_S[0]:
+            raise PydanticCustomError(
+                "round_time_s", faults.ROUND_TIME, {"least": f.ROUND_TIME_S[0]}
+            )
+        return seconds
 
 
 def _round_kind(kind: p.CommandKind) -> p.CommandKind:
@@ -301,6 +323,8 @@ def router(store: Store, judge_only: Any) -> APIRouter:
             tournament.rules,
             tournament.format,
             tournament.move_time_s,
+            round_time_s=tournament.round_time_s,
+            release_together=tournament.release_together,
         )
         return answers.Created(id=new)
 

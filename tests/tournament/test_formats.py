@@ -250,8 +250,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
         (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, rounds, games_per_round, tables, qualify, field, per_table, seating"),
-        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, stages"),
-        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, stages"),
+        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, stages"),
+        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
         (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, rounds, games_per_round, tables"),
         (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, rounds, games_per_round, tables, qualify, per_table, seating"),

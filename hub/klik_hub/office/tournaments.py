@@ -27,10 +27,21 @@ def tournament(db: Connection, tid: int, *, lock: bool = False) -> Any:
     return row
 
 
-def create(store: Store, name: str, rules: str | None, format_name: str, move_time_s: int) -> int:
+def create(
+    store: Store,
+    name: str,
+    rules: str | None,
+    format_name: str,
+    move_time_s: int,
+    *,
+    round_time_s: int | None = None,
+    release_together: bool = False,
+) -> int:
     """A new tournament; ``rules`` None plays it under its format's rule set. A rule set
     the format is not played under is a TournamentError: one rule set scores, ranks and
-    seeds a tournament, and a format's seeding is made for its own."""
+    seeds a tournament, and a format's seeding is made for its own. ``round_time_s``: None
+    for the format's round time, 0 for none; ``release_together``: the public pages show a
+    round's results once every table of it has reported."""
     fmt = f.load_format(format_name)  # FormatError if there is no such preset
     rules = fmt.rules[0] if rules is None else rules
     try:
@@ -45,18 +56,21 @@ def create(store: Store, name: str, rules: str | None, format_name: str, move_ti
             format_name=format_name,
             move_time_s=move_time_s,
             created_at=utc_iso(store.now_ms()),
+            round_time_s=fmt.round_time_s if round_time_s is None else (round_time_s or None),
+            release_together=release_together,
         )
 
 
 def listed(store: Store) -> list[dict[str, Any]]:
     """Every tournament, newest first: ``{"id", "name", "rules", "format", "move_time_s",
-    "in_play"}``."""
+    "round_time_s", "release_together", "in_play"}``."""
     with store.reading() as db:
         found = sql.tournaments.newest_first(db)
     playing = in_play(store)
     return [
         {"id": x.id, "name": x.name, "rules": x.rules, "format": x.format,
-         "move_time_s": x.move_time_s, "in_play": x.id == playing}
+         "move_time_s": x.move_time_s, "round_time_s": x.round_time_s,
+         "release_together": x.release_together, "in_play": x.id == playing}
         for x in found
     ]  # fmt: skip
 
@@ -73,6 +87,8 @@ def get(store: Store, tid: int) -> dict[str, Any]:
         "rules": row.rules,
         "format": row.format,
         "move_time_s": row.move_time_s,
+        "round_time_s": row.round_time_s,
+        "release_together": row.release_together,
         "in_play": row.id == in_play(store),
         "players": enrolled,
         "rounds": [

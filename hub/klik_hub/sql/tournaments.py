@@ -12,7 +12,15 @@ from klik_hub.schema import corrections, events, players, results, rounds, tourn
 
 
 def create(
-    db: Connection, *, name: str, rules: str, format_name: str, move_time_s: int, created_at: str
+    db: Connection,
+    *,
+    name: str,
+    rules: str,
+    format_name: str,
+    move_time_s: int,
+    created_at: str,
+    round_time_s: int | None = None,
+    release_together: bool = False,
 ) -> int:
     """Keep a new tournament; its id."""
     new = db.execute(
@@ -23,6 +31,8 @@ def create(
             format=format_name,
             move_time_s=move_time_s,
             created_at=created_at,
+            round_time_s=round_time_s,
+            release_together=release_together,
         )
         .returning(tournaments.c.id)
     )

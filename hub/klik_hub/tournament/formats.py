@@ -6,7 +6,9 @@ A format is a TOML file; the presets ship in ``formats/`` (liga, szczecin, open)
 of those it allows, the first by default: a tournament's rule set scores, ranks and seeds it,
 so one that contradicts its format is refused), ``tie_breaks`` (the standings' order: big,
 small, wins), ``first_starter`` (who starts a round's first game at a table: ``"A"``, or
-``"draw"``: the player who drew the highest tile, 001) and ``classification`` (the final
+``"draw"``: the player who drew the highest tile, 001), ``round_time_s`` (a round's time at
+a table, 000 o: at its end the tables still playing get round-over; none without it) and
+``classification`` (the final
 classification: ``"by_stage"``, the players of the last stage reached first, by that stage's
 standings, then those who stopped a stage earlier, and so on; or ``"all_rounds"``, one table
 of every round). Then ``[[stages]]`` in the
@@ -57,6 +59,8 @@ from klik_hub.tournament.standings import Row, TieBreak
 MAX_ROUNDS, MAX_GAMES, MAX_FIELD, MAX_PER_TABLE = 20, 9, 64, 3
 # seat A starts a round's first game (000 f, 004 6), or the drawn seat (001)
 FIRST_STARTERS = p.FIRST_STARTERS
+#: A round's time at a table (000 o "czas rundy"), in seconds: 5 minutes to 6 hours.
+ROUND_TIME_S = (300, 21_600)
 MIN_SEATS, MAX_SEATS = 2, 4  # a seeded final may be a table of two (scoring has its points)
 
 Pattern = tuple[tuple[int, ...], ...]  # tables of places, each in seat order A, B, C, D
@@ -118,6 +122,7 @@ class Format:
     classification: Classification = Classification.BY_STAGE
     players: tuple[int, int] | None = None  # the players the rules take, fewest and most
     first_starter: str = "A"  # who starts a round's first game: seat A, or "draw" (001)
+    round_time_s: int | None = None  # a round's time at a table (000 o), None for no limit
 
     @property
     def rule_set(self) -> RuleSet:
@@ -187,7 +192,7 @@ def parse_format(text: str, where: str) -> Format:
     voice = replace(VOICE, where=where)
     known_keys = (
         "name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "players",
-        "first_starter", "stages",
+        "first_starter", "round_time_s", "stages",
     )  # fmt: skip
     top = _table(data, voice, "", known_keys)
     name = _text(top, "name", voice)
@@ -208,6 +213,9 @@ def parse_format(text: str, where: str) -> Format:
     first_starter = "A"
     if "first_starter" in data:
         first_starter = _choice(top, "first_starter", voice, "", FIRST_STARTERS)
+    round_time_s = None
+    if "round_time_s" in data:
+        round_time_s = _number(top, "round_time_s", voice, "", Number(*ROUND_TIME_S))
     field = None
     if "players" in data:
         allowed = f"allowed are [fewest, most], from 2 to {MAX_PLAYERS}"
@@ -236,7 +244,7 @@ def parse_format(text: str, where: str) -> Format:
     tie_breaks = tuple(TieBreak(b) for b in breaks)
     return Format(
         name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field,
-        first_starter,
+        first_starter, round_time_s,
     )  # fmt: skip
 
 
