@@ -139,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a host name the hub is reached by (besides its addresses); again for more",
     )
     # `klik hub backup --db DB FILE`: argparse cannot take an optional word before the
-    # hub's options, so main() hands "hub backup" to a command of its own.
+    # hub's options, so main() hands "hub backup" (and "hub export-site") to a command of
+    # its own.
     backup = commands.add_parser(
         "hub-backup",
         prog="klik hub backup",
@@ -148,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     backup.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
     backup.add_argument("file", metavar="FILE", help="the copy")
+    _site_parser(commands)
     pair = commands.add_parser(
         "pair",
         help="pair a table with the hub; prints the [hub] section of the table's config",
@@ -161,8 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     _draw_parser(commands)
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["hub", "backup"]:
-        argv[:2] = ["hub-backup"]
+    if argv[:1] == ["hub"] and argv[1:2] in (["backup"], ["export-site"]):
+        argv[:2] = [f"hub-{argv[1]}"]
     args = parser.parse_args(argv)
     try:
         if args.command == "score":
@@ -173,14 +175,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _table(args.config)
         if args.command == "sim":
             return _sim(args.config, args.port, args.state_dir)
-        if args.command in ("hub", "pair", "hub-backup"):
+        if args.command in ("hub", "pair", "hub-backup", "hub-export-site"):
             return _hub(args)
         if args.command == "draw":
             return _draw(args.players, args.rounds, args.seed, args.clubs, args.clubs_weight)
         return _replay(args.script, args.frames)
     except KlikError as error:
-        print(f"klik {args.command.replace('-', ' ')}: {error}", file=sys.stderr)
+        print(f"klik {args.command.replace('-', ' ', 1)}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _site_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    """``klik hub export-site``'s arguments."""
+    site = commands.add_parser(
+        "hub-export-site",
+        prog="klik hub export-site",
+        description="Write a finished tournament as a static web site in DIR: index.html (the "
+        "final classification), a page a round and a page a player (by start number, never "
+        "their code), style.css; relative links only, for a school's or a club's site.",
+    )
+    site.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
+    site.add_argument(
+        "--tournament", type=count(1, 2**31 - 1), required=True, metavar="ID", help="its id"
+    )
+    site.add_argument(
+        "--lang", choices=["pl", "en"], default="pl", help="the pages' language (default: pl)"
+    )
+    site.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder that is not empty (over the site's files; nothing deleted)",
+    )
+    site.add_argument("dir", metavar="DIR", help="the site's folder, made if missing")
 
 
 def _draw_parser(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -307,6 +333,9 @@ def _hub(args: argparse.Namespace) -> int:
         raise KlikError(
             f"the hub is not installed here ({missing}): pip install 'klik[hub]'"
         ) from None
+    if args.command == "hub-export-site":  # its one line, without the migrations' log
+        print(hub.export_site(args.db, args.tournament, args.dir, args.lang, force=args.force))
+        return 0
     _logging()
     if args.command == "pair":
         print(hub.pair(args.db, args.table, args.url, args.tls_cert), end="")

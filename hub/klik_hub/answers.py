@@ -269,6 +269,10 @@ class Player(BaseModel):
         description="their page's code (/p/CODE, the badge's QR code): the judge's to hand out"
     )
     checked_in: bool = Field(description="checked in for the day (their page or the judge)")
+    from_round: int = Field(
+        description="the first round they are drawn into: 1, or for a late arrival (enrolled "
+        "once a round was drawn) the round after the last drawn then"
+    )
 
 
 class CheckIn(BaseModel):
@@ -358,8 +362,27 @@ class Drawn(Undrawn, Checked):
     )
 
 
+class TableClock(BaseModel):
+    """A table's round clock, from its own start (000 o)."""
+
+    started_at: At = Field(description="when the judge started the table")
+    ends_at: At | None = Field(
+        description="when its round time runs out, with its extra time; null without a round time"
+    )
+    left_ms: int | None = Field(description="its time left as of this answer")
+    extra_s: int = Field(description="the judge's extra time for this table (logged)")
+    over_at: At | None = Field(
+        description="when the hub sent round-over (or marked it over, all games in)"
+    )
+
+
+class Extended(TableClock):
+    table: int
+
+
 class RoundTable(DrawnTable):
     missing: int = Field(description="games the table still owes")
+    clock: TableClock | None = Field(description="the table's round clock; null until started")
 
 
 class Unplaced(BaseModel):
@@ -375,11 +398,50 @@ class Unplaced(BaseModel):
     players: dict[Seat, str | None] = Field(description="each seat's player as the table sent")
 
 
+class Replacement(BaseModel):
+    """A reserve at a player's seat for the rest of a round: from the table's game
+    ``from_game`` on, the seat's games are the reserve's (the format's ``replacements`` says
+    whom they count for)."""
+
+    table: int
+    seat: Seat
+    player: int = Field(description="who left the seat (the drawn player)")
+    reserve: int = Field(description="who took it")
+    from_game: int = Field(description="the round's game at the table from which on, 1-based")
+
+
+class Replaced(Replacement):
+    """The judge's replacement, as kept and logged."""
+
+    round: int
+    withdrawn: bool = Field(description="the player who left was withdrawn with it")
+    sent: str | None = Field(
+        description="the id of the table's lineup queued again with the reserve's name on the "
+        "seat's screen; null when the table has not had the round's lineup (it gets the "
+        "reserve's name with it)"
+    )
+    reason: str
+    by: str
+    at: At
+
+
 class Round(RoundListed, Checked):
+    round_time_s: int | None = Field(
+        description="the round's time at each table in seconds, null for no limit"
+    )
+    started_at: At | None = Field(description="when the round's first table was started")
+    ends_at: At | None = Field(
+        description="when the round's time runs out for the tables started first (a late "
+        "table's own end is in its clock); null before the start or without a round time"
+    )
+    left_ms: int | None = Field(description="the round's time left as of this answer")
     repeats: int = Field(description="meetings this round adds that an earlier round had")
     unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
     tables: list[RoundTable]
     unplaced: list[Unplaced]
+    replacements: list[Replacement] = Field(
+        description="the reserves who took a seat in the round, by table and seat"
+    )
 
 
 class Sent(BaseModel):
@@ -397,6 +459,14 @@ class StandingRow(BaseModel):
     games: int
     stage: str | None = Field(description="the stage whose standings placed the player")
     excluded: bool = Field(description="the judge excluded the player")
+    from_round: int | None = Field(
+        description="a late arrival: the first round they were drawn into; null for a player "
+        "there from round 1"
+    )
+    reserve_games: int = Field(
+        description="of the games counted in the row, those a reserve played at a seat (the "
+        "format's replacements says whom they count for)"
+    )
 
 
 # --- a player's own page --------------------------------------------------------------------
@@ -408,16 +478,40 @@ class Spot(BaseModel):
     seat: Seat
 
 
+class SeatReserve(BaseModel):
+    """A seat a reserve played, for the rest of the round (the judge's replacement)."""
+
+    player: int = Field(description="who left the seat (the drawn player, as the table names)")
+    reserve: int = Field(description="who played it")
+    name: str = Field(description="the reserve's name")
+    counts_for: int | None = Field(
+        description="whose standings its points count in, as the format's replacements says: "
+        "the reserve's, the player's who left, or null: nobody's"
+    )
+
+
 class PlayerGame(BaseModel):
     round: int | None = Field(description="the round of the slot it fills (or that it names)")
     game: int | None = Field(description="the game within the round, or null if none is named")
     table: int
     seat: Seat = Field(description="the player's seat in it")
-    small: int = Field(description="the player's small points, as the game counts now")
-    big: int = Field(description="the player's big points, as the game counts now")
-    counts: bool = Field(description="false while it is held, or excluded by the judge")
+    small: int | None = Field(
+        description="the player's small points, as the game counts now; null while the "
+        "round's results wait for its other tables (the tournament's release_together)"
+    )
+    big: int | None = Field(
+        description="the player's big points, as the game counts now; null while the "
+        "round's results wait for its other tables"
+    )
+    counts: bool = Field(
+        description="false while it is held or waits for the other tables, or excluded by the judge"
+    )
     moves: Moves | None = Field(
         description="how the player moved in it, as the table sent it (null: an older table)"
+    )
+    reserve: SeatReserve | None = Field(
+        description="the seat was a reserve's: who left it, who played it, whom it counts "
+        "for; null for a game the seat's own player played"
     )
 
 
@@ -476,6 +570,14 @@ class BoardRound(BaseModel):
     tables: list[BoardTable]
 
 
+class HeldRound(BaseModel):
+    """A round whose results wait for its last tables (the tournament's release_together)."""
+
+    round: int
+    tables: int = Field(description="the round's tables")
+    ready: int = Field(description="its tables that have reported all their games")
+
+
 class Board(BaseModel):
     """The tournament's public board (``/t/ID``): the last drawn round's seatings and the
     standings. Read by anyone; names no player's code."""
@@ -484,7 +586,13 @@ class Board(BaseModel):
     name: str
     revision: str = Field(description="changes with anything the board shows")
     round: BoardRound | None = Field(description="the last drawn round (null before a draw)")
-    standings: list[StandingRow]
+    standings: list[StandingRow] = Field(
+        description="the classification, without the results of the rounds held"
+    )
+    held: list[HeldRound] = Field(
+        description="the rounds whose results are shown once every table of theirs has "
+        "reported (release_together); empty otherwise"
+    )
 
 
 # --- results and corrections ----------------------------------------------------------------
@@ -522,6 +630,10 @@ class ResultSeat(BaseModel):
     moves: Moves | None = Field(
         description="how the seat moved, as the table sent it; null: an older table's result"
     )
+    reserve: SeatReserve | None = Field(
+        description="a reserve played the seat (player and name stay the seat's drawn "
+        "player's, as the table names them); null for the seat's own player"
+    )
 
 
 class Result(BaseModel):
@@ -550,7 +662,9 @@ class LoggedCorrection(Correction):
 
 
 class LoggedEvent(BaseModel):
-    """Another of the judge's events: rename, withdraw, reinstate, undraw, or a sanction, with
+    """Another of the judge's events: rename, withdraw, reinstate, undraw, extend (a table's
+    round time), round_over (the hub's, at a table's zero), replace (a reserve took a
+    player's seat for the rest of a round), or a sanction, with
     what it kept (``changed``; the round undone; a sanction's ``stage`` and ``big``)."""
 
     # The event's own fields are kept as the hub wrote them, whatever its version was.
@@ -569,10 +683,20 @@ class LoggedEvent(BaseModel):
     )
     stage: str | None = Field(None, description="undraw, a sanction")
     big: int | None = Field(None, description="a deduction")
-    round: int | None = Field(None, description="undraw")
+    round: int | None = Field(None, description="undraw, extend, round_over, replace")
     games: int | None = Field(None, description="undraw")
     seed: int | None = Field(None, description="undraw")
     tables: list[DrawnTable] | None = Field(None, description="undraw")
+    table: int | None = Field(
+        None,
+        description="extend: the table given more time; round_over: the table sent it; "
+        "replace: the reserve's table",
+    )
+    seconds: int | None = Field(None, description="extend: how much more round time")
+    seat: Seat | None = Field(None, description="replace: the seat the reserve took")
+    reserve: int | None = Field(None, description="replace: who took it")
+    from_game: int | None = Field(None, description="replace: from the table's game")
+    withdrawn: bool | None = Field(None, description="replace: the player who left withdrawn")
 
 
 Logged = Annotated[LoggedCorrection | LoggedEvent, Field(discriminator="log")]

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -35,7 +37,7 @@ from klik import words as catalogue_script
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import Language, words
-from klik_hub import answers, faults, hall, judge, public_api, tournament_api
+from klik_hub import answers, faults, hall, judge, office, public_api, tournament_api
 from klik_hub.answers import JUDGE, Answer, refusals
 from klik_hub.feed import Feed, Pokes
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
@@ -86,6 +88,9 @@ class JudgeBasic(HTTPBasic):
 BASIC = JudgeBasic(auto_error=False, description="user judge, the judge's password")
 CONSOLE_HEADER = "x-klik-console"  # sent by the judge's console (web/console.js)
 POSTGRESQL_CLERKS = 4  # PostgreSQL takes several writers at once; SQLite one
+CLOCK_S = 1.0  # how often the round's clock looks for tables whose time ran out
+
+log = logging.getLogger("klik_hub")
 # The hub sends no OpenTelemetry; FastAPI's own (in its newer versions) asks the providers
 # and the environment at every request, a twentieth of a heartbeat's time (bench_hub).
 NO_TELEMETRY: dict[str, Any] = (
@@ -116,7 +121,7 @@ def make_app(
         title="Klik hub",
         version="1",
         description="Results, heartbeats and commands of a Rummikub tournament's tables.",
-        lifespan=_lifespan(clerk, feed),
+        lifespan=_lifespan(store, clerk, feed),
         responses=refusals(503),  # any route, while the disk is full or the database is down
         **NO_TELEMETRY,
     )
@@ -149,8 +154,8 @@ def make_app(
 
     app.include_router(session_router(gate, tls=tls))
     app.include_router(console_router())
-    app.include_router(tournament_api.router(store, Depends(judge_only)))
-    app.include_router(tournament_api.pages(store, Depends(judge_only)))
+    app.include_router(tournament_api.router(store, Depends(judge_only), reads_of(gate)))
+    app.include_router(tournament_api.pages(store, Depends(judge_only), reads_of(gate)))
     app.include_router(public_api.router(tallies, feed))
 
     @app.exception_handler(RequestValidationError)
@@ -190,13 +195,24 @@ def make_app(
         (with ``last_seq``) for a seq not above the last one the hub holds: a replay."""
         return await answer(clerk, request.stream(), p.EnvelopeType.HEARTBEAT)
 
-    @app.get("/api/v1/results", response_model=list[answers.StoredResult], responses=refusals(422))
+    @app.get(
+        "/api/v1/results",
+        response_model=list[answers.StoredResult],
+        responses=refusals(422),
+        dependencies=[reads_of(gate)],
+    )
     def get_results(
+        request: Request,
         table: Annotated[int | None, Query(ge=1, le=999)] = None,
         limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
     ) -> list[dict[str, Any]]:
-        """The stored results, newest first; ``table`` keeps one table's."""
-        return hall.results.newest(store, table_no=table, limit=limit)
+        """The stored results, newest first; ``table`` keeps one table's. Anyone but the
+        judge is not shown the results of a round held back (``office.release``)."""
+        return office.release.stored(
+            store,
+            hall.results.newest(store, table_no=table, limit=limit),
+            public=tournament_api.public(request),
+        )
 
     @app.get("/api/v1/tables", response_model=list[answers.Table])
     def get_tables() -> list[dict[str, Any]]:
@@ -249,17 +265,61 @@ def make_app(
     return app
 
 
-def _lifespan(clerk: Clerk, feed: Feed) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """The app's life: the feed runs while it serves; the clerk stops after it."""
+def reads_of(gate: judge.Gate) -> Any:
+    """The dependency (a ``Depends``) of a read that shows results: it marks the request
+    the judge's (``request.state.judge``) if it is, for the judge sees every result and
+    anyone else a tournament's results as released (``office.release``). The judge's session
+    cookie counts with or without the console's header, as for a printed page (a read
+    changes nothing, and only the hub's own pages may read its answer); so do the password
+    and a hub with none set."""
+
+    async def judge_reads(request: Request) -> None:
+        if getattr(request.state, "judge", False):
+            return
+        client = request.client.host if request.client else "?"
+        cookie = session_of(dict(request.headers))
+        verdict = await gate.judge(request.headers.get("authorization"), cookie, client)
+        if verdict.ok:
+            request.state.judge = True
+
+    return Depends(judge_reads)
+
+
+def _lifespan(
+    store: Store, clerk: Clerk, feed: Feed
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's life: the feed and the round's clock run while it serves; the clerk stops
+    after it."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        telling = asyncio.create_task(feed.run())
+        running = [asyncio.create_task(feed.run()), asyncio.create_task(keep_time(store))]
         yield
-        telling.cancel()
+        for task in running:
+            task.cancel()
         clerk.stop()
 
     return lifespan
+
+
+async def keep_time(store: Store, every_s: float = CLOCK_S) -> None:
+    """Every ``every_s``, send round-over to the tables whose round time ran out
+    (``office.clock.due``). Runs until cancelled; a database that is down is logged once
+    and tried again."""
+    failing = False
+    while True:
+        try:
+            sent = await anyio.to_thread.run_sync(office.clock.due, store)
+        except Exception:
+            if not failing:
+                log.exception("hub: the round's clock could not be read")
+            failing = True
+        else:
+            failing = False
+            for tid, round_no, table_no in sent:
+                log.info("turniej %d, runda %d: stół %d — czas rundy minął, round-over wysłany",
+                         tid, round_no, table_no)  # fmt: skip
+        await asyncio.sleep(every_s)
 
 
 def session_router(gate: judge.Gate, *, tls: bool) -> APIRouter:

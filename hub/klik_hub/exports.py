@@ -4,7 +4,8 @@ Written for a Polish spreadsheet by default: UTF-8 with a byte-order mark (so Ex
 Polish letters), fields separated by ``;`` (Excel's separator where the decimal mark is a
 comma), CRLF line ends, a header line in Polish (``lang="en"``: English), its words the
 catalogue's (``klik.words``, context "csv"). A corrected result carries ``tak`` / ``yes`` in
-its ``poprawiony`` / ``corrected`` column.
+its ``poprawiony`` / ``corrected`` column; a late arrival's line of the standings the round
+they were drawn from (``od rundy``), a seat a reserve played the reserve's id (``rezerwowy``).
 
 No text becomes a formula: a spreadsheet runs a cell starting with ``=``, ``+``, ``-``, ``@``,
 a tab or a CR as a formula (a player named ``=HYPERLINK(…)`` would open a link), so such a
@@ -27,7 +28,7 @@ def _standings_header(said: gettext.NullTranslations) -> tuple[str, ...]:
         said.pgettext("csv", "place"), said.pgettext("csv", "id"), said.pgettext("csv", "player"),
         said.pgettext("csv", "club"), said.pgettext("csv", "big"), said.pgettext("csv", "small"),
         said.pgettext("csv", "games"), said.pgettext("csv standings", "corrected"),
-        said.pgettext("csv", "excluded"),
+        said.pgettext("csv", "excluded"), said.pgettext("csv", "from round"),
     )  # fmt: skip
 
 
@@ -39,7 +40,7 @@ def _results_header(said: gettext.NullTranslations) -> tuple[str, ...]:
         said.pgettext("csv", "id"), said.pgettext("csv", "player"), said.pgettext("csv", "rack"),
         said.pgettext("csv", "small"), said.pgettext("csv", "big"),
         said.pgettext("csv", "counts"), said.pgettext("csv", "held"),
-        said.pgettext("csv", "corrected"),
+        said.pgettext("csv", "corrected"), said.pgettext("csv", "reserve"),
     )  # fmt: skip
 
 
@@ -79,21 +80,24 @@ def _inert(cell: Any) -> Any:
 def standings_csv(
     rows: Sequence[Row], clubs: Mapping[int, str], corrected: set[int], lang: str = "pl"
 ) -> bytes:
-    """The standings, a player a line; ``corrected``: players with a corrected counted game."""
+    """The standings, a player a line; ``corrected``: players with a corrected counted game;
+    a late arrival's first round (empty for round 1)."""
     said = catalogue(Language(lang))
     yes, no = _yes_no(said)
     return _csv(
         _standings_header(said),
         (
             (r.place, r.player, r.name, clubs.get(r.player, ""), r.big, r.small, r.games,
-             yes if r.player in corrected else no, yes if r.excluded else no)
+             yes if r.player in corrected else no, yes if r.excluded else no,
+             r.from_round or "")
             for r in rows
         ),
     )  # fmt: skip
 
 
 def results_csv(results: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes:
-    """The tournament's results (as ``GET .../results`` lists them), a seat a line."""
+    """The tournament's results (as ``GET .../results`` lists them), a seat a line; a seat a
+    reserve played names the reserve (the seat's player stays the drawn one)."""
     said = catalogue(Language(lang))
     yes, no = _yes_no(said)
     lines = []
@@ -103,6 +107,6 @@ def results_csv(results: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes
                 x["id"], x["round"], x["table"], x["game"], f"R-{x['receipt']}", seat,
                 e["player"] if e["player"] is not None else "", e["name"], e["rack"],
                 e["small"], e["big"], yes if x["counts"] else no, x["held"] or "",
-                yes if x["corrected"] else no,
+                yes if x["corrected"] else no, e["reserve"]["reserve"] if e["reserve"] else "",
             ))  # fmt: skip
     return _csv(_results_header(said), lines)

@@ -71,6 +71,8 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                 beat = hall.heartbeats.take(store, db, envelope, device)
                 if beat.taken:
                     answer = {"status": p.Status.OK, "commands": beat.commands}
+                    if beat.round is not None:
+                        answer["round"] = beat.round
                     status = p.Status.OK.http
                 else:
                     answer = {"status": p.Status.STALE, "last_seq": beat.last_seq}

@@ -94,6 +94,40 @@ def save_copy(db: str, file: str) -> str:
     return f"klik hub backup: {path} copied to {target}"
 
 
+def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool = False) -> str:
+    """``klik hub export-site --db DB --tournament ID DIR``: the finished tournament as a
+    static web site in DIR (``archive``); the line to print. A tournament that does not
+    exist or is not finished, or a DIR that is not empty (without ``force``), is one line
+    (InputError) and nothing is written; so is a DIR that cannot be written (what was
+    written before the failure stays)."""
+    from klik.words import Language
+    from klik_hub import archive
+    from klik_hub.office.errors import NotFoundError
+    from klik_hub.office.tally import Tallies
+
+    path = sqlite_path(db)
+    if path is not None and not path.exists():
+        raise InputError(f"--db {db}: no such file")  # not a new, empty database
+    store = open_store(db, pool_size=1)
+    try:
+        tally = Tallies(store).of(tid)
+    except NotFoundError:
+        raise InputError(f"--tournament {tid}: no such tournament in {_shown(db)}") from None
+    finally:
+        store.engine.dispose()
+    why = archive.unfinished(tally)
+    if why is not None:
+        raise InputError(f"--tournament {tid}: the tournament is not finished ({why})")
+    site = archive.pages(tally, Language(lang))
+    archive.write(site, Path(folder), force=force)
+    rounds = sum(1 for name in site if name.startswith("rounds/"))
+    players = sum(1 for name in site if name.startswith("players/"))
+    return (
+        f"klik hub export-site: tournament {tid} written to {Path(folder) / 'index.html'} "
+        f"({rounds} rounds, {players} players' pages)"
+    )
+
+
 def _shown(db: str) -> str:
     """``db`` as it may be printed: a URL's password hidden."""
     return make_url(url_of(db)).render_as_string(hide_password=True) if "://" in db else db

@@ -193,6 +193,8 @@ round_clocks = Table(
         ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
     ),
 )
+# Every heartbeat reads its table's latest clock (sql.clocks.of_table).
+Index("ix_round_clocks_table", round_clocks.c.table_no, round_clocks.c.started_ms)
 
 # A reserve who took a player's seat for the rest of a round (migration 0011): from the
 # table's game ``from_game`` on, the seat's games are the reserve's (the format decides whom

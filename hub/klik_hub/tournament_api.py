@@ -117,6 +117,23 @@ class RoundCommandIn(BaseModel):
         description="what every table of the round is told",
         json_schema_extra={"enum": list(p.ROUND_KINDS)},
     )
+    tables: list[Annotated[int, Field(ge=1, le=999)]] | None = Field(
+        None,
+        min_length=1,
+        max_length=999,
+        description="these tables of the round only (a late table started on its own, its "
+        "round time counted from its own start); by default every table",
+    )
+
+
+class ExtendIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seconds: int = Field(
+        ge=1, le=office.clock.MAX_EXTRA_S, description="more round time for this table"
+    )
+    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who extends it")
 
 
 class CorrectionIn(BaseModel):
@@ -173,6 +190,31 @@ class UndrawIn(BaseModel):
         "losowanie cofnięte", min_length=1, max_length=500, description="why: kept in the log"
     )
     by: Text = Field("judge", min_length=1, max_length=100, description="who undoes it")
+
+
+class ReplacementIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    table: int = Field(ge=1, le=999, description="the table, of the round's")
+    seat: Seat = Field(description="the seat of the player who must leave")
+    reserve: int = Field(
+        ge=1,
+        le=2**31 - 1,
+        description="who takes the seat: an enrolled player not withdrawn nor excluded who "
+        "sits nowhere in the round (a late arrival, say, or one who did not qualify)",
+    )
+    from_game: int | None = Field(
+        None,
+        ge=1,
+        le=9,
+        description="the round's game at the table from which on the reserve plays the seat "
+        "(by default the first the table has not reported)",
+    )
+    withdraw: StrictBool = Field(
+        True, description="withdraw the player who left (a logged withdrawal); false: not"
+    )
+    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who replaces")
 
 
 class RoundIn(BaseModel):
@@ -294,10 +336,12 @@ def refused(problem: TournamentError, language: Language) -> JSONResponse:
     return error(status, problem.into(language))
 
 
-def router(store: Store, judge_only: Any) -> APIRouter:
-    """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything."""
+def router(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
+    """The routes; ``judge_only`` (a ``Depends``) guards every one that changes anything;
+    ``judge_reads`` (a ``Depends``) marks a read of results the judge's if it is (``public``)."""
     api = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"], route_class=Checked)
     guarded = [judge_only]
+    shows = [judge_reads]
     of_one = refusals(404, 422)  # a route about tournament ``tid``: there may be none
 
     @api.post(
@@ -434,21 +478,48 @@ def router(store: Store, judge_only: Any) -> APIRouter:
     def send(
         tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], command: RoundCommandIn
     ) -> list[dict[str, Any]]:
-        """Send every table of the round a command: ``game`` (its players, rule set, move
-        time and games: the names go on the seats' screens and the ids into the results),
-        ``start`` (every table at once), ``round-over`` (the round's time is up), ``pause``
-        or ``resume`` → 201 ``[{"table", "id"}]``; 409 if a table is not paired."""
-        return office.rounds.send(store, tid, round_no, command.kind.value)
+        """Send every table of the round (or ``tables``) a command: ``game`` (its players,
+        rule set, move time and games: the names go on the seats' screens and the ids into
+        the results), ``start`` (and the round's clock of each table not started yet),
+        ``round-over`` (the round's time is up), ``pause`` or ``resume`` → 201
+        ``[{"table", "id"}]``; 409 if a table is not paired, 404 for a table the round does
+        not have."""
+        kind = command.kind.value
+        return office.rounds.send(store, tid, round_no, kind, command.tables)
 
-    @api.get("/{tid}/standings", response_model=list[answers.StandingRow], responses=of_one)
+    @api.post(
+        "/{tid}/rounds/{round_no}/tables/{table_no}/extend",
+        dependencies=guarded,
+        response_model=answers.Extended,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
+    def extend(
+        tid: Id,
+        round_no: Annotated[int, Path(ge=1, le=10_000)],
+        table_no: Annotated[int, Path(ge=1, le=999)],
+        more: ExtendIn,
+    ) -> dict[str, Any]:
+        """Give one table more round time (logged) → 200 its clock; 409 if it was not
+        started or its round-over was sent already, or the tournament has no round time."""
+        return office.clock.extend(
+            store, tid, round_no, table_no, seconds=more.seconds, reason=more.reason, by=more.by
+        )
+
+    @api.get(
+        "/{tid}/standings",
+        dependencies=shows,
+        response_model=list[answers.StandingRow],
+        responses=of_one,
+    )
     def get_standings(
-        tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None
+        request: Request, tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None
     ) -> list[answers.StandingRow]:
         """The final classification, best first: ``{"place", "player", "name", "big",
         "small", "games", "stage"}``; by the last stage each player reached (the format's
         ``classification``), each row with the points of the stage that placed it, and
         ``excluded`` for a player the judge excluded, and each player's ``club``. ``stage``
-        gives that stage's standings, of its own players only."""
+        gives that stage's standings, of its own players only. Anyone but the judge is not
+        shown the results of a round held back (the tournament's ``release_together``)."""
         clubs = {p["id"]: p["club"] for p in office.players.listed(store, tid)}
         return [
             answers.StandingRow(
@@ -461,22 +532,26 @@ def router(store: Store, judge_only: Any) -> APIRouter:
                 games=x.games,
                 stage=x.stage or None,
                 excluded=x.excluded,
+                from_round=x.from_round,
+                reserve_games=x.reserve_games,
             )
-            for x in office.standings.ranked(store, tid, stage)
+            for x in office.release.ranked(store, tid, stage, public=public(request))
         ]
 
     _player_routes(api, store, guarded)
     _check_in_routes(api, store, guarded)
-    _result_routes(api, store, guarded)
-    _export_routes(api, store)
+    _replacement_routes(api, store, guarded)
+    _result_routes(api, store, guarded, shows)
+    _export_routes(api, store, shows)
     return api
 
 
-def pages(store: Store, judge_only: Any) -> APIRouter:
-    """The pages: the projector and the printed standings (public), and the printed pages
-    that carry the players' codes, the table sheets, the badges and the enrolment list
-    (``judge_only``, a ``Depends``, as in ``router``; the guard lets the console's session
-    cookie open them from a plain link, see ``guard.PRINTED_WITH_CODES``)."""
+def pages(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
+    """The pages: the projector and the printed standings (public; ``judge_reads`` as in
+    ``router``), and the printed pages that carry the players' codes, the table sheets, the
+    badges and the enrolment list (``judge_only``, a ``Depends``, as in ``router``; the guard
+    lets the console's session cookie open them from a plain link, see
+    ``guard.PRINTED_WITH_CODES``)."""
     web = APIRouter(include_in_schema=False)
 
     @web.get("/projector", response_class=HTMLResponse)
@@ -514,11 +589,11 @@ def pages(store: Store, judge_only: Any) -> APIRouter:
         players = office.players.listed(store, t)
         return HTMLResponse(printing.enrolment(tournament, players, _hall(request), lang))
 
-    @web.get("/print/standings", response_class=HTMLResponse)
-    def standings(t: Tid, lang: Lang = "pl") -> Response:
+    @web.get("/print/standings", response_class=HTMLResponse, dependencies=[judge_reads])
+    def standings(request: Request, t: Tid, lang: Lang = "pl") -> Response:
         tournament = office.tournaments.get(store, t)
-        rows = office.standings.ranked(store, t)
-        clubs, corrected = _clubs_and_corrected(store, t)
+        rows = office.release.ranked(store, t, public=public(request))
+        clubs, corrected = _clubs_and_corrected(store, t, public(request))
         return HTMLResponse(printing.standings(tournament, rows, clubs, corrected, lang))
 
     return web
@@ -530,16 +605,23 @@ def _hall(request: Request) -> str:
     return hall_base(str(request.base_url), request.app.state.listening)
 
 
-def _clubs_and_corrected(store: Store, tid: int) -> tuple[dict[int, str], set[int]]:
+def public(request: Request) -> bool:
+    """Whether a read of results is the public's, not the judge's (``judge_reads`` marks
+    the judge's): it shows them as released (``office.release``)."""
+    return not getattr(request.state, "judge", False)
+
+
+def _clubs_and_corrected(store: Store, tid: int, public: bool) -> tuple[dict[int, str], set[int]]:
     """Each player's club, and the players with a corrected game that counts (every seat of
-    a result that counts names an enrolled player)."""
+    a result that counts names an enrolled player; a seat a reserve played counts for whom
+    the format says, maybe nobody)."""
     clubs = {p["id"]: p["club"] for p in office.players.listed(store, tid)}
     corrected = {
-        e["player"]
-        for x in office.results.listed(store, tid)
+        e["player"] if e["reserve"] is None else e["reserve"]["counts_for"]
+        for x in office.release.listed(store, tid, public=public)
         if x["counts"] and x["corrected"]
         for e in x["seats"].values()
-    }
+    } - {None}
     return clubs, corrected
 
 
@@ -555,8 +637,9 @@ def csv_file(what: str) -> dict[str, Any]:
     }
 
 
-def _export_routes(api: APIRouter, store: Store) -> None:
-    """CSV for the judge's spreadsheet (UTF-8 with BOM, ``;``, a Polish header by default)."""
+def _export_routes(api: APIRouter, store: Store, shows: list[Any]) -> None:
+    """CSV for the judge's spreadsheet (UTF-8 with BOM, ``;``, a Polish header by default);
+    anyone else gets a tournament's results as released (``shows``, ``public``)."""
 
     def attached(data: bytes, name: str) -> Response:
         return Response(
@@ -567,26 +650,31 @@ def _export_routes(api: APIRouter, store: Store) -> None:
 
     @api.get(
         "/{tid}/standings.csv",
+        dependencies=shows,
         response_class=Response,
         responses={200: csv_file("the standings, a player a line"), **refusals(404, 422)},
     )
     def standings_csv(
-        tid: Id, stage: Annotated[str | None, Query(max_length=64)] = None, lang: Lang = "pl"
+        request: Request,
+        tid: Id,
+        stage: Annotated[str | None, Query(max_length=64)] = None,
+        lang: Lang = "pl",
     ) -> Response:
         """The standings as CSV, a player a line, with whether a corrected game counts."""
-        rows = office.standings.ranked(store, tid, stage)
-        clubs, corrected = _clubs_and_corrected(store, tid)
+        rows = office.release.ranked(store, tid, stage, public=public(request))
+        clubs, corrected = _clubs_and_corrected(store, tid, public(request))
         data = exports.standings_csv(rows, clubs, corrected, lang)
         return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
 
     @api.get(
         "/{tid}/results.csv",
+        dependencies=shows,
         response_class=Response,
         responses={200: csv_file("the results, a seat a line"), **refusals(404, 422)},
     )
-    def results_csv(tid: Id, lang: Lang = "pl") -> Response:
+    def results_csv(request: Request, tid: Id, lang: Lang = "pl") -> Response:
         """The results as CSV, a seat a line, as they count now (corrections applied)."""
-        listed = office.results.listed(store, tid)
+        listed = office.release.listed(store, tid, public=public(request))
         name = f"wyniki-{tid}.csv" if lang == "pl" else f"results-{tid}.csv"
         return attached(exports.results_csv(listed, lang), name)
 
@@ -654,6 +742,34 @@ def _check_in_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
         return office.checkin.withdraw_absent(store, tid, (sent or ByIn.model_validate({})).by)
 
 
+def _replacement_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
+    """A reserve at the seat of a player who must leave mid-round (``office.replacements``)."""
+
+    @api.post(
+        "/{tid}/rounds/{round_no}/replacements",
+        status_code=201,
+        dependencies=guarded,
+        response_model=answers.Replaced,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
+    def replace(
+        tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], sent: ReplacementIn
+    ) -> dict[str, Any]:
+        """A reserve takes a player's seat for the rest of the round → 201 the replacement
+        (a logged event ``replace``; the player who left is withdrawn unless ``withdraw`` is
+        false). The table plays on with its lineup: its screen shows the reserve's name from
+        its next game (``sent``: the lineup queued again), and the seat's games from
+        ``from_game`` on are the reserve's, marked, counting for whom the format says
+        (``replacements``: the reserve, the player who left, or nobody); the opponents'
+        games count as ever. 404 for a round or table it does not have; 409 for a seat with
+        a reserve already, or a reserve who is not a player playing on or sits in the round;
+        422 for a seat the table has not, or a game outside the round's."""
+        return office.replacements.replace(
+            store, tid, round_no, table=sent.table, seat=sent.seat, reserve=sent.reserve,
+            from_game=sent.from_game, reason=sent.reason, by=sent.by, withdraw=sent.withdraw,
+        )  # fmt: skip
+
+
 def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
     """A player's changes and sanctions, each a logged event of the judge's."""
 
@@ -703,22 +819,25 @@ def _player_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
         return office.sanctions.listed(store, tid)
 
 
-def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
-    """The results as they count, and the judge's corrections to them."""
+def _result_routes(api: APIRouter, store: Store, guarded: list[Any], shows: list[Any]) -> None:
+    """The results as they count, and the judge's corrections to them; anyone but the judge
+    gets a tournament's results as released (``shows``, ``public``)."""
 
     # A correction's assign-only keys are there for an assign only: the answers keep to the
     # keys the office gave (``answers``'s docstring).
     @api.get(
         "/{tid}/results",
+        dependencies=shows,
         response_model=list[answers.Result],
         response_model_exclude_unset=True,
         responses=refusals(404, 422),
     )
-    def get_results(tid: Id) -> list[dict[str, Any]]:
+    def get_results(request: Request, tid: Id) -> list[dict[str, Any]]:
         """The tournament's results, oldest first: each with what it counts for now (``counts``,
         ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
-        them, ``corrected`` and its corrections."""
-        return office.results.listed(store, tid)
+        them, ``corrected`` and its corrections. Anyone but the judge is not shown the
+        results of a round held back (the tournament's ``release_together``)."""
+        return office.release.listed(store, tid, public=public(request))
 
     @api.post(
         "/{tid}/results/{result_id}/corrections",
@@ -738,10 +857,12 @@ def _result_routes(api: APIRouter, store: Store, guarded: list[Any]) -> None:
 
     @api.get(
         "/{tid}/corrections",
+        dependencies=shows,
         response_model=list[answers.Logged],
         response_model_exclude_unset=True,
         responses=refusals(404, 422),
     )
-    def get_corrections(tid: Id) -> list[dict[str, Any]]:
-        """The audit log: every correction with its reason, who and when, newest first."""
-        return office.corrections.log(store, tid)
+    def get_corrections(request: Request, tid: Id) -> list[dict[str, Any]]:
+        """The audit log: every correction with its reason, who and when, newest first
+        (anyone but the judge: none to a result of a round held back)."""
+        return office.release.log(store, tid, public=public(request))

@@ -6,7 +6,17 @@ from dataclasses import replace
 
 import pytest
 
-from klik.core.game import RECOVERY, EndedBy, Move, Note, NoteKind, Phase, Settings, starter_of
+from klik.core.game import (
+    RECOVERY,
+    EndedBy,
+    Exhaustion,
+    Move,
+    Note,
+    NoteKind,
+    Phase,
+    Settings,
+    starter_of,
+)
 from klik.core.scoring import Ending
 
 # --- ready ------------------------------------------------------------------------------
@@ -330,7 +340,6 @@ def test_nothing_to_undo_is_logged() -> None:
     [
         ("resume", Phase.READY),  # nothing is paused
         ("undo", Phase.READY),  # nothing to undo
-        ("round-over", Phase.READY),  # the game has not started
         ("end", Phase.READY),
         ("pause", Phase.READY),
     ],
@@ -364,6 +373,22 @@ def test_round_over_lets_the_move_finish_then_one_move_each() -> None:
     )  # fmt: skip
     play.tap("B", 10).tap("C", 11).tap("A", 12)
     assert play.game.phase is Phase.SCORING
+
+
+def test_round_over_before_the_start_makes_every_seats_first_move_its_last() -> None:
+    """The round's time ran out before the game began (000 o): no move is in progress to
+    finish, so every seat moves exactly once, the starter first (RULES.md §5)."""
+    play = Play(seats=3).order("round-over", 1.0, by="hub")
+    assert (play.game.phase, play.game.round_over, play.game.final_round) == (
+        Phase.READY, True, False,
+    )  # fmt: skip
+    play.order("round-over", 2.0, by="hub")  # the hub's own, after the table's: nothing more
+    assert said(play.notes[-1]) == "pominięto (ostatnia runda już trwa)"
+    play.start(3.0)
+    assert (play.game.mover, play.game.final_left, play.game.round_over) == ("A", 3, False)
+    play.hold("A", 5.0).tap("B", 10).tap("C", 11)
+    assert (play.game.phase, play.game.exhausted_by) == (Phase.SCORING, Exhaustion.ROUND_TIME)
+    assert [m.seat for m in play.game.moves] == ["A", "B", "C"]
 
 
 def test_the_judge_can_end_the_game() -> None:

@@ -84,6 +84,7 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
         "family": "",
         "active": True,
         "checked_in": False,
+        "from_round": 1,
     }
     assert code == httpx.get(f"{url}{API}/{tid}/players").json()[1]["code"]  # a rename keeps it
     out = httpx.patch(path, json={"active": False, "reason": "musiała wyjść"})
@@ -279,8 +280,8 @@ def test_sanctions_warn_deduct_and_exclude_as_logged_events(hub: Hub) -> None:
     printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
     assert "(wykluczony)" in printed
     csv = httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig").splitlines()
-    assert csv[0].endswith(";wykluczony")
-    assert sum(line.endswith(";tak") for line in csv[1:]) == 1
+    assert csv[0].endswith(";wykluczony;od rundy")
+    assert sum(line.endswith(";tak;") for line in csv[1:]) == 1
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     hers = [(x, s) for x in results for s, e in x["seats"].items() if e["player"] == 1]
     assert now["games"] == [
         {"round": 1, "game": 1, "table": at["table"], "seat": seat, "small": e["small"],
-         "big": e["big"], "counts": True, "moves": e["moves"]}
+         "big": e["big"], "counts": True, "moves": e["moves"], "reserve": None}
         for x, s in hers
         for e in [x["seats"][s]]
     ]  # fmt: skip

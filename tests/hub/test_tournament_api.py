@@ -70,6 +70,8 @@ def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
         "rules": "tournament",
         "format": "szczecin",
         "move_time_s": 45,
+        "round_time_s": None,  # the format's: the presets have none
+        "release_together": False,
         "in_play": False,  # until the judge marks it
         "players": 0,
         "rounds": [],
@@ -104,6 +106,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
         "family": "",
         "active": True,
         "checked_in": False,
+        "from_round": 1,
     }
     assert [x["id"] for x in first.json()] == list(range(1, 9))
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
@@ -115,6 +118,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
             "family": "",
             "active": True,
             "checked_in": False,
+            "from_round": 1,  # enrolled before the first draw: not a late arrival
         }
     ]
     listed = httpx.get(f"{url}{API}/{tid}/players").json()
@@ -211,7 +215,7 @@ def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) 
     assert rows[0] == {
         "place": 1, "player": 1, "name": "Łucja Żak", "club": "SP 5 Szczecin", "big": 2,
         "small": rows[0]["small"], "games": 2, "stage": None,
-        "excluded": False,
+        "excluded": False, "from_round": None, "reserve_games": 0,
     }  # fmt: skip
     keys = [(-r["big"], -r["small"]) for r in rows]
     assert keys == sorted(keys)
@@ -347,6 +351,7 @@ def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) 
         "gry",
         "poprawione",
         "wykluczony",
+        "od rundy",
     ]
     standings = httpx.get(f"{url}{API}/{tid}/standings").json()
     assert [line[:3] for line in lines[1:]] == [

@@ -7,15 +7,23 @@ and on PostgreSQL; the test presses pins and waits on conditions with timeouts.
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
+from sqlalchemy import select
 
 from klik.core import game as g
+from klik.link.http import HttpLink
+from klik.table import sim
 from klik.table.daemon import Daemon
 from klik.table.view import Screen
+from klik_hub.schema import commands
 from klik_hub.store import Store
+from tests.helpers.hubkit import Clock
 from tests.hub.test_table_to_hub import double, paired_table, until
 
 API = "/api/v1/tournaments"
@@ -83,3 +91,58 @@ def test_a_round_is_sent_started_and_reported_with_the_players_ids(
 def shown(table: Daemon) -> dict[str, str]:
     """The name on each seat's screen."""
     return {s: v.name for s, v in table.engine.views.items()}
+
+
+def test_the_rounds_clock_ends_the_round_at_both_tables_one_of_them_cut_off(
+    hub: tuple[str, Store], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 20, point 5: the hub counts the round's time from the Start; each heartbeat's
+    answer tells a table its time left; at zero the hub sends round-over, and a table that lost
+    contact ends the round by itself at its own zero."""
+    url, store = hub
+    assert isinstance(store.now_ms, Clock)
+    caplog.set_level(logging.INFO, logger="klik.table.engine")
+    tables = [paired_table(store, url, tmp_path / f"t{k}", table_no=k) for k in (1, 2)]
+    try:
+        tid = httpx.post(url + API, json={"name": "Turniej", "format": "open", "move_time_s": 60,
+                                          "round_time_s": 300}).json()["id"]  # fmt: skip
+        httpx.post(f"{url}{API}/{tid}/players", json=SEVEN).raise_for_status()
+        httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 11}).raise_for_status()
+        started = httpx.post(f"{url}{API}/{tid}/rounds/1/commands", json={"kind": "start"})
+        assert started.status_code == 201, started.text
+        for table in tables:
+            until(table, lambda t=table: t.engine.game.phase is g.Phase.MOVE)
+            until(table, lambda t=table: (sim.state(t)["round_left_s"] or 0) > 290)
+
+        # Most of the round is played: 3 s are left as the hub next answers each table.
+        store.now_ms.ms += 297_000
+        for table in tables:
+            until(table, lambda t=table: 0 < (sim.state(t)["round_left_s"] or 99) <= 3)
+        cut = tables[1]
+        assert cut.courier is not None
+        cut.courier.link = HttpLink("http://127.0.0.1:1")  # its Wi-Fi is gone: nobody answers
+        store.now_ms.ms += 3_000  # the hub's zero: it sends round-over to both tables
+
+        def over(t: Daemon) -> bool:
+            return t.engine.game.round_over or t.engine.game.final_round
+
+        for table in tables:
+            until(table, lambda t=table: over(t), timeout_s=15)
+        kept = httpx.get(f"{url}{API}/{tid}/rounds/1").json()
+        assert [t["clock"]["over_at"] is not None for t in kept["tables"]] == [True, True]
+        # the table that still hears the hub carried its round-over out (acknowledged it);
+        # the one cut off ended the round on its own clock, the hub's order still waiting
+        waiting = {x["table_no"]: x for x in sql_commands(store) if x["kind"] == "round-over"}
+        assert waiting[1]["acked_ms"] is not None
+        assert waiting[2]["acked_ms"] is None
+        # (both virtual tables are named "1" in their config: the line is the cut-off one's,
+        # and maybe the other's, which may count to its zero before the hub's order comes)
+        assert "czas rundy minął (własny zegar)" in caplog.text
+    finally:
+        for table in tables:
+            table.stop()
+
+
+def sql_commands(store: Store) -> list[dict[str, Any]]:
+    with store.engine.connect() as db:
+        return [dict(x._mapping) for x in db.execute(select(commands).order_by(commands.c.rank))]

@@ -120,3 +120,13 @@ def test_a_seats_moves_are_documented_figure_by_figure() -> None:
     for figures in example["moves"].values():
         p.check_moves(figures, "example")
     assert "*A seat's moves*" in heartbeats
+
+
+def test_the_round_clock_in_a_heartbeats_answer_is_documented_as_the_package_has_it() -> None:
+    clock = section("#### The round's clock")
+    example = json.loads("{" + clock[clock.index("```json") + 7 : clock.index("```\n")] + "}")
+    said = p.RoundClock.decode(example["round"])
+    assert said.json() == example["round"]
+    for name in said.json():
+        assert f"`{name}`" in clock, name
+    assert "*The round's clock*" in section("### `POST /api/v1/heartbeats`")

@@ -19,6 +19,7 @@ from klik_hub.tournament.formats import (
     preset_names,
     seat_stage,
 )
+from klik_hub.tournament.reserves import CountsFor
 from klik_hub.tournament.standings import Row, Score, TieBreak, standings
 
 RANDOM, SEEDED = Tables.RANDOM, Tables.SEEDED
@@ -43,6 +44,8 @@ def test_liga_is_seed_001() -> None:
         tie_breaks=BIG_SMALL,
         players=(16, 36),  # ZASADY 1: "od 16 do 36 osób"
         first_starter="draw",  # PRZYGOTOWANIE GRY: the highest tile starts the first game
+        late_may_qualify=False,  # ZASADY 2a: the semifinal compares six games each
+        replacements=CountsFor.NOBODY,  # a reserve's games count for nobody
         stages=(
             # 3 rounds x 2 games at random balanced tables of 3-4
             Stage("eliminacje", 3, 2, RANDOM),
@@ -85,6 +88,7 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
         tie_breaks=BIG_SMALL,
         stages=(Stage("rozgrywki", 0, 1, RANDOM),),
         classification=Classification.ALL_ROUNDS,
+        replacements=CountsFor.RESERVE,  # an evening's play: the games are whoever played them
     )
 
 
@@ -250,8 +254,8 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
         (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, rounds, games_per_round, tables, qualify, field, per_table, seating"),
-        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, stages"),
-        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, stages"),
+        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
+        (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
         (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, rounds, games_per_round, tables"),
         (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, rounds, games_per_round, tables, qualify, per_table, seating"),
@@ -277,6 +281,9 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = 16'), "liga.toml: players = 16: allowed are [fewest, most], from 2 to 1000"),
         # who starts a round's first game: seat A or the highest tile's
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nfirst_starter = "B"'), 'liga.toml: first_starter = "B": allowed are A, draw'),
+        # a late arrival may qualify or not; a reserve's games count for one of three
+        (spoil('classification = "by_stage"', 'classification = "by_stage"\nlate_may_qualify = "no"'), 'liga.toml: late_may_qualify = "no": allowed are true, false'),
+        (spoil('classification = "by_stage"', 'classification = "by_stage"\nreplacements = "judge"'), 'liga.toml: replacements = "judge": allowed are reserve, replaced, nobody'),
         # the classification is one of two kinds
         (spoil('classification = "by_stage"', 'classification = "sum"'), 'liga.toml: classification = "sum": allowed are by_stage, all_rounds'),
         (spoil('tables = "random"', 'tables = "drawn"'), 'liga.toml: stages[0].tables = "drawn": allowed are random, seeded'),
@@ -332,3 +339,29 @@ def test_a_stage_may_seed_from_a_previous_stage_of_one_round_only() -> None:
         str(error.value)
         == 'liga.toml: stages[1].qualify = "table": the previous stage has several rounds: allowed is top'
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "from_round", "may"),
+    [
+        ("liga", 1, True),  # there from the first draw
+        ("liga", 2, False),  # ZASADY 2a: the semifinal compares six games each
+        ("szczecin", 2, True),  # the seed says nothing (and no late arrival reaches a seat)
+        ("open", 3, True),  # no seeded stage at all
+    ],
+)
+def test_a_late_arrival_qualifies_for_a_seeded_stage_as_the_format_says(
+    name: str, from_round: int, may: bool
+) -> None:
+    assert load_format(name).may_qualify(from_round) is may
+
+
+def test_the_formats_say_whom_a_reserves_games_count_for() -> None:
+    assert {n: load_format(n).replacements for n in preset_names()} == {
+        "liga": CountsFor.NOBODY,
+        "open": CountsFor.RESERVE,
+        "szczecin": CountsFor.NOBODY,
+    }
+    # Without the key: nobody's, and a late arrival may qualify.
+    bare = parse_format(BASE.replace('classification = "by_stage"\n', ""), "x.toml")
+    assert (bare.replacements, bare.late_may_qualify) == (CountsFor.NOBODY, True)

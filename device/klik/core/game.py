@@ -18,6 +18,8 @@ READY      tap by the seat before the starter / START    → MOVE, the starter's
            a starter to draw (001: the highest tile starts the first game): the first seat
            to HOLD is the starter; until then taps and START are logged and do nothing
            LONG hold by any seat                          → re-deal request logged
+           ROUND_OVER (the round's time ran out before the start) → the first move, when it
+           comes, is the final round's first: every seat moves once (RULES.md §5)
 MOVE       mover's tap (pressed in their move)            → move ends at the press, no draw
            mover's HOLD                                   → move ended at the press, one tile drawn
            double tap by the seat that just tapped        → that move was a Rummikub → SCORING
@@ -280,7 +282,8 @@ class Game:
     opened: frozenset[str] = frozenset()
     moves: tuple[Move, ...] = ()
     final_left: int | None = None  # moves left in the final round, the current one included
-    round_over: bool = False  # the round's time ran out: the final round follows this move
+    # The round's time ran out: the final round follows this move (in READY: it is the first).
+    round_over: bool = False
     final_why: Exhaustion | None = None  # why the final round is played: PILE or ROUND_TIME
     paused_by: str | None = None  # a seat letter, "judge" or "hub"
     called_by: str | None = None  # MOVE, TIMED_OUT: a seat called the judge; stop after the move
@@ -625,7 +628,7 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Effect, ...]]:
         restored = replace(_undo_point(*game.undo), paused_by=order.by, undone=True)
         assert restored.mover is not None
         return restored, (Note(at, NoteKind.UNDONE, restored.mover),)
-    if action is Action.ROUND_OVER and (running or phase is Phase.PAUSED):
+    if action is Action.ROUND_OVER and (running or phase in (Phase.PAUSED, Phase.READY)):
         if game.final_round or game.round_over:
             return game, (_ignored(at, None, Why.FINAL_ROUND_ALREADY),)
         return replace(game, round_over=True), ()
@@ -641,6 +644,13 @@ def _apply_order(game: Game, order: Order) -> tuple[Game, tuple[Effect, ...]]:
 
 
 def _start(game: Game, at: float) -> tuple[Game, tuple[Effect, ...]]:
+    if game.round_over:
+        # The round's time ran out before this game began: there is no move in progress to
+        # finish, so every seat makes exactly one move, the starter first (000 o, RULES.md §5).
+        final = len(game.settings.seats)
+        started = _begin_move(game, game.settings.starter, at, final_left=final,
+                              round_over=False, final_why=Exhaustion.ROUND_TIME)  # fmt: skip
+        return started, ()
     return _begin_move(game, game.settings.starter, at), ()
 
 

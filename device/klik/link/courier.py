@@ -23,8 +23,12 @@ and the later results go on. Any other refusal is tried again: an unsigned one m
 anyone on the Wi-Fi, and ``unpaired`` means the judge paired this table again (the screens
 say to pair it); the result stays kept.
 
-What the courier learns is handed to the table's engine thread through two callbacks, never
-by touching the engine itself: ``on_tracking`` (where the results are) and ``on_command``.
+What the courier learns is handed to the table's engine thread through callbacks, never by
+touching the engine itself: ``on_tracking`` (where the results are), ``on_command`` and
+``on_round``: the round's clock that the hub's signed answer to each heartbeat carries while
+it runs one for this table (``protocol.RoundClock``), or None when an answer carries none. A
+malformed one is logged (once, until it changes) and ignored: the table's clock goes on as it
+was. No answer at all says nothing: the table counts down on its own from the last one.
 """
 
 from __future__ import annotations
@@ -109,6 +113,7 @@ class Courier:
         status: Callable[[], p.Heartbeat],
         on_tracking: Callable[[Tracking], None],
         on_command: Callable[[Command], object],
+        on_round: Callable[[p.RoundClock | None], object] = lambda _: None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
     ) -> None:
@@ -120,6 +125,7 @@ class Courier:
         self.status = status
         self.on_tracking = on_tracking
         self.on_command = on_command
+        self.on_round = on_round
         self.clock = clock
         self.rng = rng or random.Random()
         self.failures = 0  # tries of the oldest result that the hub did not take
@@ -130,6 +136,7 @@ class Courier:
         self.acks: list[str] = []  # commands done, to acknowledge in the next heartbeat
         self._down: LinkDown | None = None  # why the last send had no answer
         self._beat_answer: p.Ack | None = None  # the hub's ack to the last heartbeat
+        self._round_fault: str | None = None  # the malformed round clock last logged
         self.last: Tracking | None = None
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
@@ -345,10 +352,29 @@ class Courier:
             if type(hub_last) is int and 0 <= hub_last < 2**53 - 1:
                 self.outbox.confirm_seqs(hub_last)
         if said is not None and said.get("status") == p.Status.OK:
-            self._carry_out(said.get("commands"))
+            self._carry_out(said.get("commands"))  # a round's lineup first, then its clock
+            self._round(said, seq)
             return False
         self.acks = acks + self.acks  # acknowledged next time (a stale heartbeat took none)
         return said is not None and said.get("status") == p.Status.STALE and self._after(seq, said)
+
+    def _round(self, said: dict[str, Any], seq: int) -> None:
+        """Hand the engine the round's clock in the hub's signed answer to heartbeat ``seq``
+        (None: the answer carries none); a malformed one is logged once and ignored."""
+        if "round" not in said:
+            self._round_fault = None
+            self.on_round(None)
+            return
+        try:
+            clock = p.RoundClock.decode(said["round"])
+        except p.ProtocolError as error:
+            if str(error) != self._round_fault:
+                self._round_fault = str(error)
+                log.warning("hub: the answer to heartbeat %d: %s; the round's clock ignored",
+                            seq, error)  # fmt: skip
+            return
+        self._round_fault = None
+        self.on_round(clock)
 
     def _after(self, seq: int, said: dict[str, Any]) -> bool:
         """Number heartbeats on after the last the hub holds (its signed ``last_seq``)."""

@@ -123,6 +123,7 @@ class Daemon:
             status=lambda: self.engine.status(self.clock()),
             on_tracking=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
             on_command=self._command,
+            on_round=self._round,
         )
         if isinstance(link, SerialLink):
             link.on_push = courier.push
@@ -140,6 +141,13 @@ class Daemon:
 
         self.call(carry_out)
         return done.wait(COMMAND_WAIT_S)
+
+    def _round(self, said: p.RoundClock | None) -> None:
+        """The hub's round clock in its answer to a heartbeat (from the courier's thread):
+        heard now, on the table clock, and handed to the engine thread with that moment (the
+        engine may take it off the queue a little later)."""
+        heard = self.clock()
+        self.call(lambda engine, now: engine.round_clock(said, heard, now))
 
     def clock(self) -> float:
         """The table clock: monotonic seconds, continued from the journal after a restart."""

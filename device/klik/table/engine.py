@@ -22,7 +22,7 @@ from PIL import Image
 
 from klik.core import game as g
 from klik.link import courier as c
-from klik.link.protocol import Heartbeat
+from klik.link.protocol import Heartbeat, RoundClock
 from klik.table import journal as j
 from klik.table import signals
 from klik.table.config import Config
@@ -109,6 +109,11 @@ class Engine:
     def command(self, command: c.Command, now: float) -> None:
         """A hub → table command (on the engine thread), carried out once by the courier's word."""
         self.session.command(command, now)
+
+    def round_clock(self, said: RoundClock | None, heard: float, now: float) -> None:
+        """The courier's news (on the engine thread): the hub's round clock in its answer to a
+        heartbeat heard at ``heard`` on the table clock, or None (it runs none for this table)."""
+        self.session.round_clock(said, heard, now)
 
     def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news (on the engine thread): this game's result sent, or how many wait."""

@@ -123,10 +123,18 @@ class Presenter:
         if self.screens is not None:
             self.screens.retry(now)
 
-    def next_wake(self, game: g.Game, now: float, pressed: Mapping[str, float]) -> list[float]:
-        """The moments time alone changes what is shown or sounded, or a panel is retried."""
+    def next_wake(
+        self,
+        game: g.Game,
+        now: float,
+        pressed: Mapping[str, float],
+        *,
+        round_ends: float | None = None,
+    ) -> list[float]:
+        """The moments time alone changes what is shown or sounded, or a panel is retried;
+        ``round_ends``: the info's (the round's clock on the status line)."""
         due = [
-            next_view_change(game, now, pressed),
+            next_view_change(game, now, pressed, round_ends=round_ends),
             signals.next_change(game, now, self.sounds, self.config.hardware.sound),
         ]
         if self.screens is not None and self.screens.out:

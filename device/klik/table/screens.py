@@ -231,20 +231,31 @@ def _ready(v: SeatView, _: Say) -> list[Block]:
         ]
     name = v.mover_name if v.mover == v.starter else ""
     starts = _("Starts: {seat} {name}").format(seat=v.starter or "", name=name).rstrip()
+    # The round's time ran out before the start: the game is one final round (000 o).
+    final = _time_up(_) if v.final_round else []
     if v.seat == v.opener:
-        return [_line(starts, 0, MEDIUM), _line(_("Press to start"), 1, lit=True)]
-    return [_line(starts, 0, MEDIUM), _line(_("Waiting for the start"), 1)]
+        return [_line(starts, 0, MEDIUM), _line(_("Press to start"), 1, lit=True), *final]
+    return [_line(starts, 0, MEDIUM), _line(_("Waiting for the start"), 1), *final]
 
 
 def _status(v: SeatView, _: Say) -> list[Block]:
     """The lines every seat sees while the game runs: why the final round came, then the
-    pile (a pile that ran out says so in the first line instead)."""
-    pile = [_line(_("Pile: {n}").format(n=v.tiles_left), 3)]
+    pile, and beside it the round's time left while the hub's round clock runs (a pile that
+    ran out says so in the first line instead)."""
+    if v.round_left is None:
+        said = _("Pile: {n}").format(n=v.tiles_left)
+    else:
+        said = _("Pile: {n} · round {time}").format(n=v.tiles_left, time=_clock(v.round_left))
+    pile = [_line(said, 3)]
     if not v.final_round:
         return pile
     if v.tiles_left == 0:
         return [_line(_("The pile is empty —"), 2), _line(_("FINAL ROUND"), 2, BOLD)]
-    return [_line(_("Round time is up —"), 2), _line(_("FINAL ROUND"), 2, BOLD), *pile]
+    return [*_time_up(_), *pile]
+
+
+def _time_up(_: Say) -> list[Block]:
+    return [_line(_("Round time is up —"), 2), _line(_("FINAL ROUND"), 2, BOLD)]
 
 
 def _calling(v: SeatView, _: Say) -> list[Block]:

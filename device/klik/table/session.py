@@ -8,8 +8,9 @@ keeper) → redraw through the presenter.
 The session owns the game's life: it recovers the journalled game at start (or begins a new
 one), numbers the games (``klik.table.durable.GameCounter``: numbers never go back), begins
 each game's journal, checkpoints a running clock, turns the judge key's taps and holds
-(``klik.core.gestures.judge_edge``) into orders, and plays a tournament round's games with
-its lineup (``klik.table.rounds``). Time comes in as numbers (``now``, the table's clock).
+(``klik.core.gestures.judge_edge``) into orders, plays a tournament round's games with its
+lineup (``klik.table.rounds``) and keeps the round's clock (``klik.table.roundclock``): at its
+zero it takes the round-over itself. Time comes in as numbers (``now``, the table's clock).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from klik.core import tabletop as t
 from klik.core.pace import pace
 from klik.faults import kill_point
 from klik.link import courier as c
-from klik.link.protocol import CommandKind, Heartbeat
+from klik.link.protocol import CommandKind, Heartbeat, RoundClock
 from klik.table import journal as j
 from klik.table import notes
 from klik.table.config import Config
@@ -35,6 +36,7 @@ from klik.table.keeper import Keeper, Played
 from klik.table.lineup import Lineup
 from klik.table.lineup import parse as parse_lineup
 from klik.table.presenter import Presenter
+from klik.table.roundclock import RoundTime
 from klik.table.rounds import Rounds
 from klik.table.view import PausedBy, TableInfo
 from klik.words import DEFAULT, Language
@@ -43,6 +45,8 @@ log = logging.getLogger("klik.table.engine")  # the engine's parts log under its
 
 Item = t.Edge | JudgeEdge | g.Order
 ORDERS = frozenset(action.value for action in g.Action)  # what a command may order the clock
+#: The phases in which a game takes the round-over (before its start too: 000 o).
+ROUND_OVER_IN = frozenset((g.Phase.READY, g.Phase.MOVE, g.Phase.TIMED_OUT, g.Phase.PAUSED))
 
 
 class Session:
@@ -75,6 +79,7 @@ class Session:
         self.stuck: frozenset[str] = frozenset()  # seats whose button is held past stuck_s
         self.judge = gs.JudgeKey()
         self.next_checkpoint: float | None = None
+        self.round_time = RoundTime(config.table.name)  # the hub's round clock, as last heard
 
     @property
     def game(self) -> g.Game:
@@ -93,6 +98,7 @@ class Session:
             receipt=self.keeper.receipt,
             waiting=self.keeper.waiting,
             seats=self.settings.seats,
+            round_ends=self.round_time.ends(self.game_lineup),
         )
 
     def played(self) -> Played:
@@ -173,6 +179,8 @@ class Session:
         if self.game.phase is not g.Phase.DONE:
             return False
         self._new_game(now, self._next_game_no())
+        self._round_over_due(now)  # a game of the round begun after its zero
+        self.refresh(now)
         return True
 
     def _new_game(self, now: float, game_no: int) -> None:
@@ -221,6 +229,7 @@ class Session:
 
     def handle(self, item: Item, now: float) -> None:
         """One item from the queue; ``now`` is the table clock when it was taken off."""
+        self._round_over_due(item.at)  # the round's zero came first: its round-over too
         if isinstance(item, JudgeEdge):
             self._judge(item)
         elif isinstance(item, t.Edge):
@@ -229,6 +238,7 @@ class Session:
             self._do(item)
         else:
             self._do(item)
+        self._round_over_due(now)  # a new game of the round, begun after its zero
         self.refresh(max(now, self.driver.now))
 
     def _judge(self, edge: JudgeEdge) -> None:
@@ -257,6 +267,7 @@ class Session:
 
     def tick(self, now: float) -> None:
         """Time has reached ``now``: due work, the checkpoint, the retries, the redraw."""
+        self._round_over_due(now)
         before, game = len(self.driver.effects), self.game
         self.driver.advance(max(now, self.driver.now))
         self._carry_out(self.driver.effects[before:])
@@ -278,10 +289,28 @@ class Session:
 
     def next_wake(self, now: float) -> float | None:
         """The next moment the session has something to do without a new item."""
-        due = [t.next_due(self.driver.tabletop), self.next_checkpoint]
+        due = [t.next_due(self.driver.tabletop), self.next_checkpoint, self._round_zero()]
         times = [d for d in due if d is not None]
-        times += self.presenter.next_wake(self.game, now, self.pressed())
+        ends = self.round_time.ends(self.game_lineup)
+        times += self.presenter.next_wake(self.game, now, self.pressed(), round_ends=ends)
         return min(times) if times else None
+
+    def _round_zero(self) -> float | None:
+        """When this game takes the round-over (the round's zero), if it will."""
+        game = self.game
+        if game.final_round or game.round_over or game.phase not in ROUND_OVER_IN:
+            return None
+        return self.round_time.ends(self.game_lineup)
+
+    def _round_over_due(self, now: float) -> None:
+        """The round's time is up by ``now`` and this game is of that round, not yet in its
+        final round: take the round-over as if the hub's command had come (journalled the
+        same way, so a restart replays it), at the zero unless the game began after it."""
+        zero = self._round_zero()
+        if zero is None or zero > now:
+            return
+        log.info("stół %s: czas rundy minął (własny zegar)", self.config.table.name)
+        self._do(g.Order(g.Action.ROUND_OVER, max(zero, self.driver.now), by="hub"))
 
     def _carry_out(self, effects: list[g.Effect]) -> None:
         for effect in effects:
@@ -323,6 +352,14 @@ class Session:
             self._do(g.Order(g.Action(command.kind), now, by="hub"))
         else:
             log.warning("stół %s: nieznane polecenie huba %r", self.config.table.name, command.kind)
+        self._round_over_due(now)  # the round's first game, begun after its zero
+        self.refresh(max(now, self.driver.now))
+
+    def round_clock(self, said: RoundClock | None, heard: float, now: float) -> None:
+        """The hub's round clock, in its answer to a heartbeat heard at ``heard`` (the table
+        clock): kept as this table's round's zero (None: the hub runs none for this table)."""
+        self.round_time.heard(said, heard, self.rounds.lineup)
+        self._round_over_due(now)
         self.refresh(max(now, self.driver.now))
 
     def _take_lineup(self, args: Any, now: float) -> None:

@@ -11,8 +11,9 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
   (``start``, ``pause``, ``resume``, ``restart``, ``undo``, ``round-over``, ``end``); the page's
   "Koniec czasu rundy" and "Koniec gry" buttons, so an exhausted game can be played here
 - ``GET /api/seats/{seat}/screen.png`` the seat's screen, pixel for pixel (128×64)
-- ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer and
-  the table's ``language`` (the page speaks it)
+- ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer, the
+  round's time left (``round_left_s``, null without the hub's round clock) and the table's
+  ``language`` (the page speaks it)
 
 The page is ``web/index.html`` with its script ``web/table.js``, after ``/words.js`` (the
 catalogue, ``klik.words.script``): every word it shows is the catalogue's.
@@ -435,11 +436,13 @@ def state(table: Daemon) -> dict[str, Any]:
     gpio = table.gpio
     now = table.clock()
     left = snapshot.time_left(now)
+    ends = table.engine.info.round_ends  # the hub's round clock, for this game's round
     return {
         **snapshot.record,
         # The record is as of the last redraw; the clock is read as the request comes.
         "time_left_s": None if left is None else round(left, 3),
         "now": round(now, 3),
+        "round_left_s": None if ends is None else round(max(0.0, ends - now), 3),
         "seats": list(seats),
         "names": dict(table.engine.info.names),  # the config's, or the round's from the hub
         "leds": {seat: bool(led.value) for seat, led in zip(seats, gpio.leds, strict=True)},

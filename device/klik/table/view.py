@@ -114,6 +114,9 @@ class TableInfo:
     waiting: int = 0  # results kept on the table that the hub has not acknowledged yet
     hub_down: bool = False  # the hub has not answered lately
     seats: tuple[str, ...] = ()  # the table's seats (with a screen each), used or not
+    # When the round's time is up (the table's clock, seconds), while the hub's round clock
+    # runs for this game's round (``klik.table.roundclock``); None without one.
+    round_ends: float | None = None
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -132,6 +135,7 @@ class SeatView:
     mover: str | None = None  # whose move it is (or was, when paused or timed out)
     mover_name: str = ""
     seconds_left: int | None = None  # the mover's clock in whole seconds, rounded up
+    round_left: int | None = None  # MOVE, TIMED_OUT: the round's time, whole seconds, rounded up
     warn: bool = False  # the clock is in its last warn_s seconds
     tiles_left: int = 0  # in the draw pile
     final_round: bool = False
@@ -238,11 +242,13 @@ def seat_view(
             mover_name=info.name(starter),
             draw_starter=settings.draw_starter,
         )
+    round_left = round_seconds(game, now, info.round_ends)
     if phase is g.Phase.MOVE:
         first_round = len(game.moves) < len(settings.seats)
-        return _with(base, screen=Screen.MOVE, first_round=first_round)
+        return _with(base, screen=Screen.MOVE, first_round=first_round, round_left=round_left)
     if phase is g.Phase.TIMED_OUT:
-        return _with(base, screen=Screen.TIMED_OUT, penalty_tiles=settings.penalty_tiles)
+        return _with(base, screen=Screen.TIMED_OUT, penalty_tiles=settings.penalty_tiles,
+                     round_left=round_left)  # fmt: skip
     if phase is g.Phase.PAUSED:
         return _with(base, screen=Screen.PAUSED, undone=game.undone)
     if phase is g.Phase.SCORING:
@@ -294,12 +300,38 @@ def _with(view: SeatView, **changes: object) -> SeatView:
     return replace(view, **changes)  # type: ignore[arg-type]
 
 
+def round_seconds(game: g.Game, now: float, round_ends: float | None) -> int | None:
+    """The round's time left as the status line shows it, in whole seconds rounded up; None
+    when it shows none: no round clock, or the final round is on (the round's time is over).
+
+    While the mover's clock runs it is read at that clock's last whole second, so both change
+    in one redraw a second, never two (drawing is the engine's dearest work); else at ``now``.
+    So it may show up to a second more than is left; the round-over is not delayed by it.
+    """
+    if round_ends is None or game.final_round or game.round_over:
+        return None
+    if game.phase not in (g.Phase.MOVE, g.Phase.TIMED_OUT):
+        return None
+    beat = _next_second(game, now)
+    at = now if beat is None else min(now, beat - 1.0)
+    return max(0, math.ceil(round_ends - at - 1e-9))
+
+
 def next_view_change(
-    game: g.Game, now: float, pressed: Mapping[str, float] | None = None
+    game: g.Game,
+    now: float,
+    pressed: Mapping[str, float] | None = None,
+    *,
+    round_ends: float | None = None,
 ) -> float | None:
-    """When time next changes a view by itself: the mover's whole seconds tick down, or a
-    judge-call progress bar takes its next step."""
+    """When time next changes a view by itself: the mover's whole seconds tick down, the
+    round's when the mover's do not (``round_seconds``), or a judge-call progress bar takes
+    its next step."""
     due = [_next_second(game, now)]
+    if due[0] is None and round_seconds(game, now, round_ends):
+        assert round_ends is not None
+        left = round_ends - now
+        due.append(round_ends - (math.ceil(left - 1e-9) - 1))
     judge_s = game.settings.gestures.call_judge_s
     for seat, at in (pressed or {}).items():
         if seat != game.mover and game.phase in (g.Phase.MOVE, g.Phase.TIMED_OUT):

@@ -24,6 +24,7 @@ from klik.link import protocol as p
 from klik_hub import sql
 from klik_hub.sql.devices import Device
 from klik_hub.store import Store
+from klik_hub.tournament import clock
 
 #: A slow mover: its mean move time is at least this share of the move time...
 SLOW_SHARE = 0.8
@@ -43,6 +44,8 @@ class Beat:
     # The last result seq the hub holds from the device, when the heartbeat asked for it
     # (``seq_in_doubt``: a table whose count was lost numbers its results on above it).
     last_result_seq: int | None = None
+    # The table's round and its time left while its round clock runs (``office.clock``).
+    round: dict[str, Any] | None = None
 
 
 def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> Beat:
@@ -72,7 +75,23 @@ def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> 
     if acks:
         sql.commands.acknowledge(db, acks, device.table_no, now)
     commands = sql.commands.pending(db, device.table_no)
-    return Beat(True, envelope.seq, commands, last_result)
+    timed = _round(db, device.table_no, now)
+    return Beat(True, envelope.seq, commands, last_result, timed)
+
+
+def _round(db: Connection, table_no: int, now_ms: int) -> dict[str, Any] | None:
+    """The answer's ``round`` for table ``table_no`` (``p.RoundClock``): its latest round's
+    tournament, round and time left, 0 once its time is up or round-over was sent (the
+    table's later games of the round begin with their last moves); None without a round
+    time (the table forgets its round clock)."""
+    x = sql.clocks.of_table(db, table_no)
+    if x is None:
+        return None
+    left = clock.left_ms(clock.ends_ms(x.started_ms, x.round_time_s, x.extra_s), now_ms)
+    if left is None:
+        return None
+    said = p.RoundClock(str(x.tournament_id), x.round_no, 0 if x.over_ms is not None else left)
+    return said.json()
 
 
 def watch(status: Mapping[str, Any] | None) -> list[dict[str, Any]]:

@@ -1,6 +1,8 @@
 """The tournament office: what the judge does with a tournament, a module per concept
-(``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``results``,
-``corrections``, ``standings``; ``player_page`` and ``board``, what a player's own page and
+(``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``clock`` (a round's
+time at each table), ``replacements`` (a reserve at a seat for the rest of a round),
+``results``, ``corrections``, ``standings``, ``release`` (what the
+public sees of a round's results); ``player_page`` and ``board``, what a player's own page and
 the tournament's public board say, from ``tally``, the tournament worked out once per
 revision; ``counting`` what every result counts for, which several of them read).
 
@@ -9,7 +11,7 @@ tournament director does), between the routes (``klik_hub.tournament_api``) and 
 database. Each use case is a function of the hub's ``Store``: it opens a transaction, reads
 through ``klik_hub.sql``, asks the pure core (``klik_hub.tournament``: draws, formats, slots,
 corrections, standings) and keeps what it decided in that same transaction (``rounds.send``
-reads in one and queues every table's commands in another, ``hall.commands.queue``). It raises
+reads in one and queues every table's commands in another). It raises
 the tournament's own errors (``errors``), which know no HTTP: the routes answer each kind
 with its status. What it returns is plain JSON-able data for the routes.
 
@@ -28,12 +30,15 @@ into a table's lineup by ``rounds._lineup``, and read back from a result's body 
 from klik_hub.office import (
     board,
     checkin,
+    clock,
     corrections,
     counting,
     draws,
     errors,
     player_page,
     players,
+    release,
+    replacements,
     results,
     rounds,
     sanctions,
@@ -45,12 +50,15 @@ from klik_hub.office import (
 __all__ = [
     "board",
     "checkin",
+    "clock",
     "corrections",
     "counting",
     "draws",
     "errors",
     "player_page",
     "players",
+    "release",
+    "replacements",
     "results",
     "rounds",
     "sanctions",

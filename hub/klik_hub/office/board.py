@@ -12,13 +12,16 @@ from klik_hub.office.tally import Tallies, Tally
 
 
 def board(tallies: Tallies, tid: int) -> dict[str, Any]:
-    """Tournament ``tid``'s board: ``{"id", "name", "revision", "round", "standings"}``.
+    """Tournament ``tid``'s board: ``{"id", "name", "revision", "round", "standings",
+    "held"}``.
 
     ``round`` is the last drawn round (null before the first draw): ``{"round", "stage",
     "games", "tables": [{"table", "missing", "seats": [{"seat", "player", "name",
     "club"}]}]}``, ``missing`` the games a table still owes. ``standings`` is the
-    classification as ``GET /api/v1/tournaments/{id}/standings`` gives it. NotFoundError if
-    there is no such tournament."""
+    classification as ``GET /api/v1/tournaments/{id}/standings`` gives it to the public.
+    ``held``: the rounds whose results wait for their last tables (``release``), ``{"round",
+    "tables", "ready"}`` each, ``ready`` the tables that owe nothing; empty unless the
+    tournament releases results together. NotFoundError if there is no such tournament."""
     tally = tallies.of(tid)
     if "board" not in tally.memo:
         tally.memo["board"] = of_tally(tally)
@@ -33,6 +36,7 @@ def of_tally(tally: Tally) -> dict[str, Any]:
         "revision": tally.revision,
         "round": _round(tally) if tally.drawn else None,
         "standings": standings(tally),
+        "held": held(tally),
     }
 
 
@@ -49,9 +53,23 @@ def standings(tally: Tally) -> list[dict[str, Any]]:
             "games": x.games,
             "stage": x.stage or None,
             "excluded": x.excluded,
+            "from_round": x.from_round,
+            "reserve_games": x.reserve_games,
         }
         for x in tally.ranked
     ]
+
+
+def held(tally: Tally) -> list[dict[str, int]]:
+    """Each round whose results the public does not see yet, with how many of its tables
+    are done."""
+    shown = []
+    for x in tally.drawn:
+        if x.round_no in tally.held:
+            owing = sum(1 for r, _ in tally.owing if r == x.round_no)
+            ready = len(x.tables) - owing
+            shown.append({"round": x.round_no, "tables": len(x.tables), "ready": ready})
+    return shown
 
 
 def _round(tally: Tally) -> dict[str, Any]:

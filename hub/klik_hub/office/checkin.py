@@ -7,7 +7,9 @@ in or out, and by whom), ``checkin_open``, ``checkin_close``, and a ``withdraw``
 absentee.
 
 Once the judge has opened it, a tournament's check-in stays in force for its draws (opened
-again or closed): a late player is ticked in by the judge and drawn from the next round.
+again or closed): a late player is ticked in by the judge and drawn from the next round. A
+player enrolled once a round is drawn (a late arrival, ``players.enrol``) is checked in at
+their enrolment: they are here.
 """
 
 from __future__ import annotations

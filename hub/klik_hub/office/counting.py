@@ -3,7 +3,9 @@ standings all read: placed in its round's slots (``tournament.slots``), scored b
 from its racks under the tournament's rule set after the judge's corrections
 (``tournament.corrections``); held out while it fills no slot, is in conflict, its points do
 not match, it was played under another rule set, a seat's player is unknown, or the judge
-excluded it. Read in the caller's transaction, decided by the pure core; nothing is kept.
+excluded it. A seat a reserve took for the rest of its round (``tournament.reserves``) is
+marked, and its points count for whom the format's ``replacements`` says. Read in the
+caller's transaction, decided by the pure core; nothing is kept.
 
 A result's body names its seats' players as text, as the lineup sent to the table did
 (``"player": "17"``); ``readable`` reads them into the hub's ids (``player_id``) before the
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection
@@ -24,6 +26,8 @@ from klik_hub.office import sanctions
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
 from klik_hub.tournament import corrections as cr
+from klik_hub.tournament import formats as f
+from klik_hub.tournament import reserves as rs
 from klik_hub.tournament import slots as sl
 from klik_hub.tournament.standings import Score
 
@@ -37,6 +41,10 @@ class Counted:
     now: cr.Counted
     placed: sl.Placed
     round_no: int | None  # its slot's round, or the round its body names
+    # The seats a reserve played (``reserves.reserved``), and whom each seat's points count
+    # for: its player, or for a reserve's seat whom the format says (None: nobody).
+    reserves: dict[str, rs.Replacement] = field(default_factory=dict)
+    credit: dict[str, int | None] = field(default_factory=dict)
 
 
 def player_id(text: object) -> int | None:
@@ -65,8 +73,12 @@ def counted(
 ) -> list[Counted]:
     """Each of the tournament's results (and those the judge assigned to it), oldest first,
     with what it counts for now (see the module's docstring)."""
-    rules = RULE_SETS[tournament(db, tid).rules]
+    row = tournament(db, tid)
+    rules = RULE_SETS[row.rules]
     found = sql.results.of_tournament(db, tid)
+    swaps = replacements(db, tid)
+    # The format is read only where a reserve played: every standings' read counts results.
+    rule = f.load_format(row.format).replacements if swaps else rs.CountsFor.NOBODY
     corrected = made(db, tid)
     bodies = [json.loads(x.body) for x in found]
     read = [readable(body) for body in bodies]
@@ -101,8 +113,19 @@ def counted(
             slot_held=None if where.held is None else where.held.value,
         )
         round_no = x.round_no if where.slot is None else where.slot.round_no
-        out.append(Counted(x, sent, now, where, round_no))
+        seats = {} if where.slot is None else rs.reserved(swaps, where.slot, now.players)
+        credit = rs.credited(now.players, seats, rule)
+        out.append(Counted(x, sent, now, where, round_no, seats, credit))
     return out
+
+
+def replacements(db: Connection, tid: int) -> list[rs.Replacement]:
+    """The reserves who took a seat in the tournament's rounds, as the pure core reads
+    them."""
+    return [
+        rs.Replacement(x.round_no, x.table_no, x.seat, x.player_no, x.reserve_no, x.from_game)
+        for x in sql.rounds.replacements(db, tid)
+    ]
 
 
 def scores(
@@ -127,9 +150,11 @@ def scores(
         stage = stage_of[x.placed.slot.round_no]
         for s in x.now.small:
             won = s in x.now.winners
-            player = x.now.players[s]
-            assert player is not None  # a result counts only with every seat's player enrolled
-            given.append(Score(player, stage, x.now.big[s], x.now.small[s], won))
+            player = x.credit[s]
+            if player is None:
+                continue  # a reserve's seat whose games count for nobody (the format's say)
+            reserve = s in x.reserves
+            given.append(Score(player, stage, x.now.big[s], x.now.small[s], won, reserve=reserve))
     return given
 
 

@@ -1,6 +1,10 @@
 """Drawing the next round: tables of 3–4 from a seed (``tournament.draw``) or a seeded
 stage from the standings (``tournament.formats``), kept with its seats.
 
+A late arrival (``players.from_round``) is drawn like everyone else once enrolled: a random
+stage seats them (they have met nobody yet); a seeded stage passes them over where the format
+says they may not qualify (``late_may_qualify``), and the next players go on.
+
 A round is drawn only when every table of the round before has reported all its games
 (``MissingResultsError``), unless the judge overrides; a tournament draws one round at a
 time (``draw`` locks its row).
@@ -191,9 +195,11 @@ def draw(
                 raise ConflictError(said) from None
         else:
             judge = Judged(field, tuple(tie_break))
+            late = {x.player_no: x.from_round for x in sql.players.enrolled(db, tid)}
+            may = {p for p in active if fmt.may_qualify(late.get(p, 1))}
             tables = _seeded(
                 db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge,
-                active=set(active),
+                active=may,
             )  # fmt: skip
         paired = sql.devices.paired_tables(db)
         before = [x.tables for x in earlier]
@@ -225,6 +231,8 @@ def _seeded(
     judge: Judged,
     active: set[int],
 ) -> tuple[tuple[int, ...], ...]:
+    """The tables of a seeded ``stage``; ``active`` are the players who may qualify (not
+    withdrawn nor excluded, and not late where the format says a late arrival may not)."""
     rules = RULE_SETS[tournament(db, tid).rules]
     scores = counting.scores(db, tid, names, earlier)
     done = [s.name for s in fmt.stages[: fmt.stages.index(stage)]]
@@ -235,14 +243,16 @@ def _seeded(
                 names, scores, seated(earlier), previous, rules=rules, tie_breaks=fmt.tie_breaks
             )
             last = [x for x in earlier if x.stage == previous][-1]
-            # A withdrawn player goes on from no table: the next of its table does.
+            # A withdrawn player (or a late one the format passes over) goes on from no
+            # table: the next of its table does.
             going = [[p for p in table if p in active] for table in last.tables]
             ranked = [row for row in ranked if row.player in active]
             return f.seat_stage(stage, break_ties(ranked, judge.tie_break), going)
         ranked = standings(names, scores, rules=rules, tie_breaks=fmt.tie_breaks, stages=done)
         # Only who played qualifies: a player enrolled late (or who never came) would
         # otherwise stand on zeros, above every player whose small points are below 0.
-        # A withdrawn player does not qualify either.
+        # A withdrawn player does not qualify either, nor a late arrival where the format
+        # says so (``late_may_qualify``): the next players move up.
         played = break_ties(
             [row for row in ranked if row.games > 0 and row.player in active],
             judge.tie_break,

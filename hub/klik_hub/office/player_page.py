@@ -20,7 +20,7 @@ from klik.words import words
 from klik_hub.office import counting
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
-from klik_hub.office.results import seat_moves
+from klik_hub.office.results import reserve_of, seat_moves
 from klik_hub.office.tally import Tallies, Tally
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import whereabouts as wh
@@ -46,8 +46,10 @@ def page(tallies: Tallies, code: str) -> dict[str, Any]:
       where the format draws it at the table);
     - ``next``: their ``{"round", "table", "seat"}`` in a round drawn after that one;
     - ``games``: every result they played, oldest first, with their seat's small and big
-      points as it counts now and ``counts``;
-    - ``place``: their place in the classification (null until a game of theirs counts);
+      points as it counts now and ``counts``; a game of a round whose results wait for its
+      other tables (``release``) with null points, not counting yet;
+    - ``place``: their place in the classification as the public sees it (null until a game
+      of theirs counts);
     - ``notices``: what the judge changed about them, oldest first (``notices``);
     - ``checked_in``: whether they have checked in; ``check_in_open``: whether they may now
       (``checkin``).
@@ -122,7 +124,11 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         "seat": None if now is None else now.seat,
         "starts": starts,
         "next": None if then is None else _spot(then),
-        "games": [g for x in tally.listed for g in _games(x, player)],
+        "games": [
+            g
+            for x in tally.listed
+            for g in _games(x, player, x.round_no in tally.held, tally.names)
+        ],
         "place": mine[0].place if mine and mine[0].games else None,
         "notices": notices(tally, player),
         "checked_in": player in tally.checked_in,
@@ -138,15 +144,20 @@ def notices(tally: Tally, player: int) -> list[dict[str, Any]]:
     """What the judge changed about ``player``, oldest first: ``{"at", "kind", "round",
     "game", "table", "big"}``. ``kind`` is one of ``TOLD`` (the judge's events that name the
     player) or ``correction`` (a correction to a result the player played, as it counts
-    now: ``round``, ``game`` and ``table`` its slot's); ``big`` the points a deduction took.
-    The judge's reasons stay on the console: the judge tells the player."""
+    now: ``round``, ``game`` and ``table`` its slot's; none to a result of a round held,
+    ``release``); ``big`` the points a deduction took. The judge's reasons stay on the
+    console: the judge tells the player."""
     told = [
         {"at": x.at, "kind": x.kind, "round": None, "game": None, "table": None,
          "big": tally.deductions.get(x.id)}
         for x in tally.events
         if x.player_no == player and x.kind in TOLD
     ]  # fmt: skip
-    played = {x.row.id: x for x in tally.listed if player in x.now.players.values()}
+    played = {
+        x.row.id: x
+        for x in tally.listed
+        if player in x.now.players.values() and x.round_no not in tally.held
+    }
     for c in tally.corrections:
         x = played.get(c.result_id)
         if x is None:
@@ -159,22 +170,37 @@ def _spot(spot: wh.Spot) -> dict[str, Any]:
     return {"round": spot.round_no, "table": spot.table, "seat": spot.seat}
 
 
-def _games(x: counting.Counted, player: int) -> list[dict[str, Any]]:
+def _games(
+    x: counting.Counted, player: int, waiting: bool, names: dict[int, str]
+) -> list[dict[str, Any]]:
     """``player``'s seat of result ``x`` as it counts now: where it was played (``_where``),
     the seat, small and big points, and how they moved (``results.seat_moves``: null from an
-    older table)."""
+    older table). ``waiting``: its round's results wait for its other tables (``release``):
+    no points, and it does not count yet. A seat a reserve played (``reserve``) is the
+    reserve's game and, where it counts for them, the player's who left; it counts only
+    for whom the format says."""
     return [
         {
             **_where(x),
             "seat": seat,
-            "small": x.now.small[seat],
-            "big": x.now.big[seat],
-            "counts": x.now.counts and x.placed.slot is not None,
+            "small": None if waiting else x.now.small[seat],
+            "big": None if waiting else x.now.big[seat],
+            "counts": not waiting
+            and x.now.counts
+            and x.placed.slot is not None
+            and x.credit[seat] == player,
             "moves": seat_moves(x.body, seat),
+            "reserve": reserve_of(x, seat, names),
         }
         for seat in x.now.small
-        if x.now.players[seat] == player
+        if player in (_played_by(x, seat), x.credit[seat])
     ]
+
+
+def _played_by(x: counting.Counted, seat: str) -> int | None:
+    """Who played ``seat`` of result ``x``: its reserve, or the player its result names."""
+    r = x.reserves.get(seat)
+    return x.now.players[seat] if r is None else r.reserve
 
 
 def _where(x: counting.Counted) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """The players: enrolled in a list (all or none), listed, renamed, withdrawn or reinstated.
 
 A tournament takes at most ``roster.MAX_PLAYERS`` players; a withdrawn player is not drawn
-again, and their games stay and count for their opponents.
+again, and their games stay and count for their opponents. A player enrolled once a round is
+drawn is a late arrival: drawn from the next round on (``from_round``), and present, so
+checked in (check-in is for the day's start: ``checkin``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ def enrol(
     store: Store, tid: int, entrants: Sequence[Entrant], *, allow_same_name: bool = False
 ) -> list[dict[str, Any]]:
     """Enrol ``entrants`` (all or none) with the next start numbers; they are returned.
-    A list that would enrol someone again is a ConflictError (``roster.check_new``)."""
+    A list that would enrol someone again is a ConflictError (``roster.check_new``). Once a
+    round is drawn they are late arrivals: ``from_round`` is the round after the last drawn
+    (1 before the first draw), and they are checked in (they are here)."""
     with store.writing() as db:
         # The tournament's row is locked (PostgreSQL) so two enrolments number in turn;
         # SQLite's writer lock does the same.
@@ -62,6 +66,8 @@ def enrol(
             )
             raise TournamentError(said)
         first = max(enrolled, default=0) + 1
+        drawn = sql.rounds.listed(db, tid)
+        from_round = drawn[-1].round_no + 1 if drawn else 1
         rows = [
             {
                 "tournament_id": tid,
@@ -69,6 +75,8 @@ def enrol(
                 "name": e.name,
                 "club": e.club,
                 "code": new_code(),
+                "from_round": from_round,
+                "checked_in": from_round > 1,
             }
             for k, e in enumerate(entrants)
         ]
@@ -81,7 +89,8 @@ def enrol(
             "family": "",
             "active": True,
             "code": x["code"],
-            "checked_in": False,
+            "checked_in": x["checked_in"],
+            "from_round": from_round,
         }
         for x in rows
     ]
@@ -164,4 +173,5 @@ def player_json(row: Any) -> dict[str, Any]:
         "active": bool(row.active),
         "code": row.code,
         "checked_in": bool(row.checked_in),
+        "from_round": row.from_round,
     }

@@ -1,6 +1,6 @@
 """A tournament's results as they count now: each with its slot, its seats' points as the
-hub scores them (``counting``), how each seat moved (as the table sent it) and the judge's
-corrections to it."""
+hub scores them (``counting``), how each seat moved (as the table sent it), the seats a
+reserve played (``reserve``) and the judge's corrections to it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from klik_hub import sql
 from klik_hub.office import corrections, counting
 from klik_hub.office.tournaments import tournament
 from klik_hub.store import Store
-from klik_hub.tournament import corrections as cr
 
 
 def listed(store: Store, tid: int) -> list[dict[str, Any]]:
@@ -38,7 +37,7 @@ def listed(store: Store, tid: int) -> list[dict[str, Any]]:
             "held": x.now.held,
             "corrected": x.now.corrected,
             "winners": list(x.now.winners),
-            "seats": {s: _seat(x.now, s, names, seat_moves(x.body, s)) for s in x.now.small},
+            "seats": {s: _seat(x, s, names) for s in x.now.small},
             "corrections": notes.get(x.row.id, []),
         }
         for x in listed
@@ -54,12 +53,22 @@ def seat_moves(body: Mapping[str, Any], seat: str) -> dict[str, int] | None:
     return dict(moves) if isinstance(moves, dict) else None
 
 
-def _seat(
-    now: cr.Counted, seat: str, names: dict[int, str], moves: dict[str, int] | None
-) -> dict[str, Any]:
+def reserve_of(x: counting.Counted, seat: str, names: Mapping[int, str]) -> dict[str, Any] | None:
+    """``seat`` of result ``x`` as a reserve played it: ``{"player", "reserve", "name",
+    "counts_for"}`` (who left, who played and their name, whom its points count for: None,
+    nobody); None for a seat its own player played."""
+    r = x.reserves.get(seat)
+    if r is None:
+        return None
+    name = names.get(r.reserve, "")
+    return {"player": r.player, "reserve": r.reserve, "name": name, "counts_for": x.credit[seat]}
+
+
+def _seat(x: counting.Counted, seat: str, names: dict[int, str]) -> dict[str, Any]:
     """One seat of a result as the API shows it: its player's id and name (null and "" when
-    the table named no player the hub knows as a number), its points, and how it moved
-    (``seat_moves``)."""
+    the table named no player the hub knows as a number), its points, how it moved
+    (``seat_moves``), and the reserve who played it (``reserve_of``)."""
+    now = x.now
     player = now.players[seat]
     return {
         "player": player,
@@ -67,5 +76,6 @@ def _seat(
         "rack": now.rack[seat],
         "small": now.small[seat],
         "big": now.big[seat],
-        "moves": moves,
+        "moves": seat_moves(x.body, seat),
+        "reserve": reserve_of(x, seat, names),
     }

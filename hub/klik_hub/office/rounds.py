@@ -13,8 +13,8 @@ from sqlalchemy import Connection
 from klik.core.game import SEATS
 from klik.link import protocol as p
 from klik.words import Words, nwords, words
-from klik_hub import hall, sql
-from klik_hub.office import counting
+from klik_hub import sql
+from klik_hub.office import clock, counting
 from klik_hub.office.draws import Drawn, seen
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
@@ -25,11 +25,13 @@ from klik_hub.tournament import formats as f
 
 
 def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
-    """A drawn round: its tables with their players and the games each still owes, and
-    the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
-    them)."""
+    """A drawn round: its tables with their players, the games each still owes and its
+    clock (null until started), the round's clock (``round_time_s``, ``started_at``,
+    ``ends_at``, ``left_ms``: ``office.clock.shown``), the results that belong to no
+    slot yet (``unplaced``: the judge assigns or excludes them), and the reserves who took
+    a seat in it (``replacements``)."""
     with store.reading() as db:
-        tournament(db, tid)
+        row = tournament(db, tid)
         drawn_rounds = sql.rounds.drawn(db, tid)
         found = [x for x in drawn_rounds if x.round_no == round_no]
         if not found:
@@ -41,6 +43,13 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
         unplaced = _unplaced(db, kept, drawn_rounds, listed)
         before = [x.tables for x in drawn_rounds if x.round_no < round_no]
         checked = seen(db, tid, before, kept.tables)
+        clocks = sql.clocks.of_round(db, tid, round_no)
+        reserves = [
+            {"table": x.table_no, "seat": x.seat, "player": x.player_no,
+             "reserve": x.reserve_no, "from_game": x.from_game}
+            for x in sql.rounds.replacements(db, tid, round_no)
+        ]  # fmt: skip
+    timed = clock.shown(clocks, row.round_time_s, store.now_ms())
     repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
     drawn = Drawn(
         kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated, seen=checked
@@ -48,14 +57,20 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     missing = {m["table"]: m["missing"] for m in owed}
     for table in drawn["tables"]:
         table["missing"] = missing.get(table["table"], 0)
+        table["clock"] = timed["clocks"].get(table["table"])
+    del timed["clocks"]
+    drawn.update(timed)
     drawn["unplaced"] = unplaced
+    drawn["replacements"] = reserves
     return drawn
 
 
 def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[str, Any]:
     """Undo the last drawn round while none of its results has come (a slip at the draw),
     as a logged event; returns the round as it was drawn. ConflictError naming the
-    tables that reported once results have come, or if ``round_no`` is not the last."""
+    tables that reported once results have come, or if ``round_no`` is not the last. The
+    late arrivals enrolled while it was drawn are drawn from it again when it is drawn
+    anew (``players.from_round``)."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
         drawn = sql.rounds.drawn(db, tid)
@@ -86,6 +101,7 @@ def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[
             )
             raise ConflictError(said)
         sql.rounds.undo(db, tid, round_no)
+        sql.players.draw_from(db, tid, round_no + 1, round_no)
         undone = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
         for extra in ("repeats", "unpaired", "repeated_pairs", "same_club", "same_family"):
             del undone[extra]
@@ -102,12 +118,17 @@ def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[
     return undone
 
 
-def send(store: Store, tid: int, round_no: int, kind: str) -> list[dict[str, Any]]:
-    """Queue ``kind`` for every table of the round: ``game`` (its lineup: players, rule
-    set, move time, games), or ``start``, ``round-over``, ``pause``, ``resume``. All
-    tables or none: a table that is not paired is a ConflictError naming it. ``start``
-    sends a table its lineup first if it was never sent, so no round is played as
-    "Gracz A-D" because the judge started it before sending the lineups."""
+def send(
+    store: Store, tid: int, round_no: int, kind: str, tables: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
+    """Queue ``kind`` for every table of the round, or for ``tables`` of it: ``game`` (its
+    lineup: players, rule set, move time, games), or ``start``, ``round-over``, ``pause``,
+    ``resume``. All of them or none: a table that is not paired is a ConflictError naming
+    it, a table the round does not have a NotFoundError. ``start`` sends a table its lineup
+    first if it was never sent, so no round is played as "Gracz A-D" because the judge
+    started it before sending the lineups, and starts the round's clock of each table not
+    started yet (``office.clock``: a late table's time counts from its own start);
+    ``round-over`` marks their clocks over."""
     if kind not in p.ROUND_KINDS:
         kinds = ", ".join(p.ROUND_KINDS)
         raise TournamentError(words("kind {kind!r}: allowed are {kinds}", kind=kind, kinds=kinds))
@@ -118,17 +139,18 @@ def send(store: Store, tid: int, round_no: int, kind: str) -> list[dict[str, Any
             raise NotFoundError(_no_round(tid, round_no))
         kept = found[0]
         paired = sql.devices.paired_tables(db)
-        names = sql.players.names(db, tid)
-        numbers = range(1, len(kept.tables) + 1)
-        lineups = {
-            k: _lineup(tid, row, kept, table, names)
-            for k, table in zip(numbers, kept.tables, strict=True)
-        }
+        names = shown_names(db, tid, round_no)
+        every = range(1, len(kept.tables) + 1)
+        if unknown := sorted(set(tables or ()) - set(every)):
+            said = words("round {round} has no table {table}", round=round_no, table=unknown[0])
+            raise NotFoundError(said)
+        numbers = sorted(set(tables)) if tables else list(every)
+        lineups = {k: _lineup(tid, row, kept, kept.tables[k - 1], names) for k in numbers}
         sent = set()
         if kind == "start":
             sent = {
                 int(k)
-                for k, args in sql.commands.sent_games(db, list(numbers))
+                for k, args in sql.commands.sent_games(db, numbers)
                 if args == p.canonical(lineups[int(k)]).decode("ascii")
             }
     if unpaired := [k for k in numbers if k not in paired]:
@@ -147,7 +169,14 @@ def send(store: Store, tid: int, round_no: int, kind: str) -> list[dict[str, Any
             orders.append((k, "game", lineups[k]))
         if kind != "game":
             orders.append((k, kind, {}))
-    ids = hall.commands.queue(store, orders)
+    now = store.now_ms()
+    with store.writing() as db:
+        ids = sql.commands.queue(db, orders, now)
+        if kind == p.CommandKind.START:
+            started = {x.table_no for x in sql.clocks.of_round(db, tid, round_no)}
+            sql.clocks.start(db, tid, round_no, [k for k in numbers if k not in started], now)
+        elif kind == p.CommandKind.ROUND_OVER:
+            sql.clocks.mark_over(db, tid, round_no, numbers, now)
     return [
         {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
     ]
@@ -184,6 +213,22 @@ def _unplaced(
         }
         for x, body in offered
     ]
+
+
+def shown_names(db: Connection, tid: int, round_no: int) -> dict[int, str]:
+    """The names the seats' screens show in round ``round_no``, by the drawn player's id:
+    each player's own, or for a seat a reserve took, the reserve's. Only the names: the ids
+    stay the drawn players', which the table's results carry (``tournament.reserves``)."""
+    names = sql.players.names(db, tid)
+    swaps = sql.rounds.replacements(db, tid, round_no)
+    return names | {x.player_no: names[x.reserve_no] for x in swaps}
+
+
+def lineup(db: Connection, tid: int, row: Any, kept: Round, table_no: int) -> dict[str, Any]:
+    """Table ``table_no``'s lineup for round ``kept`` (the ``game`` command's args), as
+    ``send`` queues it: with a reserve's name on a seat they took."""
+    names = shown_names(db, tid, kept.round_no)
+    return _lineup(tid, row, kept, kept.tables[table_no - 1], names)
 
 
 def _lineup(

@@ -37,7 +37,8 @@ def ranked_in(
     listed: Sequence[counting.Counted] | None = None,
 ) -> list[Row]:
     """``ranked``, read in the caller's transaction (``listed``: what every result counts
-    for, if the caller has it already)."""
+    for, if the caller has it already). A late arrival's row says the round they were
+    drawn from (``from_round``; None for everyone who was there from round 1)."""
     row = tournament(db, tid)
     fmt = f.load_format(row.format)
     if stage is not None and stage not in [s.name for s in fmt.stages]:
@@ -48,9 +49,10 @@ def ranked_in(
     drawn = sql.rounds.drawn(db, tid)
     scores = counting.scores(db, tid, names, drawn, listed)
     out = sql.events.excluded(db, tid)
+    late = {x.player_no: x.from_round for x in sql.players.enrolled(db, tid) if x.from_round > 1}
     rules = RULE_SETS[row.rules]
     return [
-        replace(x, excluded=x.player in out)
+        replace(x, excluded=x.player in out, from_round=late.get(x.player))
         for x in _rank(fmt, rules, names=names, drawn=drawn, scores=scores, stage=stage)
     ]
 

@@ -8,6 +8,11 @@ transaction and worked out once; ``Tallies`` keeps the latest of each tournament
 revision (``sql.tournaments.revision``, read from the database on every request) is the
 same. So every answer still comes from the database as it is now: two hub processes on one
 PostgreSQL answer alike, each keeping its own tallies.
+
+A tally is the public's view: of a tournament that releases results together
+(``office.release``), the classification leaves out the rounds still ``held``, and the pages
+show no points of them. The result that releases a round moves the revision as any result
+does, so the pages are told at once.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from klik_hub import sql
-from klik_hub.office import counting, sanctions, standings
+from klik_hub.office import counting, release, sanctions, standings
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
 from klik_hub.store import Store
@@ -44,7 +49,8 @@ class Tally:
     drawn: list[Round]
     listed: list[counting.Counted]
     owing: frozenset[tuple[int, int]]  # (round, table) whose games are not all in
-    ranked: list[Row]
+    held: frozenset[int]  # rounds whose results the public does not see yet (``release``)
+    ranked: list[Row]  # the classification as the public sees it: without the held rounds
     events: list[Any]  # the judge's events (withdrawals, renames, sanctions), oldest first
     corrections: list[Any]  # oldest first
     deductions: dict[int, int]  # event id: big points a deduction took
@@ -61,6 +67,7 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
     drawn = sql.rounds.drawn(db, tid)
     listed = counting.counted(db, tid, names, drawn)
     owing = frozenset((x.round_no, m["table"]) for x in drawn for m in counting.missing(x, listed))
+    held = release.held(row, drawn, listed)
     return Tally(
         tid=tid,
         revision=revision,
@@ -71,7 +78,8 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
         drawn=drawn,
         listed=listed,
         owing=owing,
-        ranked=standings.ranked_in(db, tid, listed=listed),
+        held=held,
+        ranked=standings.ranked_in(db, tid, listed=release.released(listed, held)),
         events=list(sql.events.of_tournament(db, tid)),
         corrections=list(sql.corrections.of_tournament(db, tid)),
         deductions={x["id"]: x["big"] for x in sanctions.given(db, tid) if x["big"]},

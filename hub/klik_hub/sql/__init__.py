@@ -1,7 +1,7 @@
 """The hub's SQL, a module per concept: each owns the statements on its tables.
 
 Why a folder of its own: the SQL is the one layer that knows the schema (``klik_hub.schema``),
-and reading it by concept (``devices``, ``results``, ``commands``, ``tournaments``,
+and reading it by concept (``devices``, ``results``, ``commands``, ``clocks``, ``tournaments``,
 ``players``, ``rounds``, ``corrections``, ``events``, ``heartbeats``, ``settings``,
 ``sessions``) is how one finds a statement. Every function runs its statements on a
 connection it is given, in a transaction its caller opened (``Store.reading`` or
@@ -15,6 +15,7 @@ concept.
 """
 
 from klik_hub.sql import (
+    clocks,
     commands,
     corrections,
     devices,
@@ -29,6 +30,7 @@ from klik_hub.sql import (
 )
 
 __all__ = [
+    "clocks",
     "commands",
     "corrections",
     "devices",

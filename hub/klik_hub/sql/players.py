@@ -65,9 +65,19 @@ def active_names(db: Connection, tid: int) -> dict[int, str]:
 
 
 def enrol(db: Connection, rows: list[dict[str, Any]]) -> None:
-    """Keep new players: ``tournament_id``, ``player_no``, ``name``, ``club`` and ``code``
-    each."""
+    """Keep new players: ``tournament_id``, ``player_no``, ``name``, ``club``, ``code``,
+    ``from_round`` and ``checked_in`` each."""
     db.execute(insert(players), rows)
+
+
+def draw_from(db: Connection, tid: int, was: int, now: int) -> None:
+    """The players of tournament ``tid`` drawn from round ``was`` on are drawn from round
+    ``now`` on (``from_round``)."""
+    db.execute(
+        update(players)
+        .where(players.c.tournament_id == tid, players.c.from_round == was)
+        .values(from_round=now)
+    )
 
 
 def change(db: Connection, tid: int, player_no: int, values: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""The drawn rounds (``rounds``) and who sits where in them (``seatings``)."""
+"""The drawn rounds (``rounds``), who sits where in them (``seatings``) and the reserves who
+took a seat for the rest of a round (``replacements``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select
 
-from klik_hub.schema import replacements, round_clocks, rounds, seatings
+from klik_hub.schema import replacements as replacements_table
+from klik_hub.schema import round_clocks, rounds, seatings
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +92,43 @@ def keep(
     )
 
 
+def replacements(db: Connection, tid: int, round_no: int | None = None) -> Sequence[Any]:
+    """Tournament ``tid``'s reserves (of round ``round_no`` only, when given), by round,
+    table and seat."""
+    query = select(replacements_table).where(replacements_table.c.tournament_id == tid)
+    if round_no is not None:
+        query = query.where(replacements_table.c.round_no == round_no)
+    order = (
+        replacements_table.c.round_no,
+        replacements_table.c.table_no,
+        replacements_table.c.seat,
+    )
+    return db.execute(query.order_by(*order)).all()
+
+
+def replace(
+    db: Connection, tid: int, round_no: int, table_no: int, seat: str, *, player_no: int,
+    reserve_no: int, from_game: int,
+) -> None:  # fmt: skip
+    """Keep a reserve at ``seat`` of table ``table_no`` in round ``round_no``: ``player_no``
+    left it, ``reserve_no`` plays it from the table's game ``from_game`` of the round on. A
+    seat replaced already meets the primary key (IntegrityError)."""
+    db.execute(
+        insert(replacements_table).values(
+            tournament_id=tid,
+            round_no=round_no,
+            table_no=table_no,
+            seat=seat,
+            player_no=player_no,
+            reserve_no=reserve_no,
+            from_game=from_game,
+        )
+    )
+
+
 def undo(db: Connection, tid: int, round_no: int) -> None:
     """Delete round ``round_no`` and its seats (with its clocks and reserves, if any)."""
-    for kept in (round_clocks, replacements):
+    for kept in (round_clocks, replacements_table):
         db.execute(delete(kept).where(kept.c.tournament_id == tid, kept.c.round_no == round_no))
     where = (seatings.c.tournament_id == tid, seatings.c.round_no == round_no)
     db.execute(delete(seatings).where(*where))

@@ -7,7 +7,10 @@ of those it allows, the first by default: a tournament's rule set scores, ranks 
 so one that contradicts its format is refused), ``tie_breaks`` (the standings' order: big,
 small, wins), ``first_starter`` (who starts a round's first game at a table: ``"A"``, or
 ``"draw"``: the player who drew the highest tile, 001), ``round_time_s`` (a round's time at
-a table, 000 o: at its end the tables still playing get round-over; none without it) and
+a table, 000 o: at its end the tables still playing get round-over; none without it),
+``late_may_qualify`` (whether a player enrolled after the first draw may qualify for a seeded
+stage; true by default), ``replacements`` (whom a reserve's games at a player's seat count
+for: ``"reserve"``, ``"replaced"`` or ``"nobody"``, the default; ``reserves``) and
 ``classification`` (the final
 classification: ``"by_stage"``, the players of the last stage reached first, by that stage's
 standings, then those who stopped a stage earlier, and so on; or ``"all_rounds"``, one table
@@ -41,6 +44,7 @@ from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.validate import (
     OBJECT,
+    TRUE_FALSE,
     Choice,
     Each,
     Number,
@@ -53,6 +57,7 @@ from klik.validate import (
     take,
 )
 from klik_hub.tournament.draw import DrawError, table_sizes
+from klik_hub.tournament.reserves import CountsFor
 from klik_hub.tournament.roster import MAX_PLAYERS  # a tournament's players
 from klik_hub.tournament.standings import Row, TieBreak
 
@@ -123,6 +128,17 @@ class Format:
     players: tuple[int, int] | None = None  # the players the rules take, fewest and most
     first_starter: str = "A"  # who starts a round's first game: seat A, or "draw" (001)
     round_time_s: int | None = None  # a round's time at a table (000 o), None for no limit
+    # A late arrival (enrolled after the first draw: ``players.from_round`` above 1) may
+    # qualify for a seeded stage; False: the next players go on in their stead.
+    late_may_qualify: bool = True
+    # Whom a reserve's games at a player's seat count for (``reserves``): by default nobody,
+    # so no player's standings hold games the draw did not give them.
+    replacements: CountsFor = CountsFor.NOBODY
+
+    def may_qualify(self, from_round: int) -> bool:
+        """Whether a player drawn from round ``from_round`` on may qualify for a seeded
+        stage."""
+        return from_round <= 1 or self.late_may_qualify
 
     @property
     def rule_set(self) -> RuleSet:
@@ -192,7 +208,7 @@ def parse_format(text: str, where: str) -> Format:
     voice = replace(VOICE, where=where)
     known_keys = (
         "name", "title_pl", "title_en", "rules", "tie_breaks", "classification", "players",
-        "first_starter", "round_time_s", "stages",
+        "first_starter", "round_time_s", "late_may_qualify", "replacements", "stages",
     )  # fmt: skip
     top = _table(data, voice, "", known_keys)
     name = _text(top, "name", voice)
@@ -210,12 +226,6 @@ def parse_format(text: str, where: str) -> Format:
     if "classification" in data:
         kinds = [c.value for c in Classification]
         classification = Classification(_choice(top, "classification", voice, "", kinds))
-    first_starter = "A"
-    if "first_starter" in data:
-        first_starter = _choice(top, "first_starter", voice, "", FIRST_STARTERS)
-    round_time_s = None
-    if "round_time_s" in data:
-        round_time_s = _number(top, "round_time_s", voice, "", Number(*ROUND_TIME_S))
     field = None
     if "players" in data:
         allowed = f"allowed are [fewest, most], from 2 to {MAX_PLAYERS}"
@@ -244,8 +254,25 @@ def parse_format(text: str, where: str) -> Format:
     tie_breaks = tuple(TieBreak(b) for b in breaks)
     return Format(
         name, title_pl, title_en, rules, tie_breaks, tuple(stages), classification, field,
-        first_starter, round_time_s,
+        **_optional(top, voice),
     )  # fmt: skip
+
+
+def _optional(top: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
+    """The optional keys of how rounds are played and who plays them, as ``Format``'s
+    keywords: each one the file gives, checked."""
+    found: dict[str, Any] = {}
+    if "first_starter" in top:
+        found["first_starter"] = _choice(top, "first_starter", voice, "", FIRST_STARTERS)
+    if "round_time_s" in top:
+        found["round_time_s"] = _number(top, "round_time_s", voice, "", Number(*ROUND_TIME_S))
+    if "late_may_qualify" in top:
+        said = "allowed are true, false"
+        found["late_may_qualify"] = take(top, "late_may_qualify", TRUE_FALSE, voice, words=said)
+    if "replacements" in top:
+        counts = [c.value for c in CountsFor]
+        found["replacements"] = CountsFor(_choice(top, "replacements", voice, "", counts))
+    return found
 
 
 _COMMON = ("name", "rounds", "games_per_round", "tables")

@@ -49,6 +49,7 @@ class Score:
     small: int  # with the rule set's own sign, as written on the score sheet
     won: bool = False  # the seat was a winner of the game (only the WINS tie-break reads it)
     game: bool = True  # False: a judge's deduction of big points (a sanction), not a game
+    reserve: bool = False  # a reserve played the seat (``reserves``): marked on the standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class Row:
     games: int
     stage: str = ""  # the classification's: the stage whose standings placed the player
     excluded: bool = False  # the judge excluded the player from the tournament (a sanction)
+    from_round: int | None = None  # a late arrival's first round (``players.from_round``)
+    reserve_games: int = 0  # games counted here that a reserve played at a seat (``reserves``)
 
 
 def standings(
@@ -84,7 +87,7 @@ def standings(
     wanted = None if stages is None else frozenset(stages)
     # Plain lists indexed by player: summing 20,000 scores this way takes a few milliseconds.
     index = {player: i for i, player in enumerate(players)}
-    big, small, games, wins = ([0] * len(index) for _ in range(4))
+    big, small, games, wins, reserved = ([0] * len(index) for _ in range(5))
     for score in scores:
         if wanted is not None and score.stage not in wanted:
             continue
@@ -95,6 +98,7 @@ def standings(
         small[i] += score.small
         games[i] += score.game
         wins[i] += score.won
+        reserved[i] += score.reserve
     # A merit tuple sorts ascending, best first: each criterion negated where more is better.
     columns = {
         TieBreak.BIG: [-b for b in big],
@@ -111,7 +115,8 @@ def standings(
     for position, i in enumerate(order):
         tied = position > 0 and merits[i] == merits[order[position - 1]]
         place = rows[-1].place if tied else position + 1
-        rows.append(Row(place, ids[i], names[i], big[i], small[i], games[i]))
+        row = Row(place, ids[i], names[i], big[i], small[i], games[i], reserve_games=reserved[i])
+        rows.append(row)
     return rows
 
 

@@ -2,7 +2,8 @@
 // The tournament's public board (/t/ID): public, read-only, for a phone. It reads
 // /api/v1/tournaments/ID/board, and again the moment anything changes (live.js, loaded before
 // it): the last drawn round's tables, who sits where and
-// which tables are done, and the standings. Typing a name marks that player's table and line
+// which tables are done, and the standings (of a tournament that releases results together,
+// without the rounds whose last tables still play: a line says so). Typing a name marks that player's table and line
 // and hides the other tables. Its words come from the catalogue (/words.js, loaded first);
 // the page's elements are in templates/board.html, and this script fills in their text,
 // never markup.
@@ -29,6 +30,9 @@ function roundLine(r) {
     : _("Round {round} ({stage}) — all results in", args);
 }
 
+// A round whose results are shown once all its tables are done (release_together).
+const heldLine = h => _("Round {round}: results once every table is done ({ready} of {tables} done)", h);
+
 function tableBox(t, wanted) {
   const box = TABLE.cloneNode(true);
   const [title, state] = box.querySelector("h3").children;
@@ -54,7 +58,8 @@ function standingLine(r, wanted) {
   const [place, who, big, small, games] = tr.cells;
   const [name, club] = who.children;
   place.textContent = `${r.place}.`;
-  name.textContent = r.name + (r.excluded ? ` (${_("excluded")})` : "");
+  name.textContent = r.name + (r.excluded ? ` (${_("excluded")})` : "") +
+    (r.from_round ? " (" + _("from round {round}", {round: r.from_round}) + ")" : "");
   club.textContent = r.club;
   big.textContent = r.big;
   small.textContent = `${r.small > 0 ? "+" : ""}${r.small}`;
@@ -69,6 +74,8 @@ function draw() {
   document.title = board.name;
   $("name").textContent = board.name;
   $("round").textContent = board.round ? roundLine(board.round) : pgettext("board", "No round drawn yet.");
+  $("held").hidden = board.held.length === 0;
+  $("held").textContent = board.held.map(heldLine).join(" ");
   $("seatings").hidden = !board.round;
   if (board.round) $("tables").replaceChildren(...board.round.tables.map(t => tableBox(t, wanted)));
   $("standings").replaceChildren(...board.standings.map(r => standingLine(r, wanted)));

@@ -15,7 +15,9 @@ const LABELS = {
   tabLive: _("Tables"), tabSetup: _("Tournament and players"), tabRound: _("Round"),
   tabScores: _("Tournament results"), tabStandings: _("Standings"),
   newTournament: _("New tournament"), tournamentName: pgettext("tournament", "Name"),
-  rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s)"), create: _("Create"),
+  rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s)"),
+  roundTime: _("Round time (min, empty: the format's)"),
+  releaseTogether: _("Results public once every table is done"), create: _("Create"),
   players: _("Players"), playerName: pgettext("player", "Name"), club: _("Club / school"),
   add: _("Add a player"), csvFile: _("CSV file (name; club)"), enrol: _("Enrol from the file"),
   seed: _("Draw seed"), override: _("despite missing results"), field: _("How many go on"),
@@ -52,7 +54,8 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (−200)"),
   reinstate: _("player reinstated"), rename: _("player's details changed"),
   undraw: _("draw undone"), warning: _("warning"), deduction: _("big points deducted"),
   exclusion: _("excluded from the tournament"), checkin: _("check-in"),
-  checkin_open: _("check-in opened"), checkin_close: _("check-in closed")};
+  checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
+  replace: _("seat taken by a reserve")};
 
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
@@ -61,6 +64,11 @@ const clock = iso => iso ? new Date(iso).toLocaleTimeString(lang) : "";
 const players = x => Object.entries(x.seats).map(([s, e]) => `${s} ${e.name || "?"}`).join(", ");
 // A seat with the player's name where the table told it (its heartbeat's names).
 const named = (seat, names) => seat ? `${seat} ${(names || {})[seat] || ""}`.trim() : "";
+// A late arrival: the round they are drawn from (" (od rundy 3)"); nothing for round 1. (No
+// message inside a template literal's ${}: pybabel's extractor does not see it there.)
+const fromRound = n => n > 1 ? " (" + _("from round {round}", {round: n}) + ")" : "";
+// A seat a reserve played: " ⇄ name (no.)".
+const reserveMark = r => r ? ` ⇄ ${r.name} (${r.reserve})` : "";
 let tab = "live";
 let tid = Number(query.get("t")) || null;
 let tournament = null;
@@ -284,7 +292,8 @@ async function setup() {
   const tick = p => el("input", {type: "checkbox", "data-tick": p.id, checked: p.checked_in,
     disabled: !p.active, "aria-label": _("{name} is here", {name: p.name})});
   $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
-    el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`), el("td", {}, p.club),
+    el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`, fromRound(p.from_round)),
+    el("td", {}, p.club),
     el("td", {}, p.family), el("td", {}, tick(p)))));
   for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
   if (!present) { $("checkin-state").textContent = ""; return; }
@@ -318,6 +327,12 @@ async function round() {
   // club or family.
   const who = p => `${names[p] ?? ""} (${p})`;
   const checks = {};
+  // The reserves who took a seat, by table and seat: "B: Ala (2) ⇄ Ola (17), from game 2".
+  const reserves = Object.fromEntries(drawn.replacements.map(r => [`${r.table}${r.seat}`, r]));
+  const taken = (table, s) => {
+    const r = reserves[`${table}${s}`];
+    return r ? ` ⇄ ${who(r.reserve)}, ` + _("from game {game}", {game: r.from_game}) : "";
+  };
   const check = (table, text) => (checks[table] = checks[table] || []).push(text);
   for (const x of drawn.repeated_pairs) check(x.table, _("{a} and {b} meet again ({met}×)",
     {a: who(x.players[0]), b: who(x.players[1]), met: x.met}));
@@ -327,9 +342,13 @@ async function round() {
     {family: x.family, players: x.players.map(who).join(", ")}));
   $("round").tBodies[0].replaceChildren(...drawn.tables.map(x => el("tr", {"data-table": x.table},
     el("td", {}, x.table),
-    el("td", {class: "seats"}, Object.entries(x.seats).map(([s, p]) => el("span", {}, `${s}: ${names[p] ?? ""} (${p})`))),
+    el("td", {class: "seats"}, Object.entries(x.seats).map(([s, p]) =>
+      el("span", {}, `${s}: ${names[p] ?? ""} (${p})${taken(x.table, s)}`))),
     el("td", {class: x.missing ? "bad" : "ok"}, x.missing || _("all in")),
+    el("td", {class: "clock", "data-testid": `clock-${x.table}`}, tableClock(x, drawn)),
     el("td", {class: "checks"}, (checks[x.table] || []).join("; ")))));
+  $("round-clock").textContent = drawn.left_ms === null ? "" :
+    _("Round time left: {left}", {left: timeLeft(drawn.left_ms)});
   // Results that fill no slot: the judge puts each in its table's game (assign) or excludes it.
   $("unplaced-title").hidden = !drawn.unplaced.length;
   const games = Array.from({length: drawn.games}, (unused, k) => k + 1);
@@ -352,6 +371,25 @@ async function round() {
   window.drawnTables = Object.fromEntries(drawn.tables.map(x => [x.table, x.seats]));
 }
 
+// "42:05", "1:02:05": the time left as the hub last said, counted in whole seconds up.
+function timeLeft(ms) {
+  const s = Math.ceil(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+  const two = n => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}
+
+// A table's round clock: a Start for a table not started yet (a late table counts its time
+// from its own start), its time left with the judge's extra time, and "+5 min" while it runs.
+function tableClock(x, drawn) {
+  const c = x.clock;
+  if (!c) return el("button", {"data-start-table": x.table, "data-testid": `start-${x.table}`}, _("Start"));
+  if (c.over_at) return _("over");
+  if (c.left_ms === null) return _("started {time}", {time: clock(c.started_at)});
+  const extra = c.extra_s ? ` (+${Math.round(c.extra_s / 60)} min)` : "";
+  return [timeLeft(c.left_ms) + extra, " ",
+    el("button", {"data-extend": x.table, "data-testid": `extend-${x.table}`}, _("+5 min"))];
+}
+
 function statusOf(x) {
   return [x.counts ? el("span", {class: "ok"}, _("yes")) : el("span", {class: "bad"}, HELD[x.held]),
     x.corrected && [" ", correctedMark()]];
@@ -366,7 +404,7 @@ async function scores() {
       el("td", {}, x.round), el("td", {}, x.table), el("td", {}, x.game),
       el("td", {class: "receipt"}, `R-${x.receipt}`),
       el("td", {}, Object.entries(x.seats).map(([s, e], k) => [k > 0 && el("br"),
-        `${s} ${e.name || "?"}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`])),
+        `${s} ${e.name || "?"}${reserveMark(e.reserve)}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`])),
       el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct"))))));
   $("audit").tBodies[0].replaceChildren(...audit.map(c => el("tr", {},
     el("td", {}, c.result ?? (c.player ? `#${c.player}` : "")), el("td", {}, KINDS[c.kind] ?? c.kind),
@@ -384,7 +422,8 @@ async function standings() {
   const where = stage ? `?stage=${encodeURIComponent(stage)}` : "";
   const rows = await get(`/api/v1/tournaments/${tid}/standings${where}`);
   $("standings").tBodies[0].replaceChildren(...rows.map(r => el("tr", {},
-    [r.place, r.player, r.name, r.big, r.small, r.games].map(v => el("td", {}, v)))));
+    [r.place, r.player, [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄"], r.big, r.small,
+      r.games].map(v => el("td", {}, v)))));
   const en = lang === "en" ? "&lang=en" : "";
   $("projector").href = `/projector?t=${tid}${en}`;
   $("csv-standings").href = `/api/v1/tournaments/${tid}/standings.csv${where}${where ? "&" : "?"}lang=${lang}`;
@@ -432,7 +471,7 @@ function labels() {
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
   head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here")]);
-  head("round", [_("Table"), _("Seats"), _("Games missing"), _("Meet again, one club")]);
+  head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
     _("When")]);
@@ -466,6 +505,8 @@ $("create").addEventListener("submit", async e => {
   const f = new FormData(e.target);
   const sent = {name: f.get("name"), rules: f.get("rules"), format: f.get("format"),
                 move_time_s: Number(f.get("move_time_s"))};
+  if (f.get("release_together")) sent.release_together = true;
+  if (f.get("round_time_min") !== "") sent.round_time_s = Math.round(Number(f.get("round_time_min")) * 60);
   const answer = await change("POST", "/api/v1/tournaments", sent);
   if (answer.ok) { tid = answer.data.id; say(_("Tournament {id} created.", {id: tid})); e.target.reset(); refresh(); }
 });
@@ -570,6 +611,27 @@ document.addEventListener("click", async e => {
     const last = tournament.rounds.at(-1);
     const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/commands`, {kind: send.dataset.send});
     if (answer.ok) say(ngettext("Sent to {n} table.", "Sent to {n} tables.", answer.data.length));
+    return;
+  }
+  const late = e.target.closest("button[data-start-table]");
+  if (late) {
+    late.disabled = true;
+    const last = tournament.rounds.at(-1);
+    const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/commands`,
+      {kind: "start", tables: [Number(late.dataset.startTable)]});
+    if (answer.ok) say(_("Table {table} started.", {table: late.dataset.startTable}));
+    refresh();
+    return;
+  }
+  const extend = e.target.closest("button[data-extend]");
+  if (extend) {
+    extend.disabled = true;
+    const last = tournament.rounds.at(-1);
+    const answer = await change("POST",
+      `/api/v1/tournaments/${tid}/rounds/${last.round}/tables/${extend.dataset.extend}/extend`,
+      {seconds: 300, reason: _("extra time given at the table")});
+    if (answer.ok) say(_("Table {table}: 5 minutes more.", {table: extend.dataset.extend}));
+    refresh();
     return;
   }
   const fix = e.target.closest("button[data-fix]");

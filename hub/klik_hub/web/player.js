@@ -19,16 +19,21 @@ const glued = text => text.replace(/ (\S{1,3})(?= |$)/g, "\u00a0$1");
 const spot = x => glued(pgettext("player", "Table {table} · seat {seat}", x));
 const signed = n => `${n > 0 ? "+" : ""}${n}`;
 
-// One game of the player's: round, game, small and big points, and whether it counts.
+// One game of the player's: round, game, small and big points, and whether it counts. No
+// points while its round's results wait for the other tables (release_together).
 function line(g) {
   const tr = ROW.cloneNode(true);
   const [round, game, small, big, counts] = tr.cells;
+  const waiting = g.small === null;
   round.textContent = g.round ?? "–";
   game.textContent = g.game ?? "–";
-  small.textContent = signed(g.small);
-  big.textContent = g.big;
-  counts.textContent = g.counts ? pgettext("player", "counts") : pgettext("player", "held");
-  if (!g.counts) counts.className = "held";
+  small.textContent = waiting ? "–" : signed(g.small);
+  big.textContent = waiting ? "–" : g.big;
+  counts.textContent = waiting ? pgettext("player", "waits for the other tables")
+    : g.counts ? pgettext("player", "counts") : pgettext("player", "held");
+  if (!g.counts) counts.className = waiting ? "waiting" : "held";
+  // A seat a reserve played for the rest of its round: marked, and whose it is.
+  if (g.reserve) counts.textContent += " · " + pgettext("player", "reserve: {name}", g.reserve);
   return tr;
 }
 

@@ -19,6 +19,9 @@ function roundLine(r, missing) {
     : _("Round {round} ({stage}) — all results in", args);
 }
 
+// A round whose results are shown once all its tables are done (release_together).
+const heldLine = h => _("Round {round}: results once every table is done ({ready} of {tables} done)", h);
+
 // A player's line of the standings: the template's cells, filled in.
 function line(r, club) {
   const tr = LINE.cloneNode(true);
@@ -26,6 +29,8 @@ function line(r, club) {
   if (r.place <= 3) tr.className = "top";
   place.textContent = `${r.place}.`;
   name.textContent = name.title = r.name;
+  // A late arrival: the round they are drawn from.
+  if (r.from_round) name.append(" (" + _("from round {round}", {round: r.from_round}) + ")");
   if (r.excluded) {
     const out = document.createElement("span");
     out.className = "out";
@@ -48,8 +53,12 @@ async function refresh() {
     tid = playing ? playing.id : null;
   }
   if (!tid) { $("title").textContent = _("No tournament."); return; }
-  const [tournament, rows] = await Promise.all(
-    [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/standings`].map(u => fetch(u).then(r => r.json())));
+  // The standings as the board shows them to the public, even on the judge's laptop: without
+  // a round whose results are released together until its last table is done.
+  const [tournament, board] = await Promise.all(
+    [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/board`].map(u => fetch(u).then(r => r.json())));
+  const rows = board.standings;
+  $("held").textContent = board.held.map(heldLine).join(" ");
   phones(tid);
   document.title = _("{name} — Standings", {name: tournament.name});
   $("title").textContent = document.title;
@@ -58,7 +67,12 @@ async function refresh() {
     const drawn = await (await fetch(`/api/v1/tournaments/${tid}/rounds/${last.round}`)).json();
     const missing = drawn.tables.reduce((n, x) => n + x.missing, 0);
     $("round").textContent = roundLine(last, missing);
+    // The round's end on this screen's own clock: the time left as the hub said it, from now.
+    endsAt = drawn.left_ms === null || !missing ? null : performance.now() + drawn.left_ms;
+  } else {
+    endsAt = null;
   }
+  tick();
   const played = rows.some(r => r.games > 0);
   $("empty").hidden = played;
   $("empty").textContent = _("No results yet.");
@@ -79,6 +93,19 @@ async function phones(tid) {
   $("scan").textContent = _("Standings and tables on your phone");
   $("phones").hidden = false;
 }
+
+// The round's time left, counted down every second between the hub's answers.
+let endsAt = null;
+function tick() {
+  if (endsAt === null) { $("clock").textContent = ""; return; }
+  const s = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
+  const two = n => String(n).padStart(2, "0");
+  const left = s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`
+    : `${Math.floor(s / 60)}:${two(s % 60)}`;
+  $("clock").textContent = s ? _("Round time left: {left}", {left}) : _("Round time is up");
+  $("clock").classList.toggle("low", s < 300);
+}
+setInterval(tick, 1000);
 
 // Scroll a line at a time; at the bottom wait, then back to the top.
 const view = $("viewport");

@@ -1,8 +1,9 @@
 """The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
 HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
 receipts (``envelope``), the heartbeat (``messages``) and a round's lineup (``lineup``) as
-typed messages, a seat's moves as a result and a heartbeat carry them (``moves``), and the
-``Ack`` a table's link hands its courier for an envelope (``ack``).
+typed messages, a seat's moves as a result and a heartbeat carry them (``moves``), the
+round's clock in the hub's answer to a heartbeat (``roundclock``), and the ``Ack`` a table's
+link hands its courier for an envelope (``ack``).
 
 Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
 the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
@@ -47,6 +48,7 @@ from klik.link.protocol.messages import (
     Refusal,
 )
 from klik.link.protocol.moves import MOVES_FIELDS, check_moves, check_seats_moves
+from klik.link.protocol.roundclock import RoundClock
 from klik.link.protocol.words import (
     COMMAND_KINDS,
     PATHS,
@@ -94,6 +96,7 @@ __all__ = [
     "Json",
     "ProtocolError",
     "Refusal",
+    "RoundClock",
     "RoundLineup",
     "Status",
     "Trouble",

@@ -21,7 +21,8 @@ let SOUNDS = {};
 function labelWords() {
   return {
     title: _("Klik — virtual table"), keys: _("Keys 1–4: buttons A–D, J: judge"),
-    hub: _("Judge's hub →"), pile: _("Pile"), judge: _("Judge (J)"), buzzer: _("♪ buzzer"),
+    hub: _("Judge's hub →"), pile: _("Pile"), roundTime: _("Round time"), judge: _("Judge (J)"),
+    buzzer: _("♪ buzzer"),
     roundOver: _("Round time over"), end: _("End game"), howTo: _("How to play"),
     logTitle: _("Table log"),
   };
@@ -129,6 +130,11 @@ function render(state) {
   document.getElementById("status").textContent =
     _("Table {table}, game {game}: {state}", { table: state.table, game: state.game_no, state: what }) + who + left;
   document.getElementById("pile").textContent = state.draw_tiles_left;
+  // The hub's round clock, as the seats' status line shows it (m:ss, rounded up).
+  document.getElementById("round-time").hidden = state.round_left_s == null;
+  if (state.round_left_s != null) {
+    document.getElementById("round-left").textContent = clock(Math.ceil(state.round_left_s), 0);
+  }
   document.getElementById("buzzer").classList.toggle("on", state.buzzer);
   const hub = document.getElementById("hub");
   hub.hidden = !state.hub_url;

@@ -31,9 +31,11 @@ def upgrade() -> None:
             ["tournament_id", "round_no"], ["rounds.tournament_id", "rounds.round_no"]
         ),
     )
+    op.create_index("ix_round_clocks_table", "round_clocks", ["table_no", "started_ms"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_round_clocks_table", table_name="round_clocks")
     op.drop_table("round_clocks")
     with op.batch_alter_table("tournaments") as batch:
         batch.drop_column("round_time_s")

@@ -1,0 +1,100 @@
+"""Results released together (issue 20; a tournament's ``release_together``): the public sees
+a round's results, its games' points and the standings that count them, only once every table
+of the round has reported all its games, so that no table plays to a standing.
+
+A round is *held* while a table of it owes a game (``counting.missing``): a slot no result
+fills. A result the judge excluded fills none, nor does one that belongs to no slot until the
+judge assigns it; one held for a points mismatch fills its slot (it came). While a round is
+held the public's standings are as they were before its results, a player's page shows their
+game of it as waiting, with no points, and its seatings stay public. Each round is released
+on its own, the moment its last slot is filled (that result moves the tournament's revision
+like any other, so the pages are told at once); the judge's corrections to a released round
+show as ever.
+
+Who sees what: the public pages read the tally (``office.tally``), which keeps the released
+view; the tournament's reads (standings, results, corrections, their CSV, the printed
+standings) give it to anyone but the judge (``public=True``); the judge's console sees all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+
+from klik_hub import sql
+from klik_hub.office import corrections, counting, results, standings
+from klik_hub.office.tournaments import tournament
+from klik_hub.sql.rounds import Round
+from klik_hub.store import Store
+from klik_hub.tournament.standings import Row
+
+
+def held(row: Any, drawn: Sequence[Round], listed: Sequence[counting.Counted]) -> frozenset[int]:
+    """The rounds whose results the public does not see yet: none unless the tournament
+    (``row``) releases results together; else each drawn round a table of which owes a game."""
+    if not row.release_together:
+        return frozenset()
+    return frozenset(x.round_no for x in drawn if counting.missing(x, listed))
+
+
+def released(listed: Sequence[counting.Counted], held: frozenset[int]) -> list[counting.Counted]:
+    """``listed`` without the results of the ``held`` rounds (their slot's round, or the round
+    they name while they fill none)."""
+    return [x for x in listed if x.round_no not in held]
+
+
+def hidden_in(db: Connection, tid: int) -> frozenset[int]:
+    """The results of tournament ``tid`` the public does not see yet (their ids), read in the
+    caller's transaction."""
+    row = tournament(db, tid)
+    if not row.release_together:
+        return frozenset()
+    drawn = sql.rounds.drawn(db, tid)
+    counted = counting.counted(db, tid, sql.players.names(db, tid), drawn)
+    kept = held(row, drawn, counted)
+    return frozenset(x.row.id for x in counted if x.round_no in kept)
+
+
+def stored(store: Store, found: list[dict[str, Any]], *, public: bool) -> list[dict[str, Any]]:
+    """The hall's stored results ``found`` (``GET /api/v1/results``); if ``public``, without
+    those the public does not see yet, of any tournament. (Read after ``found``: a result that
+    comes meanwhile releases its round, or is not in ``found``.)"""
+    if not public:
+        return found
+    with store.reading() as db:
+        together = [x.id for x in sql.tournaments.newest_first(db) if x.release_together]
+        hide = frozenset().union(*(hidden_in(db, tid) for tid in together))
+    return [x for x in found if x["id"] not in hide]
+
+
+def ranked(store: Store, tid: int, stage: str | None = None, *, public: bool) -> list[Row]:
+    """``standings.ranked``; if ``public``, as the public sees it: without the results of
+    the rounds held (``held``)."""
+    if not public:
+        return standings.ranked(store, tid, stage)
+    with store.reading() as db:
+        row = tournament(db, tid)
+        drawn = sql.rounds.drawn(db, tid)
+        counted = counting.counted(db, tid, sql.players.names(db, tid), drawn)
+        shown = released(counted, held(row, drawn, counted))
+        return standings.ranked_in(db, tid, stage, listed=shown)
+
+
+def listed(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
+    """``results.listed``; if ``public``, without the results of the rounds held. (What is
+    held is read first: a result that comes meanwhile is of a round held then, or released.)"""
+    hide = _hidden(store, tid) if public else frozenset()
+    return [x for x in results.listed(store, tid) if x["id"] not in hide]
+
+
+def log(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
+    """``corrections.log``; if ``public``, without the corrections to results it hides."""
+    hide = _hidden(store, tid) if public else frozenset()
+    return [x for x in corrections.log(store, tid) if x["result"] not in hide]
+
+
+def _hidden(store: Store, tid: int) -> frozenset[int]:
+    with store.reading() as db:
+        return hidden_in(db, tid)
