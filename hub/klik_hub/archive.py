@@ -175,10 +175,12 @@ def round_of(tally: Tally, kept: Round) -> RoundOf:
 
 def _cell(x: Counted | None, player: int) -> Cell | None:
     """``player``'s points in result ``x`` as it counts now (by player, not by seat letter:
-    the result's seats are the lineup's)."""
+    the result's seats are the lineup's; a seat a reserve took counts for whom the format
+    says, ``Counted.credit``, maybe no one)."""
     if x is None:
         return None
-    seat = next((s for s, p in x.now.players.items() if p == player), None)
+    whose = x.credit or x.now.players
+    seat = next((s for s, p in whose.items() if p == player), None)
     if seat is None or seat not in x.now.small:
         return None
     return Cell(x.now.small[seat], x.now.big[seat], x.now.counts)

@@ -350,12 +350,23 @@ def test_the_console_shows_the_reserve_and_the_late_arrival(chromium_page: Page,
     enrol(url, tid, 8)
     drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 3}).json()
     reserve = enrol_late(url, tid, "Spóźniony Gość")["id"]
-    sent = {"table": 2, "seat": "C", "reserve": reserve, "from_game": 1, "reason": "wyszła"}
-    httpx.post(f"{url}{API}/{tid}/rounds/1/replacements", json=sent).raise_for_status()
-    tables.play(tid, drawn, lowest_goes_out, "tournament")
     page = chromium_page
     page.goto(f"{url}/?lang=en&t={tid}")
     page.get_by_test_id("tab-round").click()
+    # The judge seats the reserve from the round's page: a refusal first, in one line.
+    page.get_by_test_id("v-table").fill("2")
+    page.get_by_test_id("v-seat").select_option("C")
+    page.get_by_test_id("v-reserve").fill("99")
+    page.get_by_test_id("v-reason").fill("wyszła")
+    page.get_by_test_id("v-save").click()
+    expect(page.get_by_test_id("message")).to_contain_text("has no player 99")
+    page.get_by_test_id("v-reserve").fill(str(reserve))
+    page.get_by_test_id("v-from").fill("1")
+    page.get_by_test_id("v-save").click()
+    expect(page.get_by_test_id("message")).to_have_text(
+        "Table 2, seat C: the reserve plays from game 1."
+    )
+    tables.play(tid, drawn, lowest_goes_out, "tournament")
     table_2 = page.locator("#round tbody tr").nth(1)
     expect(table_2).to_contain_text("C: Gracz ")
     expect(table_2).to_contain_text(f"⇄ Spóźniony Gość ({reserve}), from game 1")

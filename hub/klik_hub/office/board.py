@@ -73,8 +73,8 @@ def held(tally: Tally) -> list[dict[str, int]]:
 
 
 def _round(tally: Tally) -> dict[str, Any]:
-    last = tally.drawn[-1]
-    owed = {m["table"]: m["missing"] for m in counting.missing(last, tally.listed)}
+    owed = {m["table"]: m["missing"] for m in counting.missing(tally.drawn[-1], tally.listed)}
+    last = tally.sitting[-1]  # a reserve sits where they took a seat
     return {
         "round": last.round_no,
         "stage": last.stage,

@@ -106,7 +106,7 @@ def _of(tallies: Tallies, code: str) -> tuple[Tally, int]:
 def of_player(tally: Tally, player: int) -> dict[str, Any]:
     """Player ``player``'s page in ``tally`` (see ``page``)."""
     owing = tally.owing
-    rounds = [(x.round_no, x.tables) for x in tally.drawn]
+    rounds = [(x.round_no, x.tables) for x in tally.sitting]  # a reserve where they sit
     now, then = wh.now_and_next(player, rounds, owing)
     starts = None
     if now is not None:

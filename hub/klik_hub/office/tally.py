@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection
 
+from klik.core.game import SEATS
 from klik_hub import sql
 from klik_hub.office import counting, release, sanctions, standings
 from klik_hub.office.tournaments import tournament
@@ -46,7 +48,8 @@ class Tally:
     names: dict[int, str]
     clubs: dict[int, str]
     checked_in: frozenset[int]  # the players who have checked in
-    drawn: list[Round]
+    drawn: list[Round]  # as drawn: what the results are counted by
+    sitting: list[Round]  # as they sit now: each reserve in the seat they took (the pages)
     listed: list[counting.Counted]
     owing: frozenset[tuple[int, int]]  # (round, table) whose games are not all in
     held: frozenset[int]  # rounds whose results the public does not see yet (``release``)
@@ -76,6 +79,7 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
         clubs={x.player_no: x.club for x in listed_players},
         checked_in=frozenset(x.player_no for x in listed_players if x.checked_in),
         drawn=drawn,
+        sitting=_sitting(drawn, sql.rounds.replacements(db, tid)),
         listed=listed,
         owing=owing,
         held=held,
@@ -84,6 +88,21 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
         corrections=list(sql.corrections.of_tournament(db, tid)),
         deductions={x["id"]: x["big"] for x in sanctions.given(db, tid) if x["big"]},
     )
+
+
+def _sitting(drawn: list[Round], reserves: Sequence[Any]) -> list[Round]:
+    """The ``drawn`` rounds as they sit now: each reserve (``sql.rounds.replacements``) in
+    the seat they took, where the pages send them and name them."""
+    sitting = []
+    for kept in drawn:
+        tables = [list(t) for t in kept.tables]
+        for r in reserves:
+            if r.round_no == kept.round_no and r.table_no <= len(tables):
+                seats = tables[r.table_no - 1]
+                if (at := SEATS.index(r.seat)) < len(seats):
+                    seats[at] = r.reserve_no
+        sitting.append(replace(kept, tables=tuple(tuple(t) for t in tables)))
+    return sitting
 
 
 class Tallies:

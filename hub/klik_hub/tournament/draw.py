@@ -16,8 +16,9 @@ the seed and anyone can check the draw.
    to different tables while there are tables enough); or, where everyone can meet everyone
    exactly once and nothing keeps players apart, as the rounds of a design: an affine plane
    (16 players at tables of 4 over up to 5 rounds, 9 at tables of 3 over up to 4,
-   ``planes.py``), or the cosets of a partial spread (32 players at tables of 4 over up to 9
-   rounds, ``spreads.py``).
+   ``planes.py``), the cosets of a partial spread (32 players at tables of 4 over up to 9
+   rounds, ``spreads.py``) or the social golfers' schedule (32 players over 10 rounds,
+   ``golfers.py``).
 2. A min-conflicts search then swaps players between two tables of one round. Its cost, in
    hundredths of a repeat: a pair that sat together k times costs (k − 1)², so a third meeting
    weighs more than two pairs meeting twice; a pair of one club at one table of a round being
@@ -50,6 +51,7 @@ from typing import Generic, TypeVar
 
 from klik.errors import KlikError
 from klik.words import words
+from klik_hub.tournament.golfers import golfer_rounds
 from klik_hub.tournament.planes import plane_rounds
 from klik_hub.tournament.spreads import spread_rounds
 
@@ -240,11 +242,13 @@ def _draw(
     # walk, which can wander a plateau for ever; the best of them is kept.
     # Where everyone can meet everyone exactly once, the design is built, not searched for;
     # a design seats clubs as it falls, so it is built only where nobody is kept apart. A
-    # spread of fewer rounds than asked for (32 players, 10 rounds) begins the search.
+    # design of fewer rounds than asked for (32 players, 11 rounds) begins the search.
     earlier_tables = [[[index[p] for p in table] for table in one] for one in earlier]
     design = None
     if keep.nobody and all(p in index for one in earlier for table in one for p in table):
         design = plane_rounds(len(players), sizes, earlier_tables, rounds, rng)
+        if design is None:
+            design = golfer_rounds(len(players), sizes, earlier_tables, rounds, rng)
         if design is None:
             design = spread_rounds(len(players), sizes, earlier_tables, rounds, rng)
     search: _Search | None = None

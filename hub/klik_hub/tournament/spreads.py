@@ -6,8 +6,8 @@ of 4, a round; two players sit together in it when their sum (their difference: 
 they are the same) is on the line. Lines that share no vector but 0 (a *partial spread*) make
 rounds that seat no pair together twice. 31 vectors hold at most 10 disjoint threes, but
 GF(2)^5 holds no more than 9 disjoint lines (a classical bound for PG(4, 2)), so this builds
-up to 9 rounds; the social golfers' 8-4-10 schedule exists, but is no such design, and the
-search (``draw.py``) is left to get as near to it as it can.
+up to 9 rounds; the social golfers' 8-4-10 schedule exists, but is no such design: one is
+kept as data in ``golfers.py``.
 
 The same holds for any 2^k players at tables of 4 (16 players: 5 rounds, as the affine plane
 of order 4 gives); the field sizes for which it is used are ``FIELDS``.

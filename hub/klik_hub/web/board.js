@@ -58,7 +58,7 @@ function standingLine(r, wanted) {
   const [place, who, big, small, games] = tr.cells;
   const [name, club] = who.children;
   place.textContent = `${r.place}.`;
-  name.textContent = r.name + (r.excluded ? ` (${_("excluded")})` : "") +
+  name.textContent = r.name + (r.excluded ? " (" + _("excluded") + ")" : "") +
     (r.from_round ? " (" + _("from round {round}", {round: r.from_round}) + ")" : "");
   club.textContent = r.club;
   big.textContent = r.big;

@@ -32,6 +32,9 @@ const LABELS = {
   projector: _("Projector"), csvStandings: _("Standings CSV"), csvResults: _("Results CSV"),
   printStandings: _("Print the standings"),
   printBadges: _("Print the badges"), printPlayers: _("Print the enrolment list"),
+  reserveTitle: _("A player must leave: a reserve takes the seat for the round's rest"),
+  table: _("Table"), reservePlayer: _("Reserve (number)"),
+  fromGame: _("From game (empty: the next)"), seatReserve: _("Seat the reserve"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -273,7 +276,7 @@ async function tournaments() {
   if (tid === null && listed.length) tid = (listed.find(x => x.in_play) || listed[0]).id;
   $("tournament").replaceChildren(el("option", {value: ""}, _("— none —")), ...listed.map(x =>
     el("option", {value: x.id, selected: x.id === tid}, `${x.id}. ${x.name}`,
-      x.in_play && ` ${_("▶ in play")}`)));
+      x.in_play && " " + _("▶ in play"))));
   tournament = tid ? await get(`/api/v1/tournaments/${tid}`) : null;
 }
 
@@ -292,7 +295,7 @@ async function setup() {
   const tick = p => el("input", {type: "checkbox", "data-tick": p.id, checked: p.checked_in,
     disabled: !p.active, "aria-label": _("{name} is here", {name: p.name})});
   $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
-    el("td", {}, p.id), el("td", {}, p.name, !p.active && ` (${_("withdrawn")})`, fromRound(p.from_round)),
+    el("td", {}, p.id), el("td", {}, p.name, !p.active && " (" + _("withdrawn") + ")", fromRound(p.from_round)),
     el("td", {}, p.club),
     el("td", {}, p.family), el("td", {}, tick(p)))));
   for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
@@ -385,7 +388,7 @@ function tableClock(x, drawn) {
   if (!c) return el("button", {"data-start-table": x.table, "data-testid": `start-${x.table}`}, _("Start"));
   if (c.over_at) return _("over");
   if (c.left_ms === null) return _("started {time}", {time: clock(c.started_at)});
-  const extra = c.extra_s ? ` (+${Math.round(c.extra_s / 60)} min)` : "";
+  const extra = c.extra_s ? " " + _("({min} min given)", {min: Math.round(c.extra_s / 60)}) : "";
   return [timeLeft(c.left_ms) + extra, " ",
     el("button", {"data-extend": x.table, "data-testid": `extend-${x.table}`}, _("+5 min"))];
 }
@@ -643,6 +646,25 @@ document.addEventListener("click", async e => {
       "Correcting result {id}: round {round}, table {table}, game {game} — {players}",
       {...fixing, round: fixing.round ?? "–", players: players(fixing)});
     $("correct").elements.reason.focus();
+  }
+});
+
+// A player must leave mid-round: the reserve plays their seat for the round's remaining
+// games (logged; the player who left is withdrawn; the format decides whom the games count for).
+$("reserve").addEventListener("submit", async e => {
+  e.preventDefault();
+  const last = tournament && tournament.rounds.at(-1);
+  if (!last) return;
+  const f = new FormData(e.target);
+  const sent = {table: Number(f.get("table")), seat: f.get("seat"), reserve: Number(f.get("reserve")),
+                reason: f.get("reason")};
+  if (f.get("from_game") !== "") sent.from_game = Number(f.get("from_game"));
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/replacements`, sent);
+  if (answer.ok) {
+    say(_("Table {table}, seat {seat}: the reserve plays from game {game}.",
+      {table: answer.data.table, seat: answer.data.seat, game: answer.data.from_game}));
+    e.target.reset();
+    refresh();
   }
 });
 

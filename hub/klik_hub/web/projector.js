@@ -34,7 +34,7 @@ function line(r, club) {
   if (r.excluded) {
     const out = document.createElement("span");
     out.className = "out";
-    out.textContent = `(${_("excluded")})`;
+    out.textContent = "(" + _("excluded") + ")";
     name.append(" ", out);
   }
   from.textContent = from.title = club ?? "";
