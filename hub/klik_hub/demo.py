@@ -4,7 +4,8 @@ The hub (http://127.0.0.1:8000), four virtual tables paired with it and shown to
 page (http://127.0.0.1:8100/hall: the real table daemon with mock pins, four times), and a
 demo tournament with 16 players, ready for the head judge to draw round 1 in the console,
 send the lineups and start the round; the games are played on the virtual tables and the
-standings appear on the projector (http://127.0.0.1:8000/projector).
+standings appear on the projector (http://127.0.0.1:8000/projector), which counts down the
+round's 30 minutes from the Start.
 
 Everything is kept in one folder (``.klik-demo``): delete it to start afresh. Run as
 ``python -m klik_hub.demo [--dir DIR] [--hub-port N] [--sim-port N]``; Ctrl-C ends it all,
@@ -31,6 +32,7 @@ from klik_hub.store import Store
 from klik_hub.tournament.roster import Entrant
 
 TABLES = 4
+ROUND_TIME_S = 30 * 60
 PLAYERS = (
     ("Łucja Żak", "SP 5 Szczecin"), ("Źdźisław Ćwik", "SP 12 Szczecin"),
     ("Ania Nowak", "SP 5 Szczecin"), ("Bożena Kęs", "SP 3 Police"),
@@ -64,7 +66,10 @@ def prepare(folder: Path, hub_port: int) -> list[Path]:
                 )
             configs.append(path)
         if not office.tournaments.listed(store):
-            tid = office.tournaments.create(store, NAME, "tournament", "open", 60)
+            # A round of 30 minutes: the console, the projector and the seats count it down.
+            tid = office.tournaments.create(
+                store, NAME, "tournament", "open", 60, round_time_s=ROUND_TIME_S
+            )
             office.players.enrol(store, tid, [Entrant(name, club) for name, club in PLAYERS])
         return configs
     finally:

@@ -11,8 +11,8 @@ table) are printed with it.
 
 The known schedules (the social golfers, CSPLib 10): 16 players at tables of 4 meet everyone
 once in 5 rounds (the affine plane of order 4), 32 players meet no one twice in 9 rounds (a
-partial spread of GF(2)^5) and in 10 (a schedule that is no such design): the repeats each
-draw reaches, next to the 0 that exists.
+partial spread of GF(2)^5) and in 10 (the social golfers' schedule, kept as data): the repeats
+each draw reaches, next to the 0 that exists.
 """
 
 from __future__ import annotations

@@ -129,6 +129,11 @@ VIEWS: dict[str, SeatView] = {
     ),
     "move-mover-first": replace(MOVER, first_round=True),  # every seat's first move: hints
     "move-other-round-time": replace(BASE, final_round=True),  # the round's time ran out
+    # the round's clock (000 o) on the status line: the pile, then the round's time left
+    "move-mover-round-clock": replace(MOVER, round_left=754),
+    "move-other-round-clock": replace(BASE, round_left=2999),
+    "timed-out-round-clock": replace(TIMED_OUT, round_left=59),
+    "move-round-clock-en": replace(BASE, language=Language.EN, round_left=3600),
     # C called the judge during A's move: every screen says so; the clock stops after the move
     "move-mover-called": replace(MOVER, called_by="C"),  # A: finish the move
     "move-other-called": replace(BASE, called_by="C"),
