@@ -45,6 +45,7 @@ from klik_hub.tournament import roster
 MOVE_TIME = GAME["move_time_s"]
 MAX_CSV = 1 << 20  # bytes: a thousand players with long names fit many times over
 Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
+RoundNo = Annotated[int, Path(ge=1, le=10_000, description="the round")]
 
 
 def _storable(text: str) -> str:
@@ -454,7 +455,7 @@ def router(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
     )
     def undraw(
         tid: Id,
-        round_no: Annotated[int, Path(ge=1, le=10_000)],
+        round_no: RoundNo,
         why: UndrawIn | None = None,
     ) -> dict[str, Any]:
         """Undo the last drawn round while none of its results has come → 200 the round as it
@@ -464,7 +465,7 @@ def router(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
         return office.rounds.undraw(store, tid, round_no, why.reason, why.by)
 
     @api.get("/{tid}/rounds/{round_no}", response_model=answers.Round, responses=of_one)
-    def get_round(tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)]) -> dict[str, Any]:
+    def get_round(tid: Id, round_no: RoundNo) -> dict[str, Any]:
         """A drawn round: its tables, and how many games each table still owes."""
         return office.rounds.get(store, tid, round_no)
 
@@ -475,9 +476,7 @@ def router(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
         response_model=list[answers.Sent],
         responses=refusals(404, 409, 422, *JUDGE),
     )
-    def send(
-        tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], command: RoundCommandIn
-    ) -> list[dict[str, Any]]:
+    def send(tid: Id, round_no: RoundNo, command: RoundCommandIn) -> list[dict[str, Any]]:
         """Send every table of the round (or ``tables``) a command: ``game`` (its players,
         rule set, move time and games: the names go on the seats' screens and the ids into
         the results), ``start`` (and the round's clock of each table not started yet),
@@ -495,7 +494,7 @@ def router(store: Store, judge_only: Any, judge_reads: Any) -> APIRouter:
     )
     def extend(
         tid: Id,
-        round_no: Annotated[int, Path(ge=1, le=10_000)],
+        round_no: RoundNo,
         table_no: Annotated[int, Path(ge=1, le=999)],
         more: ExtendIn,
     ) -> dict[str, Any]:
@@ -752,9 +751,7 @@ def _replacement_routes(api: APIRouter, store: Store, guarded: list[Any]) -> Non
         response_model=answers.Replaced,
         responses=refusals(404, 409, 422, *JUDGE),
     )
-    def replace(
-        tid: Id, round_no: Annotated[int, Path(ge=1, le=10_000)], sent: ReplacementIn
-    ) -> dict[str, Any]:
+    def replace(tid: Id, round_no: RoundNo, sent: ReplacementIn) -> dict[str, Any]:
         """A reserve takes a player's seat for the rest of the round → 201 the replacement
         (a logged event ``replace``; the player who left is withdrawn unless ``withdraw`` is
         false). The table plays on with its lineup: its screen shows the reserve's name from

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, insert, select, update
 
 from klik_hub.schema import round_clocks, tournaments
 
@@ -55,12 +55,7 @@ def extend(db: Connection, tid: int, round_no: int, table_no: int, seconds: int)
     if it was (or it has no clock)."""
     done = db.execute(
         update(round_clocks)
-        .where(
-            round_clocks.c.tournament_id == tid,
-            round_clocks.c.round_no == round_no,
-            round_clocks.c.table_no == table_no,
-            round_clocks.c.over_ms.is_(None),
-        )
+        .where(*_running(tid, round_no, table_no))
         .values(extra_s=round_clocks.c.extra_s + seconds)
     )
     return done.rowcount == 1
@@ -83,18 +78,21 @@ def mark_over(
     marked = []
     for table_no in tables:
         done = db.execute(
-            update(round_clocks)
-            .where(
-                round_clocks.c.tournament_id == tid,
-                round_clocks.c.round_no == round_no,
-                round_clocks.c.table_no == table_no,
-                round_clocks.c.over_ms.is_(None),
-            )
-            .values(over_ms=now_ms)
+            update(round_clocks).where(*_running(tid, round_no, table_no)).values(over_ms=now_ms)
         )
         if done.rowcount == 1:
             marked.append(table_no)
     return marked
+
+
+def _running(tid: int, round_no: int, table_no: int) -> tuple[ColumnElement[bool], ...]:
+    """A table's clock, while its round-over is not queued."""
+    return (
+        round_clocks.c.tournament_id == tid,
+        round_clocks.c.round_no == round_no,
+        round_clocks.c.table_no == table_no,
+        round_clocks.c.over_ms.is_(None),
+    )
 
 
 def of_table(db: Connection, table_no: int) -> Any:
