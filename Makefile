@@ -7,10 +7,11 @@ SAMPLE := device/klik/samples/sample-game.klik
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test check lint typecheck unit bench install frames words clean
+.PHONY: demo test check lint typecheck unit bench install bundle frames words clean
 
 # A small tournament on this laptop: the hub at http://127.0.0.1:8000 (the judge's console),
-# four virtual tables paired with it at http://127.0.0.1:8100/hall and 16 demo players; the
+# four virtual tables at http://127.0.0.1:8100/hall (unpaired: the console's Tables tab pairs
+# each by the six digits on its seat A) and 16 demo players; the
 # projector at http://127.0.0.1:8000/projector (Ctrl-C ends it all). Everything is kept in
 # .klik-demo/ (delete it to start afresh). Other ports: make demo HUB_PORT=8010 SIM_PORT=8110.
 HUB_PORT ?= 8000
@@ -28,14 +29,14 @@ check: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -m "not slow and not browser and not postgres"
 
 lint: $(STAMP)
-	$(BIN)/ruff check device hub tests hardware
-	$(BIN)/ruff format --check device hub tests hardware
+	$(BIN)/ruff check device hub tests hardware firmware
+	$(BIN)/ruff format --check device hub tests hardware firmware
 	$(BIN)/python hardware/generate.py --check
 	$(BIN)/lint-imports --no-cache  # the layers' contracts (pyproject.toml)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
-	$(BIN)/mypy --strict hardware/generate.py
+	$(BIN)/mypy --strict hardware/generate.py firmware/bundle.py
 
 unit: $(STAMP) $(CHROMIUM)
 	$(BIN)/pytest
@@ -57,6 +58,13 @@ bench: $(STAMP)
 # fragment, the user and the unit). DESTDIR=DIR only writes the files under DIR.
 install:
 	firmware/install.sh $(if $(DESTDIR),--root $(DESTDIR))
+
+# Everything a table installs, for a venue with no internet: dist/bundle/ (the klik wheel,
+# the table's dependencies as wheels for 64-bit Raspberry Pi OS and for this machine, the
+# installer, the unit, the default config, SHA256SUMS); prints the bundle's hash. Needs the
+# package registry. KLIK_BUNDLE_PLATFORMS="aarch64 here" chooses the targets (see the script).
+bundle: $(STAMP)
+	$(BIN)/python firmware/bundle.py dist/bundle
 
 # The README's screens: every seat's screen at every change of the sample game.
 frames: $(STAMP)
@@ -98,4 +106,4 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis .klik-demo
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis .klik-demo dist

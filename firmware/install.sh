@@ -3,13 +3,19 @@
 # checkout of the repo:
 #
 #     sudo firmware/install.sh            # this Pi: files, user, venv, service
+#     sudo install.sh --from DIR [--sha256 HASH]
+#                                         # the same from a bundle (make bundle), offline:
+#                                         # its files checked against DIR/SHA256SUMS (and
+#                                         # that file against HASH) before anything is done
 #     firmware/install.sh --root DIR      # only the files, under DIR (an SD card's root
 #                                         # mounted elsewhere, or a test's temp dir); the
 #                                         # steps that change a running system are printed
 #
 # DESTDIR=DIR works like --root DIR. KLIK_INSTALL_DRY=1 prints the system steps (user, venv,
-# pip, systemctl) instead of running them; --root implies it. Safe to run again: every step
-# checks before it changes anything, and the config.txt block is replaced, never doubled.
+# pip, systemctl) instead of running them; --root implies it. KLIK_VENV=DIR puts the venv
+# there instead of /opt/klik/venv and makes it for real even then (a test's venv; the unit
+# still names /opt/klik/venv). Safe to run again: every step checks before it changes
+# anything, and the config.txt block is replaced, never doubled.
 #
 # What it does:
 #   1. /boot/firmware/config.txt: firmware/config.txt between "# BEGIN klik" / "# END klik"
@@ -18,7 +24,8 @@
 #   4. /etc/klik/table.toml from firmware/table.toml, only if there is none
 #   5. /etc/systemd/system/klik-table.service
 #   6. groups gpio i2c spi dialout, system user klik in them
-#   7. a venv in /opt/klik/venv with this checkout installed
+#   7. a venv in /opt/klik/venv with this checkout installed (--from: the bundle's wheels,
+#      pip --no-index: no internet needed)
 #   8. systemctl daemon-reload, enable klik-table; a running daemon restarts on the new
 #      code, a new one starts at the reboot that the boot config changes need anyway
 set -euo pipefail
@@ -32,6 +39,9 @@ GROUPS_NEEDED=(gpio i2c spi dialout)
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="${DESTDIR:-}"
 DRY="${KLIK_INSTALL_DRY:-0}"
+FROM=""
+PIN=""
+VENV_PATH="${KLIK_VENV:-$VENV_PATH}"  # a test's venv (see above)
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "install.sh: $*"; }
@@ -40,10 +50,53 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift 2 ;;
         --root=*) ROOT="${1#--root=}"; shift ;;
-        -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "unknown argument '$1'; allowed: --root DIR, --help" ;;
+        --from) [ $# -ge 2 ] || die "--from needs a directory"; FROM="$2"; shift 2 ;;
+        --from=*) FROM="${1#--from=}"; shift ;;
+        --sha256) [ $# -ge 2 ] || die "--sha256 needs the bundle's hash"; PIN="$2"; shift 2 ;;
+        --sha256=*) PIN="${1#--sha256=}"; shift ;;
+        -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument '$1'; allowed: --root DIR, --from DIR, --sha256 HASH, --help" ;;
     esac
 done
+
+# A bundle is checked whole before anything is written: every file as SHA256SUMS lists it,
+# no file it does not list (pip would take a stray wheel), and SHA256SUMS itself against the
+# organiser's hash when given. Then its files are the source of everything installed.
+check_bundle() {
+    local sums="$FROM/SHA256SUMS" got listed present bad
+    [ -f "$sums" ] || die "--from $FROM: no SHA256SUMS there: not a bundle (make bundle)"
+    if [ -n "$PIN" ]; then
+        got="$(sha256sum <"$sums")"
+        got="${got%% *}"
+        [ "$got" = "${PIN,,}" ] \
+            || die "--from $FROM: the bundle's hash is $got, not $PIN: refused, nothing installed"
+    fi
+    if ! bad="$(cd "$FROM" && LC_ALL=C sha256sum --check --quiet --strict SHA256SUMS 2>&1)"; then
+        die "--from $FROM: ${bad%%$'\n'*} (against SHA256SUMS): refused, nothing installed"
+    fi
+    listed="$(cut -c67- "$sums" | LC_ALL=C sort)"
+    present="$(cd "$FROM" && find . -type f ! -path ./SHA256SUMS | cut -c3- | LC_ALL=C sort)"
+    if [ "$listed" != "$present" ]; then
+        bad="$(LC_ALL=C comm -13 <(echo "$listed") <(echo "$present") | head -n1)"
+        die "--from $FROM: ${bad:-a file} is not in SHA256SUMS: refused, nothing installed"
+    fi
+    [ -n "$(klik_wheel)" ] || die "--from $FROM: no klik wheel in wheels/: not a bundle"
+    got="$(sha256sum <"$sums")"
+    say "bundle ${got%% *} checked: ${FROM}"
+}
+
+klik_wheel() {
+    find "$FROM/wheels" -maxdepth 1 -name 'klik-*.whl' 2>/dev/null | head -n1
+}
+
+if [ -n "$FROM" ]; then
+    [ -d "$FROM" ] || die "--from $FROM: no such directory"
+    FROM="$(cd "$FROM" && pwd)"
+    check_bundle
+    SRC="$FROM"
+elif [ -n "$PIN" ]; then
+    die "--sha256 pins a bundle: give --from DIR too"
+fi
 
 # ROOT="" means this machine's own /. Anything else is a tree we only write files into.
 ROOT="${ROOT%/}"
@@ -222,10 +275,33 @@ install_venv() {
         # (and RPi.GPIO) through --system-site-packages, so pip need not compile either.
         run apt-get install -y --no-install-recommends "${packages[@]}"
     fi
-    if [ "$DRY" = 1 ] || [ ! -x "$VENV_PATH/bin/python" ]; then
+    if [ -n "${KLIK_VENV:-}" ]; then
+        [ -x "$VENV_PATH/bin/python" ] || in_venv python3 -m venv --system-site-packages "$VENV_PATH"
+    elif [ "$DRY" = 1 ] || [ ! -x "$VENV_PATH/bin/python" ]; then
         run python3 -m venv --system-site-packages "$VENV_PATH"
     fi
-    run "$VENV_PATH/bin/python" -m pip install --quiet --upgrade "$SRC"
+    if [ -z "$FROM" ]; then
+        in_venv "$VENV_PATH/bin/python" -m pip install --quiet --upgrade "$SRC"
+        return 0
+    fi
+    # Offline: only the bundle's wheels (lgpio and RPi.GPIO are apt's, seen through the
+    # system site packages). The same version again is installed again: a bundle made from
+    # a newer checkout may keep the version number.
+    local wheel
+    wheel="$(klik_wheel)"
+    in_venv "$VENV_PATH/bin/python" -m pip install --quiet --no-index \
+        --find-links "$FROM/wheels" --upgrade "$wheel"
+    in_venv "$VENV_PATH/bin/python" -m pip install --quiet --no-index --no-deps \
+        --force-reinstall "$wheel"
+}
+
+# A venv step: KLIK_VENV names the caller's own venv, made and filled for real, dry run or not.
+in_venv() {
+    if [ -n "${KLIK_VENV:-}" ]; then
+        "$@"
+    else
+        run "$@"
+    fi
 }
 
 install_service() {

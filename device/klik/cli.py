@@ -90,6 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run one table: the daemon systemd starts on the Pi.",
     )
     table.add_argument("--config", metavar="FILE", required=True, help="the table's config")
+    table.add_argument(
+        "--check",
+        action="store_true",
+        help="check the config and that the table's software is all installed, then exit "
+        "(no hardware is opened)",
+    )
     sim = commands.add_parser(
         "sim",
         help="the virtual table: the real daemon with mock pins, played in a browser",
@@ -114,9 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hub.add_argument("--db", required=True, help="a SQLite file's path or a postgresql:// URL")
     hub.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     hub.add_argument("--port", type=port, default=8000, help="the port (default: 8000)")
-    hub.add_argument(
-        "--serial", metavar="DEVICE", action="append", default=[], help="a serial link's device"
-    )
+    _serial_options(hub)
     hub.add_argument(
         "--judge-password-file",
         metavar="FILE",
@@ -137,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         help="a host name the hub is reached by (besides its addresses); again for more",
+    )
+    hub.add_argument(
+        "--bundle",
+        metavar="DIR",
+        help="a folder made by make bundle, served to the tables at /install",
     )
     # `klik hub backup --db DB FILE`: argparse cannot take an optional word before the
     # hub's options, so main() hands "hub backup" (and "hub export-site") to a command of
@@ -172,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "config":
             return _config(args.config)
         if args.command == "table":
-            return _table(args.config)
+            return _check(args.config) if args.check else _table(args.config)
         if args.command == "sim":
             return _sim(args.config, args.port, args.state_dir)
         if args.command in ("hub", "pair", "hub-backup", "hub-export-site"):
@@ -183,6 +192,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KlikError as error:
         print(f"klik {args.command.replace('-', ' ', 1)}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _serial_options(hub: Parser) -> None:
+    """``klik hub``'s serial links: the devices, and how their channel is shared."""
+    hub.add_argument(
+        "--serial", metavar="DEVICE", action="append", default=[], help="a serial link's device"
+    )
+    hub.add_argument(
+        "--serial-channel",
+        choices=("listen", "polled"),
+        default="listen",
+        help="listen: tables listen before talking (default); polled: the hub polls each table",
+    )
 
 
 def _site_parser(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -311,6 +333,39 @@ def _table(name: str) -> int:
     return serve(table)
 
 
+# What the daemon imports on a Pi, beyond the standard library: a bundle or an install that
+# lacks one would fail only at the first start.
+TABLE_MODULES = (
+    "klik.table.daemon",
+    "klik.table.panels",
+    "gpiozero",
+    "luma.oled.device",
+    "PIL.Image",
+    "serial",
+    "smbus2",
+    "tomli_w",
+)
+
+
+def _check(name: str) -> int:
+    """``klik table --check``: the config loads and every module the daemon needs imports;
+    one line says so. Nothing is opened: no pins, no panels, no state folder."""
+    import importlib
+    from importlib.metadata import version
+
+    from klik.table import config
+
+    table_config = config.load(name)
+    for module in TABLE_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise KlikError(f"the table's software is incomplete: {error}") from None
+    seats = table_config.table.seats
+    print(f"klik table: {name}: in order (klik {version('klik')}, {seats} seats)")
+    return 0
+
+
 def _reason(error: OSError) -> str:
     """An OSError as a person reads it: ``Permission denied: /var/lib/klik/journal.jsonl``."""
     what = error.strerror or str(error)
@@ -353,6 +408,8 @@ def _hub(args: argparse.Namespace) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         public_names=args.public_name,
+        bundle=args.bundle,
+        serial_channel=args.serial_channel,
     )
 
 

@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from klik.core.game import SEATS
 from klik.core.scoring import RULE_SETS
+from klik_hub.hall.health import HealthWarning
 from klik_hub.tournament.corrections import Kind
 
 SEATS_SAID = " or ".join([", ".join(map(repr, SEATS[:-1])), repr(SEATS[-1])])  # 'A', … or 'D'
@@ -196,6 +197,10 @@ class Table(BaseModel):
     status: dict[str, Any] | None = Field(description="its last heartbeat's body")
     watch: list[Watched] = Field(
         description="from its last heartbeat: its slow movers and repeated timeouts, by seat"
+    )
+    warnings: list[HealthWarning] = Field(
+        description="from its last heartbeat's health (status.health), the worst first; "
+        "none without one (klik_hub.hall.health.warnings)"
     )
     commands: list[Command]
 

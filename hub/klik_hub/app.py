@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import pathlib  # fastapi's Path is the path parameter's
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib import resources
@@ -37,7 +38,17 @@ from klik import words as catalogue_script
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import Language, words
-from klik_hub import answers, faults, hall, judge, office, public_api, tournament_api
+from klik_hub import (
+    answers,
+    faults,
+    hall,
+    install_api,
+    judge,
+    office,
+    pairing_api,
+    public_api,
+    tournament_api,
+)
 from klik_hub.answers import JUDGE, Answer, refusals
 from klik_hub.feed import Feed, Pokes
 from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
@@ -100,19 +111,23 @@ NO_TELEMETRY: dict[str, Any] = (
 )
 
 
-def make_app(
+def make_app(  # noqa: PLR0915 (the app and its routes, wired in one place)
     store: Store,
     *,
     public_names: tuple[str, ...] = (),
     tls: bool = False,
     troubles: Troubles | None = None,
     listening: str | None = None,
+    tls_pin: str | None = None,
+    bundle: pathlib.Path | None = None,
 ) -> FastAPI:
     """The hub's app on ``store``. ``public_names``: the host names it is served under
     besides IP addresses and loopback (``--public-name``); ``tls``: served over HTTPS, so
     the session cookie is ``Secure``; ``troubles``: where the storage's troubles are kept
     (a new record by default); ``listening``: the address it listens on (``--host``), for
-    the addresses in its QR codes (``addresses.hall_base``)."""
+    the addresses in its QR codes (``addresses.hall_base``); ``tls_pin``: its certificate's
+    SHA-256, sealed into the answer of a table that pairs at the table (``pairing_api``);
+    ``bundle``: the tables' install, served at ``/install`` (``install_api``; --bundle)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
     tallies = Tallies(store)
     feed = Feed(store, warm=tallies.of)
@@ -157,6 +172,8 @@ def make_app(
     app.include_router(tournament_api.router(store, Depends(judge_only), reads_of(gate)))
     app.include_router(tournament_api.pages(store, Depends(judge_only), reads_of(gate)))
     app.include_router(public_api.router(tallies, feed))
+    app.include_router(pairing_api.router(store, Depends(judge_only), tls_pin))
+    app.include_router(install_api.router(bundle))
 
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:

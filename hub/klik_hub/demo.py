@@ -1,8 +1,11 @@
 """``make demo``: a small tournament, end to end, on one laptop.
 
-The hub (http://127.0.0.1:8000), four virtual tables paired with it and shown together on one
-page (http://127.0.0.1:8100/hall: the real table daemon with mock pins, four times), and a
-demo tournament with 16 players, ready for the head judge to draw round 1 in the console,
+The hub (http://127.0.0.1:8000), four virtual tables shown together on one page
+(http://127.0.0.1:8100/hall: the real table daemon with mock pins, four times), and a demo
+tournament with 16 players. The tables start unpaired and ask the hub to join: seat A of each
+shows six digits, and the console's Tables tab lists them under "Tables asking to join"; the
+judge compares, types the table's number (the one on its screen) and accepts, one click each.
+Then the tournament is ready for the head judge to draw round 1 in the console,
 send the lineups and start the round; the games are played on the virtual tables and the
 standings appear on the projector (http://127.0.0.1:8000/projector), which counts down the
 round's 30 minutes from the Start.
@@ -25,7 +28,7 @@ import sys
 import threading
 from pathlib import Path
 
-from klik_hub import hall, office
+from klik_hub import office
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
@@ -48,22 +51,20 @@ LOCK = "demo.lock"  # held while a demo runs from the folder; says where to find
 
 
 def prepare(folder: Path, hub_port: int) -> list[Path]:
-    """The hub's database with four paired tables and the demo tournament; the tables'
-    configs. Done once: a second run finds them and changes nothing."""
+    """The hub's database with the demo tournament, and the four tables' configs: the hub's
+    address and nothing from pairing, so each asks to join until the judge accepts it (what
+    that gives is kept in the table's state folder). Done once: a second run changes nothing."""
     folder.mkdir(parents=True, exist_ok=True)
     store = Store(open_engine(str(folder / "hub.sqlite"), pool_size=1), now_ms)
     try:
         configs = []
         for k in range(1, TABLES + 1):
             path = folder / f"table-{k}.toml"
-            if not path.exists() or not hall.devices.paired(store, k):
-                device, key = hall.devices.pair(store, k)
-                path.write_text(
-                    f'[table]\nname = "{k}"\n\n[hub]\nlink = "http"\n'
-                    f'url = "http://127.0.0.1:{hub_port}"\ntable = {k}\n'
-                    f'device_id = "{device}"\nkey = "{key}"\n',
-                    encoding="utf-8",
-                )
+            path.write_text(
+                f'[table]\nname = "{k}"\n\n[hub]\nlink = "http"\n'
+                f'url = "http://127.0.0.1:{hub_port}"\n',
+                encoding="utf-8",
+            )
             configs.append(path)
         if not office.tournaments.listed(store):
             # A round of 30 minutes: the console, the projector and the seats count it down.
@@ -132,7 +133,8 @@ def _run(folder: Path, hub_port: int, sim_port: int, stopped: threading.Event) -
     hub_url, sim_url = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
     print(
         f"\nKlik — pokaz turnieju\n"
-        f"  konsola sędziego:  {hub_url}  (Runda: Losuj → Wyślij składy → Start rundy)\n"
+        f"  konsola sędziego:  {hub_url}  (Stoły: przyjmij cztery stoły po ich cyfrach;\n"
+        f"                     Runda: Losuj → Wyślij składy → Start rundy)\n"
         f"  cztery stoły:      {sim_url}/hall  (klawisze 1–4 po kliknięciu w stół)\n"
         f"  projektor:         {hub_url}/projector\n"
         f"  Ctrl-C kończy; wszystko jest w {folder}/ (usuń, by zacząć od nowa)\n",

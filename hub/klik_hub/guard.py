@@ -11,14 +11,16 @@ In this order, before a byte of the body is read:
    KiB) is enforced on the stream: a ``Content-Length`` over it is 413 at once, and a body
    sent in chunks is cut off with 413 as soon as it passes the limit.
 3. **The judge.** A request that changes anything (every method but GET and HEAD, except
-   the tables' envelopes, logging in or out, and a player checking in from their page with
-   their code) must come from the judge (``judge.Gate``):
-   a session cookie, which also needs the console's ``X-Klik-Console`` header (a page of
-   another site cannot send it, so a forged form never rides on the cookie), or HTTP Basic.
+   the tables' envelopes, a table asking to join (``/api/v1/join``), logging in or out, and
+   a player checking in from their page with their code) must come from the judge
+   (``judge.Gate``): a session cookie, which also needs the console's ``X-Klik-Console``
+   header (a page of another site cannot send it, so a forged form never rides on the
+   cookie), or HTTP Basic.
    Otherwise 401 (or 429 for a client guessing passwords) before the body is read. A
    request from another site's page (``Origin`` or ``Sec-Fetch-Site`` says so) is 403.
-   A few reads are the judge's too: the players' list and the printed pages that carry the
-   players' codes (``PRINTED_WITH_CODES``, which the session cookie alone opens).
+   A few reads are the judge's too: the players' list, the tables asking to join and the
+   printed pages that carry the players' codes (``PRINTED_WITH_CODES``, which the session
+   cookie alone opens).
 
 Every answer carries headers that keep the pages out of other sites' frames and scripts
 (``Content-Security-Policy``, ``X-Frame-Options``). A route that fails answers in the same
@@ -47,6 +49,9 @@ from klik_hub import judge
 
 ENVELOPE_PATHS = frozenset(p.PATHS.values())
 SESSION_PATH = "/api/v1/session"
+JOIN_PATH = "/api/v1/join"  # a table asking to join (``pairing_api``): anyone may
+PAIRING_PATH = "/api/v1/pairing"  # the tables asking, which only the judge reads
+MAX_JOIN = 1024  # a join's body is a key or a nonce
 JUDGE_PROBE = "/api/v1/judge"  # a GET, but it answers whether the caller is the judge
 MAX_PLAYER_LIST = 1 << 20  # a CSV of a whole region's players fits many times over
 MAX_JSON = 256 << 10
@@ -79,6 +84,8 @@ def limit_of(method: str, path: str) -> int:
     """The most bytes a request's body may have on this route."""
     if path in ENVELOPE_PATHS:
         return p.MAX_BODY
+    if path.startswith(JOIN_PATH):
+        return MAX_JOIN
     if method == "POST" and path.startswith("/api/v1/tournaments/") and path.endswith("/players"):
         return MAX_PLAYER_LIST
     return MAX_JSON
@@ -87,6 +94,8 @@ def limit_of(method: str, path: str) -> int:
 def needs_judge(method: str, path: str) -> bool:
     if path in ENVELOPE_PATHS or path == SESSION_PATH or _players_own(method, path):
         return False
+    if path == JOIN_PATH or path.startswith(JOIN_PATH + "/"):
+        return False  # a table asking to join: only the judge's accept pairs it
     return method not in SAFE_METHODS or path == JUDGE_PROBE or _judges_reading(path)
 
 
@@ -109,7 +118,7 @@ def _players_own(method: str, path: str) -> bool:
 def _judges_reading(path: str) -> bool:
     """The reads that are the judge's alone: the players' list and the printed pages that
     carry their codes."""
-    if path in PRINTED_WITH_CODES:
+    if path in PRINTED_WITH_CODES or path == PAIRING_PATH:
         return True
     parts = path.split("/")  # "", "api", "v1", "tournaments", ID, "players"
     return len(parts) == 6 and parts[1:4] == ["api", "v1", "tournaments"] and parts[5] == "players"

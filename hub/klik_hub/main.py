@@ -176,6 +176,8 @@ def serve(
     tls_cert: str | None = None,
     tls_key: str | None = None,
     public_names: Sequence[str] = (),
+    bundle: str | None = None,
+    serial_channel: str = "listen",
 ) -> int:
     """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
 
@@ -183,23 +185,27 @@ def serve(
     ``tls``: HTTPS (None: off loopback only), with ``tls_cert`` and ``tls_key`` or the hub's
     own certificate (``tls.kept``), whose SHA-256 is logged for the tables' pins.
     ``public_names``: host names the hub answers to besides its addresses (``guard``).
+    ``bundle``: a folder made by ``make bundle``, served to the tables at ``/install``.
 
     Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
     factory setting and the tables' default), started before the API and stopped after it.
     A device that is missing or vanishes is logged and opened again every few seconds; the
-    API goes on meanwhile.
+    API goes on meanwhile. ``serial_channel`` "polled": a ``PolledHub`` instead, which gives
+    each table its turn (``docs/protocol.md``, "The polled channel").
     """
     import uvicorn
 
     from klik.serving import Deadline
     from klik_hub.app import make_app
     from klik_hub.serial_hub import SerialHub
+    from klik_hub.serial_poll import PolledHub
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
     if tls is False and tls_cert is not None:
         raise InputError("--no-tls with --tls-cert: choose one")
     https = tls if tls is not None else (tls_cert is not None or not _loopback(host))
+    served = _bundle(bundle)
     store = open_store(db)
     judge_password(store, host, password_file)
     certificate = None
@@ -217,12 +223,20 @@ def serve(
     scheme = "https" if https else "http"
     where = store.engine.url.render_as_string()
     log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
-    serial_hubs = [SerialHub(store, device) for device in serial]
+    hub_of = PolledHub if serial_channel == "polled" else SerialHub
+    serial_hubs = [hub_of(store, device) for device in serial]
     for serial_hub in serial_hubs:
         serial_hub.start()
         channel = serial_hub.channel
         log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
-    app = make_app(store, public_names=tuple(public_names), tls=https, listening=host)
+    app = make_app(
+        store,
+        public_names=tuple(public_names),
+        tls=https,
+        listening=host,
+        tls_pin=certificate.sha256 if certificate else None,
+        bundle=served,
+    )
     config = uvicorn.Config(
         app,
         host=host,
@@ -257,6 +271,20 @@ def serve(
 
 
 STOP_S = 5  # the longest a stop waits for a request under way
+
+
+def _bundle(folder: str | None) -> Path | None:
+    """``--bundle DIR``: the folder, if it holds a bundle (its hash logged for the organiser
+    to compare with the one ``make bundle`` printed); a folder without one is one line."""
+    from klik_hub.install_api import SUMS, bundle_hash
+
+    if folder is None:
+        return None
+    digest = bundle_hash(Path(folder))
+    if digest is None:
+        raise InputError(f"--bundle {folder}: no {SUMS} there: not a bundle (make bundle)")
+    log.info("hub: the tables' install at /install: bundle %s in %s", digest, folder)
+    return Path(folder).resolve()
 
 
 class RoundBackups:

@@ -263,3 +263,22 @@ sessions = Table(
     Column("password_sha256", String(64), nullable=False),
     Column("expires_ms", BigInteger, nullable=False),
 )
+
+# The tables asking to join (migration 0012, ``klik_hub.hall.pairing``): each request's
+# public values and the hub's nonce, its digits once both nonces are out, and, once the
+# judge accepted, the answer sealed for the table. Expired requests are deleted.
+pairing_requests = Table(
+    "pairing_requests",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("table_key", String(64), nullable=False),
+    Column("hub_nonce", String(32), nullable=False),
+    Column("table_nonce", String(32), nullable=True),
+    Column("digits", String(6), nullable=True),
+    Column("link", String(16), nullable=False),  # how it asked: "http" (or "serial")
+    Column("state", String(16), nullable=False),  # "committed", "asking", "accepted", "refused"
+    Column("table_no", Integer, nullable=True),
+    Column("sealed", Text, nullable=True),
+    Column("asked_ms", BigInteger, nullable=False),
+    Column("seen_ms", BigInteger, nullable=False),
+)

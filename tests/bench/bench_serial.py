@@ -19,21 +19,28 @@ few runs next to the goal, for two kinds of loss:
 from __future__ import annotations
 
 import logging
+import math
 import random
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from klik.link import deflate
 from klik.link import protocol as p
-from klik.link.courier import Courier, State, Tracking
+from klik.link.channel import BITS_PER_BYTE
+from klik.link.courier import Command, Courier, State, Tracking
 from klik.link.outbox import Outbox
+from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
 from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.serial_hub import SerialHub
+from klik_hub.serial_poll import PolledHub
 from klik_hub.store import Store
 from tests.bench.quick import size
 from tests.helpers.hubkit import result_body
@@ -123,8 +130,151 @@ def report(label: str, faults: Faults) -> None:
     )
 
 
+# --- the polled channel (klik_hub.serial_poll, klik.link.polled) ------------------------------
+
+POLLED_TABLES = size(30, 2)
+POLLED_RUNS = size(5, 1)
+RATIO_GOAL = 1.30
+PAUSE_GOAL_S = 2.0
+#: On a polled channel each turn tells the hub that the table is there; a heartbeat only
+#: reports its state. Thirty tables' heartbeats every 30 s would take a third of the channel.
+POLLED_HEARTBEAT_S = 300.0
+PAUSES = size(10, 2)  # a judge's pauses to tables picked at random, after the round's results
+
+
+@dataclass(frozen=True, slots=True)
+class PolledRun:
+    took_s: float  # from the results kept until every table holds its receipt
+    bound_s: float  # the airtime bound: the results' deflated frames at the baud / (1 - loss)
+    pauses_s: tuple[float, ...]  # from a pause queued on the hub until its table has it
+    polls: dict[str, int]
+
+    @property
+    def ratio(self) -> float:
+        return self.took_s / self.bound_s
+
+
+def polled_round(tables: int, loss: float, seed: int, *, pauses: int = 0) -> PolledRun:
+    """One round's results from ``tables`` tables over a polled channel at ``BAUD`` where
+    every receiver misses ``loss`` of the frames whole; then ``pauses`` judge's pauses.
+
+    The tables are on the channel already (each has had its first heartbeat acked) when the
+    round ends and each keeps its result: the clock runs from there until every table has
+    its receipt. Asserts that every result is stored exactly once, with the table's receipt.
+    """
+    faults = Faults(drop_frame=loss)
+    with tempfile.TemporaryDirectory(prefix="klik-bench-polled-") as name:
+        folder = Path(name)
+        store = Store(open_engine(str(folder / "hub.sqlite")), now_ms)
+        with Radio(tables + 1, BAUD, faults=faults, seed=seed) as radio:
+            hub = PolledHub(store, radio.path(0), BAUD)
+            couriers: list[Courier] = []
+            outboxes: list[Outbox] = []
+            done = [threading.Event() for _ in range(tables)]
+            paused = [threading.Event() for _ in range(tables)]
+            bound_bytes = 0
+            for n in range(1, tables + 1):
+                device, key_hex = hall.devices.pair(store, n)
+                key = p.key_bytes(key_hex)
+                outbox = Outbox(folder / f"outbox-{n}.sqlite")
+                body = result_body(table=n, game=1)
+                signed = p.Envelope("result", device, 1, body).signed(key)
+                bound_bytes += len(deflate.squeeze(p.canonical(signed)))
+                link = PolledLink(radio.path(n), BAUD, device, key)
+                courier = Courier(
+                    outbox,
+                    link,
+                    device,
+                    key,
+                    heartbeat_s=POLLED_HEARTBEAT_S,
+                    status=lambda: p.Heartbeat(state="done"),
+                    on_tracking=lambda news, e=done[n - 1]: _receipt(news, e),
+                    on_command=lambda command, e=paused[n - 1]: _paused(command, e),
+                    rng=random.Random(f"courier {seed} {n}"),
+                )
+                link.on_push = courier.push
+                couriers.append(courier)
+                outboxes.append(outbox)
+            hub.start()
+            for courier in couriers:
+                courier.start()
+            _wait(lambda: all(hub.heard(c.device) for c in couriers), "a first heartbeat")
+            began = time.perf_counter()
+            for n, (courier, outbox) in enumerate(zip(couriers, outboxes, strict=True), 1):
+                outbox.keep(result_body(table=n, game=1))
+                courier.wake()
+            for event in done:
+                if not event.wait(WAIT_S):
+                    raise SystemExit(f"a table still waits after {WAIT_S:.0f} s")
+            took = time.perf_counter() - began
+            pauses_s = []
+            pick = random.Random(f"pauses {seed}")
+            for _ in range(pauses):
+                n = pick.randrange(1, tables + 1)
+                paused[n - 1].clear()
+                queued = time.perf_counter()
+                hall.commands.send(store, n, "pause")
+                if not paused[n - 1].wait(WAIT_S):
+                    raise SystemExit(f"table {n} has no pause after {WAIT_S:.0f} s")
+                pauses_s.append(time.perf_counter() - queued)
+            for courier in couriers:
+                courier.stop()
+            hub.stop()
+        stored = hall.results.newest(store)
+        assert sorted(row["table"] for row in stored) == list(range(1, tables + 1)), stored
+        for n, outbox in enumerate(outboxes, start=1):
+            (row,) = (row for row in stored if row["table"] == n)
+            assert outbox.receipt(1) == row["receipt"]
+            outbox.close()
+        store.engine.dispose()
+    bound_s = bound_bytes * BITS_PER_BYTE / BAUD / (1 - loss)
+    return PolledRun(took, bound_s, tuple(pauses_s), dict(hub.polls))
+
+
+def _wait(ready: Callable[[], bool], what: str) -> None:
+    deadline = time.perf_counter() + WAIT_S
+    while not ready():
+        if time.perf_counter() > deadline:
+            raise SystemExit(f"no {what} after {WAIT_S:.0f} s")
+        time.sleep(0.05)  # sleep-ok: real tables on a simulated radio, on the real clock
+
+
+def _receipt(news: Tracking, event: threading.Event) -> None:
+    if news.seq == 1 and news.receipt is not None:
+        event.set()
+
+
+def _paused(command: Command, event: threading.Event) -> None:
+    if command.kind == "pause":
+        event.set()
+
+
+def report_polled() -> None:
+    runs = [
+        polled_round(POLLED_TABLES, LOSS, seed, pauses=PAUSES) for seed in range(1, POLLED_RUNS + 1)
+    ]
+    ratios = [run.ratio for run in runs]
+    ratio = statistics.median(ratios)
+    pauses = sorted(s for run in runs for s in run.pauses_s)
+    p99 = pauses[min(len(pauses) - 1, math.ceil(0.99 * len(pauses)) - 1)]
+    verdict = "✓" if ratio <= RATIO_GOAL else "✗"
+    pause_verdict = "✓" if pauses[-1] <= PAUSE_GOAL_S else "✗"
+    print(
+        f"{POLLED_TABLES} tables, {BAUD} baud, polled, {LOSS:.0%} of frames unheard: every "
+        f"result in after median {statistics.median(r.took_s for r in runs):.1f} s, ratio to "
+        f"the airtime bound {ratio:.2f}× (bound {runs[0].bound_s:.1f} s; min {min(ratios):.2f}, "
+        f"max {max(ratios):.2f}; {POLLED_RUNS} runs)  goal ≤ {RATIO_GOAL:.2f}× {verdict}"
+    )
+    print(
+        f"{POLLED_TABLES} tables, polled, {LOSS:.0%} unheard: a judge's pause reaches its table "
+        f"in p99 {p99:.2f} s, max {pauses[-1]:.2f} s ({len(pauses)} pauses)  "
+        f"goal ≤ {PAUSE_GOAL_S:.0f} s {pause_verdict}"
+    )
+
+
 def main() -> None:
     logging.disable(logging.WARNING)  # the couriers log each answer that did not come
+    report_polled()
     report("a radio packet lost", Faults(cut_frame=LOSS))
     report("unheard", Faults(drop_frame=LOSS))
 

@@ -59,6 +59,20 @@ def double(sim: str, k: int, seat: str) -> None:
     time.sleep(0.5)  # sleep-ok: past the window, the double tap is recognised
 
 
+def pair_the_tables(hub: str, sim: str) -> None:
+    """What the judge does in the console: each table's digits (seat A's screen) found among
+    the tables asking to join, accepted as the number on that table's screen."""
+    for k in range(1, TABLES + 1):
+        digits = until(lambda k=k: ask(f"{sim}/t/{k}/api/state")["pairing"]["digits"])
+        found = until(
+            lambda d=digits: [a for a in ask(f"{hub}/api/v1/pairing") if a["digits"] == d]
+        )
+        accepted = ask(f"{hub}/api/v1/pairing/{found[0]['id']}", {"table": k, "digits": digits})
+        assert accepted["table"] == k
+    for k in range(1, TABLES + 1):
+        until(lambda k=k: ask(f"{sim}/t/{k}/api/state")["pairing"]["state"] == "paired")
+
+
 def test_make_demo_runs_a_round_of_the_small_tournament(tmp_path: Path) -> None:
     hub_port, sim_port = free_port(), free_port()
     hub, sim = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
@@ -71,6 +85,8 @@ def test_make_demo_runs_a_round_of_the_small_tournament(tmp_path: Path) -> None:
         (tournament,) = until(lambda: ask(f"{hub}/api/v1/tournaments"))
         api = f"{hub}/api/v1/tournaments/{tournament['id']}"
         assert [p["name"] for p in ask(f"{api}/players")] == [name for name, _ in PLAYERS]
+        assert ask(f"{hub}/api/v1/tables") == []  # the tables start unpaired
+        pair_the_tables(hub, sim)
         until(lambda: sum(t["seen_s_ago"] is not None for t in ask(f"{hub}/api/v1/tables")) == 4)
         drawn = ask(f"{api}/rounds", {"seed": 2026})
         assert [len(t["seats"]) for t in drawn["tables"]] == [4] * TABLES
@@ -123,6 +139,7 @@ def test_ctrl_c_ends_the_demo_quietly_and_a_second_demo_says_where_the_first_run
         start_new_session=True,
     )  # fmt: skip
     try:
+        pair_the_tables(hub, f"http://127.0.0.1:{sim_port}")
         until(lambda: sum(t["seen_s_ago"] is not None for t in ask(f"{hub}/api/v1/tables")) == 4)
         second = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
         assert second.returncode == 1

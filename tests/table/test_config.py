@@ -316,7 +316,7 @@ def test_settings_that_do_not_fit_together_say_why(text: str, line: str) -> None
     assert str(caught.value) == f"table.toml: {line}"
 
 
-CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface", "link"}  # fmt: skip
+CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface", "link", "serial_channel"}  # fmt: skip
 SECRETS = {"[hub] key"}  # tested on their own below: their value is never shown
 
 
@@ -410,6 +410,14 @@ def test_a_paired_link_is_a_working_config(text: str) -> None:
     assert c.hub.key in ("", KEY)
 
 
+def test_an_http_link_with_nothing_from_pairing_asks_to_join() -> None:
+    c = config.from_text('[hub]\nlink = "http"\nurl = "http://hub"', "table.toml")
+    assert c.hub.asks_to_join
+    assert config.from_text('[hub]\nurl = "http://hub"').hub.asks_to_join  # the link off: as well
+    assert not config.from_text("").hub.asks_to_join  # no address: nobody to ask
+    assert not config.from_text(PAIRED + 'link = "http"\nurl = "http://hub"').hub.asks_to_join
+
+
 @pytest.mark.parametrize("baud", config.BAUD_RATES)
 def test_every_standard_baud_rate_is_allowed(baud: int) -> None:
     assert config.from_text(f"[hub]\nserial_baud = {baud}").hub.serial_baud == baud
@@ -419,7 +427,7 @@ def test_every_standard_baud_rate_is_allowed(baud: int) -> None:
     ("text", "line"),
     [
         # each thing pairing gives is named when it is missing, and how to get it
-        ('[hub]\nlink = "http"\nurl = "http://hub"', '[hub] table is missing: [hub] link = "http" needs the table\'s number at the tournament, 1 to 999 (run klik pair)'),
+        (f'[hub]\nlink = "http"\nurl = "http://hub"\ndevice_id = "t-3"\nkey = "{KEY}"', '[hub] table is missing: [hub] link = "http" needs the table\'s number at the tournament, 1 to 999 (run klik pair)'),
         (f'[hub]\nlink = "serial"\ntable = 3\nkey = "{KEY}"', '[hub] device_id is missing: [hub] link = "serial" needs the device id from pairing (run klik pair)'),
         ('[hub]\nlink = "serial"\ntable = 3\ndevice_id = "t-3"', '[hub] key is missing: [hub] link = "serial" needs the key from pairing (run klik pair)'),
         # http needs the hub's address
@@ -488,6 +496,7 @@ def test_klik_config_prints_the_key_hidden(
         "key": "<hidden>",
         "serial_port": "/dev/ttyAMA0",
         "serial_baud": 9600,
+        "serial_channel": "listen",
         "heartbeat_s": 2.0,
         "tls_pin_sha256": "",
     }

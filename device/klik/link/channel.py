@@ -137,7 +137,7 @@ class Channel:
         self.on_frame = on_frame
         self.clock = clock
         self.reopen_s = reopen_s
-        self.deframer = p.Deframer()
+        self.deframer = p.Deframer()  # a polled channel's ends take deflated frames too
         self.dropped = self.deframer.dropped  # the owner adds its own counts to these
         #: Notified when a byte is heard, an answer comes, or the port opens or vanishes.
         self.changed = threading.Condition()

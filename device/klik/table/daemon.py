@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,15 @@ from klik.core.tabletop import Edge
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Link
 from klik.link.http import HttpLink
+from klik.link.joining import Joined, Joiner
 from klik.link.outbox import Outbox, OutboxCorruptError
+from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
 from klik.table import notify
-from klik.table.config import Config
+from klik.table.config import Config, ConfigError, paired
 from klik.table.engine import Engine, Item, Screens
 from klik.table.gpio import JudgeEdge, TableGPIO, make_factory
+from klik.table.health import Readings
 from klik.table.journal import Journal
 
 log = logging.getLogger("klik.table.daemon")
@@ -52,7 +56,12 @@ class Daemon:
         journal: bool = True,
         publishing: bool = False,
         on_frame: Callable[[str, Image.Image, float], None] | None = None,
+        health_root: Path = Path("/"),
     ) -> None:
+        self._stopping = threading.Event()
+        # What pairing at the table gave (``paired.toml`` in the state folder) is laid over
+        # the config here, at every start.
+        config = paired.applied(config)
         self.config = config
         self._monotonic = clock
         self.offset = 0.0
@@ -61,20 +70,36 @@ class Daemon:
             factory = make_factory(config.hardware.pin_factory)
         self.gpio = TableGPIO(config, factory, self.events, self.clock)
         state = Path(config.table.state_dir)
+        # The heartbeat's health readings (``klik.table.health``), of the machine under
+        # ``health_root`` (a test's fake sysfs tree).
+        self.readings = Readings(state, root=health_root)
         self.journal = Journal(state / "journal.jsonl") if journal else None
         if self.journal is not None:
             state.mkdir(parents=True, exist_ok=True)
-        outbox: Outbox | None = None
+        self.outbox: Outbox | None = None
         self.courier: Courier | None = None
-        if journal and (linked := self._link(state)) is not None:
-            outbox, self.courier = linked
+        self.joiner: Joiner | None = None  # while the table asks the hub to join
+        hub = config.hub
+        # "none", "asking" (with the digits once the exchange gave them) or "paired"
+        self.pairing: tuple[str, str | None] = (
+            ("paired", None) if hub.device_id and hub.key else ("none", None)
+        )
+        if journal and (hub.link != "off" or hub.asks_to_join):
+            self.outbox = self._outbox(state)
+            if hub.asks_to_join:
+                self.joiner = Joiner(hub.url, on_digits=self._digits, on_joined=self._joined)
+                self.pairing = ("asking", None)
+            else:
+                self.courier = self._courier(self.outbox)
         self.engine = Engine(
             config,
             self.journal,
             screens,
             set_outputs=self.gpio.set,
-            outbox=outbox,
-            on_kept=None if self.courier is None else self.courier.wake,
+            # While it asks to join, a result is kept in its file only: it has no table number
+            # the hub knows yet. The outbox is the engine's once the judge accepted it.
+            outbox=None if self.joiner is not None else self.outbox,
+            on_kept=None if self.outbox is None else self._wake,
             wall_clock=wall_clock,
             publishing=publishing,
             on_frame=on_frame,
@@ -86,29 +111,68 @@ class Daemon:
         self.started_at: float | None = None
         self.early_edges = 0
         self._thread: threading.Thread | None = None
-        self._stopping = threading.Event()
         self.failure: BaseException | None = None
 
-    def _link(self, state: Path) -> tuple[Outbox, Courier] | None:
-        """The outbox and the courier to the hub, when ``[hub] link`` is on.
-
-        Made before the engine, which takes the outbox and wakes the courier. The courier,
-        once started, reads the engine's ``status`` and hands it news and commands through
-        the engine thread's queue (``call``).
-        """
-        hub = self.config.hub
-        if hub.link == "off":
-            return None
+    @staticmethod
+    def _outbox(state: Path) -> Outbox:
+        """The results kept for the hub, made before the engine, which takes it."""
         path = state / "outbox.sqlite"
         try:
-            outbox = Outbox(path)
+            return Outbox(path)
         except OutboxCorruptError:
-            outbox = Outbox.start_anew(path)  # one line says what was moved aside
+            return Outbox.start_anew(path)  # one line says what was moved aside
+
+    def _wake(self) -> None:
+        """A result was kept: the courier takes it (once the table is paired)."""
+        if self.courier is not None:
+            self.courier.wake()
+
+    def _digits(self, digits: str | None) -> None:
+        """The joiner's digits (its thread): seat A shows them while the table asks."""
+        self.pairing = ("asking", digits)
+        self.call(lambda engine, now: engine.pairing(digits, None, now))
+
+    def _joined(self, joined: Joined) -> None:
+        """The judge accepted this table (the joiner's thread): what it gave is kept in the
+        state folder, the config takes it, and the courier starts."""
+        https = self.config.hub.url.startswith("https://")
+        given = {
+            "table": joined.table,
+            "device_id": joined.device_id,
+            "key": joined.key,
+            "tls_pin_sha256": joined.tls_pin_sha256 if https else None,
+        }
+        try:
+            paired.keep(self.config, given)
+            self.config = paired.applied(self.config)
+        except (OSError, ConfigError) as error:
+            log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
+            self.pairing = ("none", None)
+            return
+        assert self.outbox is not None  # the joiner runs only with a journal, and so an outbox
+        courier = self._courier(self.outbox)
+        self.courier = courier
+        self.pairing = ("paired", None)
+        config = self.config
+        log.info("stół %s: połączono z hubem %s", config.table.name, config.hub.url)
+        outbox = self.outbox
+        self.call(lambda engine, now: engine.pairing(None, config, now, outbox=outbox))
+        if not self._stopping.is_set():
+            courier.start()
+
+    def _courier(self, outbox: Outbox) -> Courier:
+        """The courier to the hub for the config's ``[hub]``. It reads the engine's
+        ``status`` once started and hands it news and commands through the engine thread's
+        queue (``call``)."""
+        hub = self.config.hub
         key = p.key_bytes(hub.key)
         link: Link
         heartbeat_s = hub.heartbeat_s
         if hub.link == "serial":
-            link = SerialLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
+            if hub.serial_channel == "polled":
+                link = PolledLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
+            else:
+                link = SerialLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
             # Nine tables' heartbeats every 2 s would fill a shared 9600-baud channel; the
             # hub pushes commands over serial, so the heartbeat only reports the state.
             heartbeat_s = max(heartbeat_s, SERIAL_HEARTBEAT_S)
@@ -120,14 +184,24 @@ class Daemon:
             hub.device_id,
             key,
             heartbeat_s=heartbeat_s,
-            status=lambda: self.engine.status(self.clock()),
+            status=self._status,
             on_tracking=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
             on_command=self._command,
             on_round=self._round,
         )
-        if isinstance(link, SerialLink):
+        if isinstance(link, (SerialLink, PolledLink)):
             link.on_push = courier.push
-        return outbox, courier
+        return courier
+
+    def _status(self) -> p.Heartbeat:
+        """The heartbeat's state of the table with its health (the courier's thread)."""
+        now = self.clock()
+        beat = self.engine.status(now)
+        alerts = self.engine.session  # the seats whose panel is out or button stuck
+        health = self.readings.health(
+            now, panels_out=alerts.presenter.panels_out, stuck=alerts.stuck
+        )
+        return replace(beat, health=health)
 
     def _command(self, order: Command) -> bool:
         """Carry out a hub command on the engine thread and wait until it has (the courier
@@ -160,6 +234,8 @@ class Daemon:
         self._thread.start()
         if self.courier is not None:
             self.courier.start()
+        if self.joiner is not None:
+            self.joiner.start()
 
     def put(self, item: Item) -> None:
         """Queue an order or an edge from another thread (the hub, the virtual table)."""
@@ -220,9 +296,11 @@ class Daemon:
         return thread is not None and thread.is_alive() and self.clock() - self.beat <= stale_s
 
     def stop(self) -> None:
+        self._stopping.set()
+        if self.joiner is not None:
+            self.joiner.stop()
         if self.courier is not None:
             self.courier.stop()
-        self._stopping.set()
         self.events.put(_STOP)
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -115,6 +115,19 @@ class Engine:
         heartbeat heard at ``heard`` on the table clock, or None (it runs none for this table)."""
         self.session.round_clock(said, heard, now)
 
+    def pairing(
+        self, digits: str | None, paired: Config | None, now: float, outbox: Outbox | None = None
+    ) -> None:
+        """Pairing at the table (on the engine thread): the digits to show on seat A while
+        it asks the hub to join, or, once the judge accepted it, the config with what pairing
+        gave (the table's number, its device id) and the ``outbox`` its results go to from
+        now on, carrying that number."""
+        if paired is not None:
+            self.keeper.config = self.presenter.config = paired
+            self.keeper.outbox = self.keeper.outbox or outbox
+            self.session.rounds.table = paired.table.name
+        self.session.pairing(digits, paired, now)
+
     def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news (on the engine thread): this game's result sent, or how many wait."""
         self.session.delivered(news, now)

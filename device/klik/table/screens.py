@@ -43,6 +43,8 @@ ALERTS: Mapping[AlertKind, str] = {
     AlertKind.STUCK: N_("Button {seat} stuck"),
     AlertKind.PANEL: N_("Screen {seat} out"),
     AlertKind.HUB: N_("Hub unreachable"),
+    AlertKind.PAIRING: N_("Pairing code {text}"),
+    AlertKind.PAIRED: N_("Table {text} · connected"),
 }
 PAUSED_BY: Mapping[str, str] = {
     "judge": N_("Judge's pause"),
@@ -219,7 +221,8 @@ def _header(v: SeatView, _: Say, title: str | None = None) -> Block:
 
 
 def _alert(alert: Alert, _: Say) -> Block:
-    return _line(_(ALERTS[alert.kind]).format(seat=alert.seat or ""), 0, lit=True)
+    said = _(ALERTS[alert.kind]).format(seat=alert.seat or "", text=alert.text)
+    return _line(said, 0, lit=True)
 
 
 def _ready(v: SeatView, _: Say) -> list[Block]:

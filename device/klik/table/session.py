@@ -80,6 +80,8 @@ class Session:
         self.judge = gs.JudgeKey()
         self.next_checkpoint: float | None = None
         self.round_time = RoundTime(config.table.name)  # the hub's round clock, as last heard
+        self.pairing_digits: str | None = None  # while it asks the hub to join
+        self.paired = False  # the judge accepted it since the start
 
     @property
     def game(self) -> g.Game:
@@ -99,6 +101,8 @@ class Session:
             waiting=self.keeper.waiting,
             seats=self.settings.seats,
             round_ends=self.round_time.ends(self.game_lineup),
+            pairing_digits=self.pairing_digits,
+            paired=self.paired,
         )
 
     def played(self) -> Played:
@@ -372,6 +376,15 @@ class Session:
             self._new_game(now, self.game_no)  # nothing was played: the same number
         elif phase is g.Phase.DONE:
             self._new_game(now, self._next_game_no())
+
+    def pairing(self, digits: str | None, paired: Config | None, now: float) -> None:
+        """Pairing at the table: the digits seat A shows while it asks (None: none now), or
+        the config with what pairing gave, once the judge accepted it."""
+        self.pairing_digits = digits
+        if paired is not None:
+            self.config, self.paired = paired, True
+            self.round_time = RoundTime(paired.table.name)
+        self.refresh(max(now, self.driver.now))
 
     def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news: this game's result sent, or how many wait."""

@@ -13,7 +13,8 @@ gpiozero callback → queue → engine → screens. API (JSON unless said otherw
 - ``GET /api/seats/{seat}/screen.png`` the seat's screen, pixel for pixel (128×64)
 - ``GET /api/state`` the game record (as ``klik replay`` prints it) plus LEDs, buzzer, the
   round's time left (``round_left_s``, null without the hub's round clock) and the table's
-  ``language`` (the page speaks it)
+  ``language`` (the page speaks it), and ``pairing``: ``{"state": "asking"|"paired"|"none",
+  "digits": "DDDDDD"|null}`` (pairing at the table: the digits seat A shows while it asks)
 
 The page is ``web/index.html`` with its script ``web/table.js``, after ``/words.js`` (the
 catalogue, ``klik.words.script``): every word it shows is the catalogue's.
@@ -452,6 +453,7 @@ def state(table: Daemon) -> dict[str, Any]:
         "delivery": delivery(table),
         "hub_url": table.config.hub.url if table.config.hub.link == "http" else None,
         "language": table.config.table.language,
+        "pairing": {"state": table.pairing[0], "digits": table.pairing[1]},
     }
 
 

@@ -74,6 +74,8 @@ class AlertKind(StrEnum):
     STUCK = "stuck"  # a seat's button held down past stuck_s
     PANEL = "panel"  # a seat's screen is not answering (not shown on that screen)
     HUB = "hub"  # the hub has not answered lately
+    PAIRING = "pairing"  # seat A: the digits of the table's request to join the hub
+    PAIRED = "paired"  # seat A, before the game: the judge accepted it as table ``text``
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,7 @@ class Alert:
 
     kind: AlertKind
     seat: str | None = None
+    text: str = ""  # PAIRING: the six digits; PAIRED: the table's number
 
     def __str__(self) -> str:  # the log's short code: "stuck:B", "panel:C", "hub"
         return self.kind.value if self.seat is None else f"{self.kind.value}:{self.seat}"
@@ -117,6 +120,10 @@ class TableInfo:
     # When the round's time is up (the table's clock, seconds), while the hub's round clock
     # runs for this game's round (``klik.table.roundclock``); None without one.
     round_ends: float | None = None
+    # Pairing at the table (``klik.link.joining``): the digits while it asks the hub to join;
+    # ``paired``: the judge accepted it since the daemon started.
+    pairing_digits: str | None = None
+    paired: bool = False
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -210,6 +217,7 @@ def seat_view(
         [Alert(AlertKind.STUCK, s) for s in sorted(info.stuck)]
         + [Alert(AlertKind.PANEL, s) for s in sorted(info.panels_out) if s != seat]
         + ([Alert(AlertKind.HUB)] if info.hub_down else [])
+        + _pairing(game, info, seat)
     )
     base = SeatView(
         seat=seat,
@@ -294,6 +302,19 @@ def seat_view(
         seconds_left=None,
         whole_table=seat in game.looking,
     )
+
+
+def _pairing(game: g.Game, info: TableInfo, seat: str) -> list[Alert]:
+    """Seat A's line while the table asks to join (its digits), and once it was accepted,
+    until the first game starts."""
+    if seat != g.SEATS[0]:
+        return []
+    if info.pairing_digits is not None:
+        digits = info.pairing_digits
+        return [Alert(AlertKind.PAIRING, text=f"{digits[:3]} {digits[3:]}")]
+    if info.paired and game.phase is g.Phase.READY:
+        return [Alert(AlertKind.PAIRED, text=info.table)]
+    return []
 
 
 def _with(view: SeatView, **changes: object) -> SeatView:

@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 
 from klik.link import protocol as p
 from klik_hub import sql
+from klik_hub.hall.health import warnings
 from klik_hub.hall.heartbeats import watch
 from klik_hub.sql.devices import Device
 from klik_hub.store import Store, utc_iso
@@ -81,8 +82,8 @@ def believed(store: Store, envelope: p.Envelope, mac: str) -> Iterator[tuple[Con
 
 def tables(store: Store) -> list[dict[str, Any]]:
     """Every paired table with its last heartbeat, the seats its judge should watch
-    (``heartbeats.watch``: slow movers, repeated timeouts) and its pending commands, by table
-    number."""
+    (``heartbeats.watch``: slow movers, repeated timeouts), its health's warnings
+    (``health.warnings``) and its pending commands, by table number."""
     now = store.now_ms()
     with store.reading() as db:
         rows = sql.devices.with_heartbeats(db)
@@ -98,6 +99,7 @@ def tables(store: Store) -> list[dict[str, Any]]:
                 "seen_s_ago": None if row.seen_ms is None else (now - row.seen_ms) / 1000,
                 "status": status,
                 "watch": watch(status),
+                "warnings": warnings(status),
                 "commands": pending.get(row.table_no, []),
             }
         )

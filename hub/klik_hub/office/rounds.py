@@ -14,6 +14,7 @@ from klik.core.game import SEATS
 from klik.link import protocol as p
 from klik.words import Words, nwords, words
 from klik_hub import sql
+from klik_hub.hall.health import other_protocol
 from klik_hub.office import clock, counting
 from klik_hub.office.draws import Drawn, seen
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
@@ -128,7 +129,9 @@ def send(
     first if it was never sent, so no round is played as "Gracz A-D" because the judge
     started it before sending the lineups, and starts the round's clock of each table not
     started yet (``office.clock``: a late table's time counts from its own start);
-    ``round-over`` marks their clocks over."""
+    ``round-over`` marks their clocks over. ``start`` is a ConflictError naming the tables
+    whose last heartbeat names another protocol revision than the hub's (a table not heard
+    yet, or an older one that says none, is started: its revision is not known)."""
     if kind not in p.ROUND_KINDS:
         kinds = ", ".join(p.ROUND_KINDS)
         raise TournamentError(words("kind {kind!r}: allowed are {kinds}", kind=kind, kinds=kinds))
@@ -147,7 +150,14 @@ def send(
         numbers = sorted(set(tables)) if tables else list(every)
         lineups = {k: _lineup(tid, row, kept, kept.tables[k - 1], names) for k in numbers}
         sent = set()
+        others: dict[int, int] = {}  # table: the other protocol its last heartbeat names
         if kind == "start":
+            others = {
+                x.table_no: theirs
+                for x in sql.devices.with_heartbeats(db)
+                if x.table_no in numbers and x.body is not None
+                if (theirs := other_protocol(json.loads(x.body))) is not None
+            }
             sent = {
                 int(k)
                 for k, args in sql.commands.sent_games(db, numbers)
@@ -163,6 +173,8 @@ def send(
             first=unpaired[0],
         )
         raise ConflictError(said)
+    if others:
+        raise ConflictError(_other_protocol(others))
     orders: list[tuple[int, str, dict[str, Any]]] = []
     for k in numbers:
         if kind == "game" or (kind == "start" and k not in sent):
@@ -180,6 +192,21 @@ def send(
     return [
         {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
     ]
+
+
+def _other_protocol(others: dict[int, int]) -> Words:
+    """The refusal to start a round on tables ``others`` (table: its protocol revision)."""
+    tables = sorted(others)
+    return nwords(
+        "table {tables} runs protocol version {theirs}, the hub {ours}: update it, then start "
+        "the round",
+        "tables {tables} run protocol versions {theirs}, the hub {ours}: update them, then "
+        "start the round",
+        len(tables),
+        tables=", ".join(map(str, tables)),
+        theirs=", ".join(str(others[k]) for k in tables),
+        ours=p.REVISION,
+    )
 
 
 def _unplaced(

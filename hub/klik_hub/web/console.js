@@ -203,8 +203,28 @@ function tableRow(row) {
     el("td", {}, STATES[s.state] ?? s.state, caller),
     el("td", {}, named(s.mover, s.names)), el("td", {}, left), el("td", {}, s.draw_tiles),
     el("td", {}, (row.watch || []).map((w, k) => [k > 0 && el("br"), watched(w)])),
+    el("td", {}, health(s.health, row.warnings || [])),
     el("td", {}, s.outbox, refused),
     el("td", {}, button, waiting));
+}
+
+// The table's health in plain words (the hub's warnings from its last heartbeat's health,
+// the worst first), its readings in the tooltip; "OK" when all is well, "—" when the table
+// says nothing of its health (an older table, or none heard yet).
+const HEALTH = {
+  protocol: _("other protocol than the hub: update before the round"),
+  under_voltage: _("power supply too weak"), hot: _("overheated"), card_full: _("card almost full"),
+  version: _("other version than the hub"), clock: _("clock not synchronised"),
+};
+function health(h, warned) {
+  if (!h) return "—";
+  const seats = list => (list || []).join(", ");
+  const words = warned.map(w => w === "panel_out" ? _("screen {seats} out", {seats: seats(h.panels_out)})
+    : w === "stuck" ? _("button {seats} stuck", {seats: seats(h.stuck)}) : HEALTH[w] ?? w);
+  const shown = [h.cpu_temp_c != null && `${h.cpu_temp_c} °C`, h.free_mb != null && `${h.free_mb} MB`,
+    h.version && `v${h.version}`].filter(Boolean).join(" · ");
+  if (!words.length) return el("span", {class: "ok", "data-testid": "health", title: shown}, pgettext("health", "OK"));
+  return el("b", {class: "bad", "data-testid": "health", title: shown}, words.join("; "));
 }
 
 // A seat the judge should watch in this game (the hub picks them from the heartbeat's
@@ -257,9 +277,35 @@ function winners(row, counted) {
   return row.winners.map(s => named(s, row.names)).join(", ");
 }
 
+// The tables asking to join (pairing at the table): the judge compares the digits with seat
+// A's screen, types the table's number and accepts. The judge's alone: none until logged in.
+// Drawn anew only when the requests change, so a number being typed stays.
+let askingShown = "";
+function askingRows(asking) {
+  $("asking").hidden = asking.length === 0;
+  const ids = asking.map(a => a.id).join();
+  if (ids === askingShown) {
+    for (const a of asking) {
+      const cell = document.querySelector(`[data-asking-seen="${a.id}"]`);
+      if (cell) cell.textContent = contact(a.seen_s_ago);
+    }
+    return;
+  }
+  askingShown = ids;
+  $("asking-list").tBodies[0].replaceChildren(...asking.map(a => el("tr", {"data-asking": a.id},
+    el("td", {class: "digits"}, `${a.digits.slice(0, 3)} ${a.digits.slice(3)}`),
+    el("td", {}, a.link), el("td", {"data-asking-seen": a.id}, contact(a.seen_s_ago)),
+    el("td", {}, el("input", {type: "number", min: 1, max: 999, "data-asking-table": a.id,
+      "aria-label": _("Table")})),
+    el("td", {}, el("button", {"data-accept": a.id, "data-digits": a.digits}, _("Accept")), " ",
+      el("button", {"data-refuse": a.id}, _("Refuse"))))));
+}
+
 async function live() {
+  const asking = get("/api/v1/pairing").catch(r => r.status === 401 ? [] : Promise.reject(r));
   const [tables, results, counted] = await Promise.all([get("/api/v1/tables"),
     get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : []]);
+  askingRows(await asking);
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
   $("tables").tBodies[0].replaceChildren(...tables.map(tableRow));
   $("results").tBodies[0].replaceChildren(...results.map(r => resultRow(r, byId)));
@@ -455,6 +501,7 @@ function labels() {
   document.title = _("Klik — judge's hub");
   $("title").textContent = document.title;
   $("tables-title").textContent = _("Tables");
+  $("asking-title").textContent = _("Tables asking to join");
   $("results-title").textContent = _("Results");
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = LABELS[e.dataset.t];
   const choices = {rules: RULES, format: FORMATS, kind: KINDS};
@@ -470,7 +517,8 @@ function labels() {
   $("lang").textContent = otherName;
   $("lang").href = "?" + next.toString();
   head("tables", [_("Table"), _("Contact"), _("State"), _("Mover"), _("Left"), _("Pile"),
-    _("To watch"), _("Waiting"), ""]);
+    _("To watch"), pgettext("table", "Health"), _("Waiting"), ""]);
+  head("asking-list", [_("Digits on seat A"), _("Link"), _("Contact"), _("Table"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
   head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here")]);
@@ -602,6 +650,26 @@ $("draw").addEventListener("submit", async e => {
 });
 
 document.addEventListener("click", async e => {
+  const accept = e.target.closest("button[data-accept]");
+  if (accept) {
+    const id = accept.dataset.accept;
+    const number = Number(document.querySelector(`[data-asking-table="${id}"]`).value);
+    if (!number) return say(_("Type the table's number first."), true);
+    accept.disabled = true;
+    const answer = await change("POST", `/api/v1/pairing/${id}`,
+      {table: number, digits: accept.dataset.digits});
+    if (answer.ok) say(_("Table {table} paired.", {table: number}));
+    accept.disabled = false;
+    refresh();
+    return;
+  }
+  const refuse = e.target.closest("button[data-refuse]");
+  if (refuse) {
+    refuse.disabled = true;
+    await change("DELETE", `/api/v1/pairing/${refuse.dataset.refuse}`);
+    refresh();
+    return;
+  }
   const command = e.target.closest("button[data-kind]");
   if (command) {
     command.disabled = true;

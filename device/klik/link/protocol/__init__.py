@@ -1,9 +1,10 @@
 """The table ↔ hub protocol: its words (envelope types, paths, answer statuses with their
 HTTP codes, command kinds: ``words``), canonical JSON, signed envelopes, serial frames and
 receipts (``envelope``), the heartbeat (``messages``) and a round's lineup (``lineup``) as
-typed messages, a seat's moves as a result and a heartbeat carry them (``moves``), the
-round's clock in the hub's answer to a heartbeat (``roundclock``), and the ``Ack`` a table's
-link hands its courier for an envelope (``ack``).
+typed messages, a table's health and the protocol's ``REVISION`` (``health``), a seat's
+moves as a result and a heartbeat carry them (``moves``), the round's clock in the hub's
+answer to a heartbeat (``roundclock``), and the ``Ack`` a table's link hands its courier for
+an envelope (``ack``).
 
 Both sides import this package, and nothing else defines these; ``docs/protocol.md`` is
 the contract in prose (``tests/link/test_protocol_doc.py`` checks that each names what the
@@ -39,6 +40,7 @@ from klik.link.protocol.envelope import (
     seal,
     verify,
 )
+from klik.link.protocol.health import REVISION, THROTTLE_FLAGS, Health, Throttled
 from klik.link.protocol.lineup import FIRST_STARTERS, RoundLineup
 from klik.link.protocol.messages import (
     MAX_COMMAND_ID,
@@ -79,9 +81,11 @@ __all__ = [
     "RECEIPT_ALPHABET",
     "RECEIPT_LENGTH",
     "REQUESTS",
+    "REVISION",
     "ROUND_KINDS",
     "STATES",
     "TAKEN",
+    "THROTTLE_FLAGS",
     "TYPES",
     "TYPE_OF_PATH",
     "UNPAIRED_HTTP",
@@ -92,6 +96,7 @@ __all__ = [
     "Deframer",
     "Envelope",
     "EnvelopeType",
+    "Health",
     "Heartbeat",
     "Json",
     "ProtocolError",
@@ -99,6 +104,7 @@ __all__ = [
     "RoundClock",
     "RoundLineup",
     "Status",
+    "Throttled",
     "Trouble",
     "canonical",
     "check_frame",

@@ -21,7 +21,7 @@ import hmac
 import json
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -299,6 +299,9 @@ class Deframer:
     """
 
     dropped: dict[str, int] = field(default_factory=lambda: {"oversize": 0, "crc": 0})
+    #: a line (no newline) → its envelope bytes, or None if damaged: ``check_frame`` (None),
+    #: or ``klik.link.deflate.check_line``, which takes deflated frames too
+    check: Callable[[bytes], bytes | None] | None = None
     _buffer: bytearray = field(default_factory=bytearray)
     _skipping: bool = False  # inside an oversize frame: drop until its newline
 
@@ -321,7 +324,7 @@ class Deframer:
             if len(line) + 1 > MAX_FRAME:
                 self.dropped["oversize"] += 1
                 continue
-            body = check_frame(line)
+            body = (self.check or check_frame)(line)
             if body is None:
                 self.dropped["crc"] += 1
                 continue

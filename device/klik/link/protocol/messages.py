@@ -2,9 +2,9 @@
 each in one place (``Heartbeat.json`` and ``Heartbeat.decode``).
 
 ``decode`` takes what older tables send too: every field may be missing (``names``,
-``acks``, ``refused``, ``seq_in_doubt``, ``move_time_ms`` and ``moves`` came later), but a
-field that is there has its type. Fields it does not know are left in the body the hub keeps,
-as a result's are.
+``acks``, ``refused``, ``seq_in_doubt``, ``move_time_ms``, ``moves`` and ``health`` came
+later), but a field that is there has its type. Fields it does not know are left in the body
+the hub keeps, as a result's are.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from klik.core.game import SEATS
 from klik.link.protocol.envelope import ProtocolError
+from klik.link.protocol.health import Health
 from klik.link.protocol.moves import check_seats_moves
 
 Json = dict[str, Any]
@@ -64,6 +65,7 @@ class Heartbeat:
     acks: tuple[str, ...] = ()
     refused: tuple[Refusal, ...] = ()
     seq_in_doubt: bool = False  # asks the hub for the last result seq it holds from us
+    health: Health | None = None  # the table's own health (``klik.table.health``)
 
     def json(self) -> Json:
         body: Json = {
@@ -85,6 +87,8 @@ class Heartbeat:
         }
         if self.seq_in_doubt:
             body["seq_in_doubt"] = True
+        if self.health is not None:
+            body["health"] = self.health.json()
         return body
 
     @classmethod
@@ -134,6 +138,7 @@ class Heartbeat:
             acks=tuple(acks),
             refused=_refused(body.get("refused", [])),
             seq_in_doubt=doubt,
+            health=None if body.get("health") is None else Health.decode(body["health"]),
         )
 
 

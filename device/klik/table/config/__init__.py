@@ -10,6 +10,8 @@ Split as Mopidy's is, each module a layer you can name in a word:
 - ``checks``: how the keys fit together: the engine's settings, the pins, the hub link.
 - ``load``: the I/O: read the defaults and the organiser's file, lay one over the other,
   write the effective config as TOML (tomli-w).
+- ``paired``: what pairing at the table gave, kept in the state folder (``paired.toml``)
+  and laid over ``[hub]`` when the daemon starts.
 
 A mistake is one line naming the file, the key, the value and what is allowed::
 

@@ -66,10 +66,29 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
 
 
 def _check_hub(hub: HubSection, source: str) -> None:
-    """A link that is on needs what pairing gives (and, over http, the hub's address)."""
+    """A link that is on needs what pairing gives (and, over http, the hub's address); an
+    http link with the address and nothing from pairing asks to join."""
     if hub.link == "off":
         return
     needs = f'[hub] link = "{hub.link}" needs'
+    if not hub.asks_to_join:  # else it asks the hub to join: the judge's accept gives the rest
+        _check_paired(hub, source, needs)
+    if hub.link != "http":
+        return
+    if not hub.url:
+        raise ConfigError(
+            f'{source}: [hub] url is missing: {needs} the hub\'s address, e.g. "http://10.0.0.5:8000"'
+        )
+    if hub.tls_pin_sha256 and not hub.url.startswith("https://"):
+        # Over plain http a pin checks nothing: say so rather than let the organiser believe
+        # the link is pinned.
+        raise ConfigError(
+            f"{source}: [hub] tls_pin_sha256 is set but [hub] url = {as_toml(hub.url)} is not "
+            "https://; a pinned certificate needs an https:// address"
+        )
+
+
+def _check_paired(hub: HubSection, source: str, needs: str) -> None:
     if hub.table == 0:
         raise ConfigError(
             f"{source}: [hub] table is missing: {needs} the table's number at the tournament, "
@@ -83,17 +102,4 @@ def _check_hub(hub: HubSection, source: str) -> None:
     if not hub.key:
         raise ConfigError(
             f"{source}: [hub] key is missing: {needs} the key from pairing (run klik pair)"
-        )
-    if hub.link != "http":
-        return
-    if not hub.url:
-        raise ConfigError(
-            f'{source}: [hub] url is missing: {needs} the hub\'s address, e.g. "http://10.0.0.5:8000"'
-        )
-    if hub.tls_pin_sha256 and not hub.url.startswith("https://"):
-        # Over plain http a pin checks nothing: say so rather than let the organiser believe
-        # the link is pinned.
-        raise ConfigError(
-            f"{source}: [hub] tls_pin_sha256 is set but [hub] url = {as_toml(hub.url)} is not "
-            "https://; a pinned certificate needs an https:// address"
         )

@@ -175,12 +175,21 @@ class HubSection:
     key: str = field(repr=False, metadata=allowed(Secret()))
     serial_port: str = field(metadata=allowed(Text(1, 4096, spaces=False)))
     serial_baud: int = field(metadata=allowed(OneOf(BAUD_RATES, "baud")))
+    # "listen": listen before talking (a cable, or radios the hub cannot poll); "polled": the
+    # hub gives each table its turn (klik hub --serial-channel polled)
+    serial_channel: Literal["listen", "polled"]
     # how often the table tells the hub it is alive (and asks for commands)
     heartbeat_s: float = field(metadata=allowed(Range(0.5, 60, "s")))
     # SHA-256 of the hub's self-signed certificate: https then trusts that one certificate
     tls_pin_sha256: str = field(
         metadata=allowed(Pattern(PIN, "64 hex digits (SHA-256), without colons", "no pin"))
     )
+
+    @property
+    def asks_to_join(self) -> bool:
+        """The hub's address and nothing from pairing: the table asks the hub to join
+        (``klik.link.joining``), unless its link is a serial one."""
+        return bool(self.url) and self.link != "serial" and not self.device_id and not self.key
 
 
 def defaults_text() -> str:

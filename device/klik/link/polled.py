@@ -1,0 +1,163 @@
+"""The table's end of a polled serial channel: it talks only when the hub polls it.
+
+``[hub] link = "serial"`` with ``serial_channel = "polled"`` (``docs/protocol.md``, "The
+polled channel"). The hub (``klik_hub.serial_poll``) polls each table in turn with
+``?device``; the table answers at once, in its turn, with its waiting frame (a result or a
+heartbeat, deflated: ``klik.link.deflate``) or ``.device`` ("nothing"). No listening before
+talking and no back-off: nobody else talks in its turn.
+
+``PolledLink`` is the courier's link as ``SerialLink`` is: ``send`` an envelope, get the
+hub's signed ack back as a ``protocol.Ack``. ``send`` leaves the frame waiting for the next
+turn and blocks until its ack comes (a turn or a few later, if the poll, the frame or the ack
+was lost: the frame goes again at each turn until its ack is in, and the hub answers a
+resent result as a duplicate, with the first receipt). Pushed commands are handed to
+``on_push`` as over the other serial link. Standard library and pyserial only.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from klik.link import deflate, poll
+from klik.link import protocol as p
+from klik.link.channel import Channel, Port
+from klik.link.reply import LinkDown
+from klik.link.serial import ANSWERS
+
+log = logging.getLogger("klik.link.serial")
+
+#: How long ``send`` waits for its ack: many turns of a channel of thirty tables.
+ANSWER_TIMEOUT_S = 60.0
+
+
+def _ignore(envelope: p.Envelope) -> None:
+    """The default ``on_push``: a link whose owner takes no commands."""
+
+
+class PolledLink:
+    """The table's link to the hub over a polled serial channel; ``send`` and ``close``.
+
+    ``port``, ``baud``, ``device``, ``key`` and ``on_push`` as ``SerialLink``'s. ``turns``
+    counts the polls answered: ``frames`` (a waiting frame sent) and ``nothing``. The reader
+    starts at once, and answers polls on its own thread; ``close`` stops it.
+    """
+
+    def __init__(
+        self,
+        port: str | Port,
+        baud: int,
+        device: str,
+        key: bytes,
+        *,
+        on_push: Callable[[p.Envelope], None] = _ignore,
+        answer_timeout_s: float = ANSWER_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.device = device
+        self.key = key
+        self.on_push = on_push
+        self.clock = clock
+        self.answer_timeout_s = answer_timeout_s
+        self.channel = Channel(port, baud, self._frame, clock=clock)
+        self.channel.deframer = deflate.deframer(self.channel.dropped)
+        self.dropped = self.channel.dropped
+        self.dropped.update({"json": 0, "mac": 0, "other": 0})
+        self.turns = {"frames": 0, "nothing": 0}
+        self._poll = poll.turn_frame(poll.POLL, device)[:-10]  # the poll's body
+        self._nothing = poll.turn_frame(poll.NOTHING, device)
+        self._waiting: bytes | None = None  # the frame to send in our turn
+        self._awaiting: tuple[int, str] | None = None  # (seq, type) of the request out
+        self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
+        self._pushed = False  # commands came while a request waited for its ack
+        self.channel.start()
+
+    def send(self, envelope: p.Envelope, key: bytes) -> p.Ack:
+        """Sign one request of this table, send it in its turns until the hub's signed ack
+        comes, and return that ack as the courier's ``Ack``.
+
+        Blocks up to ``answer_timeout_s``; then, or when the port fails, LinkDown. ValueError
+        for an envelope that is not this table's request or a key that is not its key;
+        LinkDown for one whose frame would be too long even deflated.
+        """
+        kind = envelope.type
+        if kind not in p.REQUESTS or envelope.device != self.device or key != self.key:
+            raise ValueError(f"a {kind} of {envelope.device} does not go by this link")
+        signed = envelope.signed(key)
+        try:
+            line = deflate.squeeze(p.canonical(signed, max_depth=p.ENVELOPE_DEPTH))
+        except p.ProtocolError:
+            raise LinkDown(
+                f"{kind} {envelope.seq} is over the {p.MAX_FRAME} bytes of a serial frame"
+            ) from None
+        with self.channel.changed:
+            self._waiting, self._awaiting, self._answer = line, (envelope.seq, kind), None
+            self._pushed = False
+        try:
+            self.channel.wait_for(lambda: self._answer is not None or self._pushed,
+                                  self.clock() + self.answer_timeout_s)  # fmt: skip
+        finally:
+            with self.channel.changed:
+                answer, self._answer = self._answer, None
+                self._waiting = self._awaiting = None
+        if answer is None and self._pushed:
+            # A judge's pause must not wait for this ack: the courier carries the command
+            # out now and sends this again (the hub answers a resent result as a duplicate).
+            raise LinkDown("the hub pushed a command: it goes first")
+        if answer is None:
+            raise LinkDown(f"no answer from the hub on {self.channel.name}")
+        ack, signed_ack = answer
+        status = p.Status(ack.body["status"])
+        return p.Ack(status, ack.body, signed_ack, seen=f"ack {status}")
+
+    def close(self) -> None:
+        """Stop the reader and close the port; a ``send`` under way gets LinkDown."""
+        self.channel.close()
+
+    def _frame(self, data: bytes) -> None:
+        """One frame heard (the reader thread): our poll, an answer, a push, or not ours."""
+        if data == self._poll:
+            self._take_turn()
+            return
+        if poll.turn_of(data) is not None:
+            return  # another table's turn
+        try:
+            envelope, mac = p.open_envelope(data)
+        except p.ProtocolError:
+            self.dropped["json"] += 1
+            return
+        if envelope.type != "ack" or envelope.device != self.device:
+            self.dropped["other"] += 1
+            return
+        if not p.verify(envelope, mac, self.key):
+            self.dropped["mac"] += 1
+            return
+        of = envelope.body.get("of")
+        if of == "commands":
+            self.on_push(envelope)
+            with self.channel.changed:
+                self._pushed = True
+                self.channel.changed.notify_all()
+            return
+        with self.channel.changed:
+            if (
+                self._awaiting == (envelope.seq, of)
+                and self._answer is None
+                and p.status_of(envelope.body.get("status")) in ANSWERS
+            ):
+                self._answer = (envelope, {**envelope.unsigned(), "mac": mac})
+                self._waiting = None  # taken: not sent again
+                self.channel.changed.notify_all()
+                return
+        self.dropped["other"] += 1  # a late ack, or one for a request not out any more
+
+    def _take_turn(self) -> None:
+        """Our turn: the waiting frame, or "nothing", at once."""
+        with self.channel.changed:
+            line = self._waiting
+        try:
+            self.channel.send(line or self._nothing)
+        except LinkDown:
+            return  # the channel has said why; the hub polls again
+        self.turns["frames" if line else "nothing"] += 1

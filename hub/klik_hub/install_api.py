@@ -1,0 +1,78 @@
+"""The tables' install from the hub (issue 21): ``make bundle``'s folder, served read-only to
+the venue's network, so a table installs or updates with no internet (README, "From an empty
+SD card to a table")::
+
+    curl -fsSk https://HUB:8000/install | sudo sh -s -- HASH
+
+``GET /install`` is the script (``web/install.sh``, the hub's own address filled in);
+``GET /install/files/PATH`` is one file of the bundle, streamed: ``SHA256SUMS`` or a file it
+lists, nothing else (so no path leaves the folder). Public, like the projector: the bundle is
+the table's software and the shipped default config, no key and no player. What keeps it
+honest is the hash the organiser brings: the script fetches SHA256SUMS first and refuses a
+bundle whose SHA256SUMS has another hash, and ``install.sh --from`` checks every file.
+Without ``klik hub --bundle DIR`` both answer 404 in one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from importlib import resources
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+SUMS = "SHA256SUMS"  # as firmware/bundle.py writes it
+NO_BUNDLE = "no bundle for the tables here: start the hub with --bundle DIR (make bundle)"
+# A Host header as the script may quote it: a name or an IPv4 address, or an IPv6 one in
+# brackets, and a port. The guard has checked that it names this hub.
+HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+SHELL_SCRIPT = "text/x-shellscript; charset=utf-8"
+
+
+def listed(bundle: Path) -> set[str] | None:
+    """The paths SHA256SUMS lists in ``bundle`` (with SHA256SUMS itself), or None when
+    ``bundle`` holds no bundle. A path that is absolute or goes upwards is never listed."""
+    try:
+        text = (bundle / SUMS).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    paths = {line[66:] for line in text.splitlines() if len(line) > 66 and line[64:66] == "  "}
+    return {SUMS} | {p for p in paths if not p.startswith("/") and ".." not in p.split("/")}
+
+
+def bundle_hash(bundle: Path) -> str | None:
+    """The bundle's hash (the SHA-256 of its SHA256SUMS), for the hub's log; None if none."""
+    try:
+        return hashlib.sha256((bundle / SUMS).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def router(bundle: Path | None) -> APIRouter:
+    """The two routes, on the folder ``bundle`` (None: the hub serves none)."""
+    api = APIRouter(include_in_schema=False)  # a script and files, as the console's
+
+    @api.get("/install")
+    def script(request: Request) -> Response:
+        if bundle is None or listed(bundle) is None:
+            return JSONResponse({"error": NO_BUNDLE}, 404)
+        host = request.headers.get("host", "")
+        if not HOST.fullmatch(host):
+            return JSONResponse({"error": f"Host {host[:100]!r}: not an address"}, 400)
+        hub = f"{request.url.scheme}://{host}"
+        text = resources.files("klik_hub").joinpath("web/install.sh").read_text(encoding="utf-8")
+        return Response(text.replace("@HUB@", hub), media_type=SHELL_SCRIPT)
+
+    @api.get("/install/files/{path:path}")
+    def file(path: str) -> Response:
+        paths = listed(bundle) if bundle is not None else None
+        if bundle is None or paths is None:
+            return JSONResponse({"error": NO_BUNDLE}, 404)
+        inside = (bundle / path).resolve().is_relative_to(bundle.resolve())  # no symlink out
+        if path not in paths or not inside or not (bundle / path).is_file():
+            return JSONResponse({"error": f"{path[:200]}: not in the bundle"}, 404)
+        return FileResponse(bundle / path, media_type="application/octet-stream")
+
+    return api

@@ -1,0 +1,200 @@
+"""Pairing at the table, over HTTP (``docs/protocol.md``, "Pairing"; ``hall.pairing``).
+
+The asking table's side, open to anyone on the hall's network (the guard lets it through
+without the judge, with a small body limit): ``POST /api/v1/join`` (its public key),
+``POST /api/v1/join/{id}/nonce`` (its nonce; the hub's in the answer) and
+``GET /api/v1/join/{id}`` (polled: waiting, or the answer sealed for it).
+
+The judge's side: ``GET /api/v1/pairing`` lists the tables asking, ``POST
+/api/v1/pairing/{id}`` ``{"table": N, "digits": "DDDDDD"}`` accepts one (201; 409 when the
+digits are not the request's), ``DELETE /api/v1/pairing/{id}`` refuses it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from klik.link.protocol import pairing as x
+from klik_hub import hall
+from klik_hub.answers import JUDGE, Refusal, refusals
+from klik_hub.hall.pairing import PairingError, Problem
+from klik_hub.store import Store
+
+STATUS = {
+    Problem.UNKNOWN: 404,
+    Problem.FULL: 429,  # too many asking: a while later, some have expired
+    Problem.STATE: 409,
+    Problem.DIGITS: 409,
+    Problem.REFUSED: 410,
+}
+RequestId = Annotated[
+    str, Path(pattern=f"^{x.REQUEST_ID.pattern}$", description="the request's id")
+]
+# Anchored: a pydantic pattern matches anywhere in the text.
+Hex64 = Annotated[str, Field(pattern=f"^{x.HEX_KEY.pattern}$")]
+Hex32 = Annotated[str, Field(pattern=f"^{x.HEX_NONCE.pattern}$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class JoinIn(Strict):
+    v: Literal[1] = 1
+    table_key: Hex64 = Field(description="the table's ephemeral X25519 public key, hex")
+    link: Literal["http", "serial"] = "http"
+
+
+class Joined(BaseModel):
+    id: str
+    hub_key: str = Field(description="the hub's long-term X25519 public key, hex")
+    commit: str = Field(description="SHA-256 commitment to the hub's nonce, hex")
+    expires_s: int
+
+
+class NonceIn(Strict):
+    nonce: Hex32 = Field(description="the table's 16-byte nonce, hex")
+
+
+class HubNonce(BaseModel):
+    nonce: str = Field(description="the hub's nonce, which the table checks against commit")
+
+
+class JoinAnswer(BaseModel):
+    state: str = Field(description="committed, asking or accepted")
+    table: int | None = None
+    sealed: str | None = Field(None, description="accepted: the answer, AES-256-GCM, hex")
+
+
+class Asking(BaseModel):
+    id: str
+    digits: str
+    seen_s_ago: float
+    link: str
+
+
+class AcceptIn(Strict):
+    table: int = Field(ge=1, le=999)
+    digits: str = Field(pattern=f"^{x.DIGITS_RE.pattern}$")
+
+
+class Accepted(BaseModel):
+    status: Literal["paired"]
+    table: int
+    device: str
+
+
+class Refused(BaseModel):
+    status: Literal["refused"]
+
+
+def _said(codes: dict[int, str]) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": Refusal, "description": why} for code, why in codes.items()}
+
+
+def _refused(error: PairingError) -> JSONResponse:
+    return JSONResponse({"error": str(error)}, STATUS[error.problem])
+
+
+def router(store: Store, judge_only: Any, tls_pin: str | None) -> APIRouter:
+    """The pairing routes on ``store``; ``tls_pin``: the SHA-256 of the hub's certificate
+    (None: plain http), sealed into each accepted table's answer; ``judge_only`` (a
+    ``Depends``) guards the judge's routes."""
+    api = APIRouter(tags=["pairing"])
+
+    @api.post(
+        "/api/v1/join",
+        status_code=201,
+        response_model=Joined,
+        responses={**_said({429: "too many tables are asking to join"}), **refusals(413, 422)},
+    )
+    def join(asked: JoinIn) -> Joined | JSONResponse:
+        """A table asks to join with its ephemeral public key (step 1 of 3)."""
+        try:
+            return Joined(**hall.pairing.ask(store, asked.table_key, asked.link))
+        except PairingError as error:
+            return _refused(error)
+
+    @api.post(
+        "/api/v1/join/{request_id}/nonce",
+        response_model=HubNonce,
+        responses={
+            **_said({404: "no such request", 409: "another nonce was sent"}),
+            **refusals(413, 422),
+        },
+    )
+    def nonce(request_id: RequestId, sent: NonceIn) -> HubNonce | JSONResponse:
+        """The table's nonce; the answer reveals the hub's (step 2 of 3)."""
+        try:
+            return HubNonce(nonce=hall.pairing.reveal(store, request_id, sent.nonce))
+        except PairingError as error:
+            return _refused(error)
+
+    @api.get(
+        "/api/v1/join/{request_id}",
+        response_model=JoinAnswer,
+        response_model_exclude_none=True,
+        responses={
+            **_said({404: "no such request (or it expired)", 410: "the judge refused it"}),
+            **refusals(422),
+        },
+    )
+    def polled(request_id: RequestId) -> JoinAnswer | JSONResponse:
+        """The asking table polls: still asking, or accepted with its sealed answer."""
+        try:
+            return JoinAnswer(**hall.pairing.answer(store, request_id))
+        except PairingError as error:
+            return _refused(error)
+
+    @api.get(
+        "/api/v1/pairing",
+        dependencies=[judge_only],
+        response_model=list[Asking],
+        responses=refusals(401, 403, 429),
+    )
+    def asking() -> list[dict[str, Any]]:
+        """The tables asking to join, oldest first, with the digits each shows on seat A."""
+        return hall.pairing.asking(store)
+
+    @api.post(
+        "/api/v1/pairing/{request_id}",
+        dependencies=[judge_only],
+        status_code=201,
+        response_model=Accepted,
+        responses={
+            **_said({404: "no such request", 409: "the digits are not the request's"}),
+            **refusals(422, *JUDGE),
+        },
+    )
+    def accept(request_id: RequestId, accepted: AcceptIn) -> Accepted | JSONResponse:
+        """Accept a table asking to join as table ``table``, its digits compared."""
+        try:
+            device, _key = hall.pairing.accept(
+                store, request_id, accepted.table, accepted.digits, tls_pin
+            )
+        except PairingError as error:
+            return _refused(error)
+        return Accepted(status="paired", table=accepted.table, device=device)
+
+    @api.delete(
+        "/api/v1/pairing/{request_id}",
+        dependencies=[judge_only],
+        response_model=Refused,
+        responses={
+            **_said({404: "no such request", 409: "accepted already"}),
+            **refusals(422, *JUDGE),
+        },
+    )
+    def refuse(request_id: RequestId) -> Refused | JSONResponse:
+        """Refuse a table asking to join: nothing is paired; the table hears so."""
+        try:
+            hall.pairing.refuse(store, request_id)
+        except PairingError as error:
+            return _refused(error)
+        return Refused(status="refused")
+
+    return api

@@ -1,0 +1,66 @@
+"""Pairing at the table from the judge's console, in real headless Chromium: a virtual table
+(the real daemon with mock pins) with the hub's url and nothing from pairing asks to join; the
+console lists it under "Stoły chcą dołączyć" with the digits seat A shows; the judge types the
+table's number and accepts (one click), and the table's screen says it is connected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from klik.table import config as c
+from klik.table import sim
+from klik_hub import hall, judge
+from klik_hub.store import Store
+from tests.helpers.browser import chromium_page
+from tests.hub.test_table_to_hub import PLAYERS, until
+
+PASSWORD = "sędzia-główny-2026"
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    with chromium_page(viewport={"width": 1280, "height": 720}) as page:
+        yield page
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_judge_pairs_a_table_by_its_digits_from_the_console(
+    page: Page, hub: tuple[str, Store], tmp_path: Path
+) -> None:
+    url, store = hub
+    store.set_setting(judge.SETTING, judge.hash_password(PASSWORD))
+    config = c.from_text(PLAYERS + f'[hub]\nlink = "http"\nurl = "{url}"\nheartbeat_s = 0.5\n')
+    table = sim.make_daemon(config, str(tmp_path / "t"))
+    assert table.joiner is not None
+    table.joiner.poll_s = 0.2
+    table.start()
+    try:
+        until(table, lambda: table.pairing[1] is not None)
+        digits = table.pairing[1]
+        assert digits is not None
+        shown = f"{digits[:3]} {digits[3:]}"
+        until(table, lambda: [a.text for a in table.engine.views["A"].alerts] == [shown])
+        page.goto(url)
+        expect(page.get_by_test_id("asking")).to_be_hidden()  # the judge's alone: log in first
+        page.get_by_test_id("login").click()
+        page.get_by_test_id("password").fill(PASSWORD)
+        page.get_by_test_id("login-ok").click()
+        row = page.locator("#asking-list tbody tr")
+        expect(row).to_have_count(1)
+        expect(row.locator("td.digits")).to_have_text(shown)
+        row.locator("input").fill("5")
+        row.locator("button[data-accept]").click()  # "Przyjmij" (its words: the catalogue's)
+        expect(page.get_by_test_id("message")).to_contain_text("5")
+        expect(page.get_by_test_id("message")).to_have_class("done")
+        expect(page.get_by_test_id("asking")).to_be_hidden()
+        until(table, lambda: table.pairing[0] == "paired", timeout_s=10)
+        until(table, lambda: [a.text for a in table.engine.views["A"].alerts] == ["5"])
+        assert table.engine.views["B"].table == "5"
+        device = hall.devices.tables(store)
+        assert [t["table"] for t in device] == [5]
+    finally:
+        table.stop()

