@@ -16,7 +16,11 @@ flags = st.lists(st.sampled_from(p.THROTTLE_FLAGS), unique=True).map(tuple)
 seat_lists = st.lists(st.sampled_from(("A", "B", "C", "D")), unique=True).map(tuple)
 healths = st.builds(
     p.Health,
-    version=st.none() | st.text(max_size=h.MAX_VERSION),
+    # text the protocol can keep: no NUL, no lone surrogate (p.NOT_STORABLE)
+    version=st.none()
+    | st.text(
+        st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=h.MAX_VERSION
+    ),
     protocol=st.none() | st.integers(1, h.BIG),
     clock_synced=st.none() | st.booleans(),
     cpu_temp_c=st.none() | st.integers(*h.TEMP_C),
