@@ -14,7 +14,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ import pytest
 
 from klik.link.protocol import pairing as x
 from klik_hub.tls import CERT_FILE, fingerprint
+from tests.hub.test_demo import until  # waits on real servers, on the real clock
 
 pytestmark = pytest.mark.slow  # real `klik hub` and `klik sim` processes on the real clock
 
@@ -54,19 +54,6 @@ def call(url: str, body: Any = None, method: str | None = None) -> tuple[int, An
             return reply.status, json.load(reply)
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
-
-
-def until(check: Any, timeout_s: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            found = check()
-        except (urllib.error.URLError, ConnectionError, KeyError, IndexError):
-            found = None
-        if found:
-            return found
-        assert time.monotonic() < deadline, "gave up waiting"
-        time.sleep(0.1)  # sleep-ok: polling real servers on the real clock
 
 
 @contextmanager
