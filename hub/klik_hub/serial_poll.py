@@ -14,7 +14,12 @@ taking, answering and pushing this reuses):
   poll was lost, or the answer is on its way but unheard here, and then the second poll
   harms nothing the hub could have heard. After ``window_s`` (the longest answer) without
   a byte the table has missed its turn and is polled later, less often each time.
-- **Frames are deflated** (``klik.link.deflate``): the acks and the pushes; the tables'
+- **Acks ride in the polls.** A result kept is acknowledged in the next ``ACK_REPEATS``
+  polls, whoever they poll, as a short ack (``poll.ShortAck``: its table's number, seq,
+  status and 32 bits of the full ack's MAC), and in every poll of its own table until that
+  table answers one: then it has heard it. Any other ack (a heartbeat's, with its commands;
+  a conflict; a refusal) goes whole, at once.
+- **Frames are deflated** (``klik.link.deflate``): the whole acks and the pushes; the tables'
   frames too. The MAC is the envelope's, over its uncompressed canonical bytes.
 - **Commands** (a judge's pause) do not wait for a table's turn: between two turns the hub
   pushes a table's waiting commands, again every ``push_s`` for ``URGENT_S`` and then less
@@ -32,12 +37,12 @@ import queue
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from klik.link import deflate, poll
 from klik.link import protocol as p
-from klik.link.channel import PACKET_BYTES, Port, airtime_s, table_quiet_s
+from klik.link.channel import Port, airtime_s, table_quiet_s
 from klik.link.reply import LinkDown
 from klik_hub import hall
 from klik_hub.serial_hub import BAUD, SerialHub
@@ -45,13 +50,34 @@ from klik_hub.store import Store
 
 log = logging.getLogger(__name__)
 
-#: A table answers a poll at once; its first byte is heard within a radio packet's time and
-#: this (the table's reader thread, the OS, the radio module's turnaround).
-REPLY_S = 0.05
+#: A table answers a poll at once; its first byte is heard within this of the poll's end:
+REPLY_S = 0.04  # an HC-12 in FU3 loops a byte back in 31 ms (its manual); the rest: the table
 REFRESH_S = 2.0  # the paired tables are read from the store this often
 PUSH_S = 0.4  # a waiting command is pushed again after this for URGENT_S, then doubling
 URGENT_S = 3.0
+PUSH_CHECK_S = 0.1  # waiting commands are looked for between turns this often
 CARRIED_OUT_S = 0.3  # a table told of commands gets a turn this soon, for its acknowledgement
+#: A result's short ack goes in this many polls of other tables (each heard by its table
+#: with the channel's loss): with a fifth of frames unheard, one table in 25 misses both and
+#: has its ack in the poll of its own next turn.
+ACK_REPEATS = 2
+
+
+@dataclass
+class _Owed:
+    """A short ack the hub owes a table: how many polls of others carried it, and whether
+    the last poll of the table itself did (its answer then shows it was heard)."""
+
+    ack: poll.ShortAck
+    told: int = 0
+    carried: bool = False
+    slots: int = 0  # contention slots since it was told ACK_REPEATS times, none answered
+
+
+#: A short ack told ACK_REPEATS times is taken as heard after this many contention slots
+#: that nobody answered: a table that missed it has its result still waiting, and says so.
+SLOT_REPEATS = 2
+GARBLED = 3  # contention slots garbled in a row before every table owed an ack is polled
 
 
 class PolledHub(SerialHub):
@@ -73,14 +99,21 @@ class PolledHub(SerialHub):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(store, port, baud, push_s=push_s, clock=clock)
-        self.channel.deframer = deflate.deframer(self.channel.dropped)
-        self.reply_s = airtime_s(PACKET_BYTES, baud) + REPLY_S if reply_s is None else reply_s
+        self.channel.deframer = poll.deframer(self.channel.dropped)
+        self.reply_s = REPLY_S if reply_s is None else reply_s
+        self.slot_s = poll.slot_s(baud)
         self.window_s = airtime_s(p.MAX_FRAME, baud) + self.reply_s
         self.idle_s = idle_s
         self.gap_s = table_quiet_s(baud) + REPLY_S  # an answer has ended after this silence
         self.polls: Counter[str] = Counter()
         self._turns: dict[str, poll.Turn] = {}
+        self._numbers: dict[str, int] = {}  # device → its table's number, as polls name it
+        self._owed: dict[str, _Owed] = {}  # device → the short ack it has not shown it heard
         self._first_told: dict[str, tuple[tuple[str, ...], float]] = {}  # ids, first told at
+        self._slot_at = -math.inf  # the next contention slot, when no table is due
+        self._push_at = -math.inf  # when to look for commands to push next
+        self._clear = False  # the last turn ended with a whole answer: nobody talks now
+        self._garbled = 0  # contention slots garbled in a row
 
     def _work(self) -> None:
         refresh_at = -math.inf
@@ -88,15 +121,21 @@ class PolledHub(SerialHub):
             now = self.clock()
             try:
                 if now >= refresh_at:
-                    paired = [row["device"] for row in hall.devices.tables(self.store)]
-                    self._turns = poll.joined(self._turns, [d for d in paired if d])
+                    rows = hall.devices.tables(self.store)
+                    self._numbers = {row["device"]: row["table"] for row in rows if row["device"]}
+                    self._turns = poll.joined(self._turns, list(self._numbers))
                     refresh_at = now + REFRESH_S
-                self._push()
+                if now >= self._push_at:
+                    self._push_at = now + PUSH_CHECK_S
+                    self._push()
                 device = poll.next_table(self._turns, now)
-                if device is None:
-                    self._stop.wait(min(0.05, max(0.0, poll.next_due(self._turns.values()) - now)))
-                    continue
-                self._turn(device)
+                if device is not None:
+                    self._turn(device)
+                elif self._turns and (now >= self._slot_at or self._owing()):
+                    self._slot()
+                else:
+                    due = min(poll.next_due(self._turns.values()), self._slot_at)
+                    self._stop.wait(min(0.05, max(0.0, due - now)))
             except Exception:  # the database away, most likely: the turn is lost, not the hub
                 log.exception("serial %s: a turn failed", self.channel.name)
                 self._stop.wait(0.1)
@@ -104,14 +143,17 @@ class PolledHub(SerialHub):
     def _turn(self, device: str) -> None:
         """Poll ``device`` until it answers or ``window_s`` passes; take what it sent."""
         began = self.clock()
-        line = poll.turn_frame(poll.POLL, device)
+        # Right after a whole answer nobody is talking: the poll goes at once. Else (a poll
+        # again, a slot, a garbled turn before) the channel must be quiet first.
+        quiet_s, self._clear = (0.0 if self._clear else self.quiet_s), False
         while not self._stop.is_set():
             try:
-                if not self.channel.wait_quiet(self.quiet_s, began + self.window_s):
+                if not self.channel.wait_quiet(quiet_s, began + self.window_s):
                     self._turns[device] = poll.unanswered(self._turns[device], began)
                     return  # someone else's (not ours: noise, a stray table) all its turn
-                out_at = self.channel.send(line)
+                out_at = self.channel.send(self._poll_frame(device))
                 self.polls["polls"] += 1
+                quiet_s = self.quiet_s
                 heard = self.channel.wait_for(
                     functools.partial(self._heard_since, out_at), out_at + self.reply_s
                 )
@@ -119,12 +161,89 @@ class PolledHub(SerialHub):
                 self._stop.wait(0.1)
                 return
             if heard:
+                owed = self._owed.get(device)
+                if owed is not None and owed.carried:
+                    del self._owed[device]  # it heard the poll that carried its ack
                 self._take_answer(device, began)
                 return
             if self.clock() - began >= self.window_s:
                 self.polls["missed"] += 1
                 self._turns[device] = poll.unanswered(self._turns[device], began)
                 return
+
+    def _poll_frame(self, device: str) -> bytes:
+        """The poll of ``device`` with the short acks owed: its own, then the newest of
+        others' that fewer than ``ACK_REPEATS`` polls have carried."""
+        acks = []
+        own = self._owed.get(device)
+        if own is not None:
+            own.carried = True
+            acks.append(own.ack)
+        for other, owed in reversed(self._owed.items()):
+            if len(acks) == poll.MAX_ACKS:
+                break
+            if other != device and owed.told < ACK_REPEATS:
+                owed.told += 1
+                acks.append(owed.ack)
+        return poll.poll_frame(self._numbers[device], acks)
+
+    def _owing(self) -> bool:
+        """Whether a short ack still has polls to ride in: not yet told ``ACK_REPEATS``
+        times, or not yet followed by ``SLOT_REPEATS`` slots nobody answered."""
+        return any(o.told < ACK_REPEATS or o.slots < SLOT_REPEATS for o in self._owed.values())
+
+    def _slot(self) -> None:
+        """A contention slot: a poll of ``poll.SLOT`` (with the owed acks least told); the
+        tables that answer are due at once, and if answers garble each other every table is.
+        A slot nobody answers settles the acks told all their times."""
+        owed = sorted(self._owed.values(), key=lambda o: o.told)[: poll.MAX_ACKS]
+        for entry in owed:
+            entry.told += 1
+        try:
+            if not self.channel.wait_quiet(self.quiet_s, self.clock() + self.window_s):
+                return
+            out_at = self.channel.send(poll.poll_frame(poll.SLOT, [o.ack for o in owed]))
+        except LinkDown:
+            self._stop.wait(0.1)
+            return
+        self.polls["slots"] += 1
+        asked: set[int] = set()
+        until = out_at + self.reply_s + poll.SLOTS * self.slot_s
+        while True:
+            left = until - self.clock()
+            if left <= 0 and self.clock() - self.channel.last_heard >= self.gap_s:
+                break
+            try:
+                data = self._frames.get(timeout=max(left, self.gap_s / 2))
+            except queue.Empty:
+                continue
+            if data is None:
+                return  # stopping
+            said = poll.turn_of(data)
+            if isinstance(said, poll.Nothing):
+                asked.add(said.table)
+        now = self.clock()
+        garbled = self.channel.last_heard > out_at and not asked
+        # Garbled answers: two tables or more asked, which is unknown. Those not heard from
+        # lately are due (at a round's end: every table); after GARBLED slots in a row so
+        # garbled, the tables owed an ack too (some missed theirs: their results wait).
+        self._garbled = self._garbled + 1 if garbled else 0
+        sweep: set[str] = set()
+        if garbled:
+            lately = now - poll.idle_for(len(self._turns)) / 2
+            sweep = {d for d, turn in self._turns.items() if turn.polled_at < lately}
+        if self._garbled >= GARBLED:
+            sweep, self._garbled = sweep | set(self._owed), 0
+        for device, turn in self._turns.items():
+            if self._numbers.get(device) in asked or device in sweep:
+                self._turns[device] = poll.wanted(turn, now)
+        self.polls["asked"] += len(asked)
+        self.polls["garbled slots"] += garbled
+        if not asked and not garbled:
+            for entry in self._owed.values():
+                if entry.told >= ACK_REPEATS:
+                    entry.slots += 1
+        self._slot_at = now + (0.0 if asked or garbled else poll.SLOT_EVERY_S)
 
     def _heard_since(self, at: float) -> bool:
         return self.channel.last_heard > at
@@ -147,19 +266,20 @@ class PolledHub(SerialHub):
                 self._answer(data)
                 sent = True
                 break
-            if turn == (poll.NOTHING, device):
+            if turn == poll.Nothing(self._numbers[device]):
                 nothing = True
                 break
         if sent or nothing:
             self.polls["frames" if sent else "nothing"] += 1
         else:
             self.polls["garbled"] += 1  # it talked: poll it again soon
-        self._turns[device] = poll.answered(
-            self._turns[device],
-            began,
-            sent=sent or not nothing,
-            idle_s=poll.idle_for(len(self._turns)) if self.idle_s is None else self.idle_s,
-        )
+        self._clear = sent or nothing
+        if sent or nothing:
+            self._turns[device] = poll.answered(
+                self._turns[device],
+                began,
+                idle_s=poll.idle_for(len(self._turns)) if self.idle_s is None else self.idle_s,
+            )  # a garbled answer leaves the table due: it is polled again at once
 
     def _note_told(self, device: str, commands: list[dict[str, Any]]) -> None:
         """The device was told ``commands``: tell it again every ``push_s`` for ``URGENT_S``
@@ -179,7 +299,29 @@ class PolledHub(SerialHub):
             self._turns[device] = replace(turn, due_at=now + CARRIED_OUT_S)
 
     def _send(self, line: bytes) -> bool:
-        """Write an ack or a push, deflated."""
+        """An ack of a result kept goes in the next polls, short (``_poll_frame``); any
+        other ack or push is written now, deflated."""
+        owed = self._short(line)
+        if owed is not None:
+            device, ack = owed
+            self._owed.pop(device, None)  # last in the order: the newest
+            self._owed[device] = _Owed(ack)
+            return True
         with contextlib.suppress(ValueError, p.ProtocolError):  # else it goes plain
             line = deflate.squeeze_line(line)
         return super()._send(line)
+
+    def _short(self, line: bytes) -> tuple[str, poll.ShortAck] | None:
+        """(device, short ack) for the frame of an ack that has a short form, else None."""
+        body = p.check_frame(line.rstrip(b"\n"))
+        if body is None:
+            return None
+        try:
+            envelope, mac = p.open_envelope(body)
+        except p.ProtocolError:
+            return None
+        table = self._numbers.get(envelope.device)
+        if envelope.type != "ack" or table is None:
+            return None
+        short = poll.ShortAck.of(table, {**envelope.unsigned(), "mac": mac})
+        return None if short is None else (envelope.device, short)

@@ -170,6 +170,7 @@ def polled_round(tables: int, loss: float, seed: int, *, pauses: int = 0) -> Pol
             hub = PolledHub(store, radio.path(0), BAUD)
             couriers: list[Courier] = []
             outboxes: list[Outbox] = []
+            links: list[PolledLink] = []
             done = [threading.Event() for _ in range(tables)]
             paused = [threading.Event() for _ in range(tables)]
             bound_bytes = 0
@@ -180,7 +181,8 @@ def polled_round(tables: int, loss: float, seed: int, *, pauses: int = 0) -> Pol
                 body = result_body(table=n, game=1)
                 signed = p.Envelope("result", device, 1, body).signed(key)
                 bound_bytes += len(deflate.squeeze(p.canonical(signed)))
-                link = PolledLink(radio.path(n), BAUD, device, key)
+                link = PolledLink(radio.path(n), BAUD, device, key, table=n)
+                links.append(link)
                 courier = Courier(
                     outbox,
                     link,
@@ -199,6 +201,7 @@ def polled_round(tables: int, loss: float, seed: int, *, pauses: int = 0) -> Pol
             for courier in couriers:
                 courier.start()
             _wait(lambda: all(hub.heard(c.device) for c in couriers), "a first heartbeat")
+            _wait(lambda: not any(link.busy for link in links), "a first heartbeat's ack")
             began = time.perf_counter()
             for n, (courier, outbox) in enumerate(zip(couriers, outboxes, strict=True), 1):
                 outbox.keep(result_body(table=n, game=1))

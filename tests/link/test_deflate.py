@@ -46,9 +46,9 @@ def test_any_ascii_body_goes_through_escaped(body: bytes) -> None:
 
 @given(st.binary(min_size=1, max_size=300))
 def test_escaping_round_trips_every_byte(data: bytes) -> None:
-    escaped = deflate._escape(data)
+    escaped = deflate.escape(data)
     assert b"\n" not in escaped
-    assert deflate._unescape(escaped) == data
+    assert deflate.unescape(escaped) == data
 
 
 def test_a_damaged_deflated_frame_is_dropped_and_counted() -> None:
@@ -65,7 +65,7 @@ def test_a_decompression_bomb_is_not_inflated_past_max_body() -> None:
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, zdict=deflate.ZDICT)
     packed = packer.compress(bomb) + packer.flush() + zlib.crc32(bomb).to_bytes(4, "big")
     assert len(packed) < p.MAX_FRAME
-    line = bytes([deflate.MARK]) + deflate._escape(packed)
+    line = bytes([deflate.MARK]) + deflate.escape(packed)
     assert deflate.check_line(line) is None
 
 

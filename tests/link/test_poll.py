@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.link import poll
+from klik.link import protocol as p
 from klik.link.poll import Turn
 
 
@@ -17,9 +19,16 @@ def test_new_tables_are_due_at_once_in_order() -> None:
     assert poll.next_table(turns, 0.0) == "a"
 
 
-def test_a_table_that_sent_a_frame_is_due_again_at_once_an_idle_one_later() -> None:
-    assert poll.answered(Turn(), 5.0, sent=True) == Turn(5.0, 5.0, 0)
-    assert poll.answered(Turn(misses=3), 5.0, sent=False, idle_s=2.0) == Turn(7.0, 5.0, 0)
+def test_a_table_that_answered_is_due_after_its_idle_time_or_when_it_asks() -> None:
+    assert poll.answered(Turn(misses=3), 5.0, idle_s=2.0) == Turn(7.0, 5.0, 0, idle=True)
+    assert poll.wanted(Turn(7.0, 5.0, 0, idle=True), 6.0) == Turn(6.0, 5.0, 0)
+    assert poll.wanted(Turn(3.0, 2.0, 0), 6.0) == Turn(3.0, 2.0, 0)  # due already: no later
+
+
+def test_a_table_with_something_to_send_goes_before_one_due_only_to_be_heard() -> None:
+    turns = {"idle": Turn(due_at=1.0, idle=True), "asked": Turn(due_at=4.0)}
+    assert poll.next_table(turns, 5.0) == "asked"
+    assert poll.next_table(turns, 2.0) == "idle"  # nobody else is due
 
 
 def test_a_table_that_does_not_answer_is_polled_less_often_each_time() -> None:
@@ -50,20 +59,96 @@ def test_the_idle_interval_grows_with_the_tables() -> None:
     assert poll.idle_for(30) == 30 * poll.IDLE_TURN_S
 
 
-def test_the_turns_frames_say_who_and_what() -> None:
-    line = poll.turn_frame(poll.POLL, "t3-abc")
-    assert line.startswith(b"?t3-abc ")
-    assert line.endswith(b"\n")
-    assert poll.turn_of(line[:-10]) == ("?", "t3-abc")
-    assert poll.turn_of(poll.turn_frame(poll.NOTHING, "t3-abc")[:-10]) == (".", "t3-abc")
+def test_a_poll_and_a_nothing_are_short_binary_frames() -> None:
+    poll_line = poll.poll_frame(7)
+    assert poll_line[0] == poll.MARK
+    assert poll_line.endswith(b"\n")
+    assert len(poll_line) == 7  # mark, sign, table, CRC-16, newline
+    assert poll.turn_of(poll.check_line(poll_line[:-1]) or b"") == poll.Poll(7)
+    nothing = poll.nothing_frame(7)
+    assert len(nothing) == poll.NOTHING_BYTES
+    assert poll.turn_of(poll.check_line(nothing[:-1]) or b"") == poll.Nothing(7)
     assert poll.turn_of(b'{"v":1}') is None
-    assert poll.turn_of(b"?not a device") is None
+
+
+def _ack(device: str, seq: int, status: p.Status, receipt: str, key: bytes) -> p.Json:
+    body = {"of": "result", "receipt": receipt, "status": status.value}
+    return p.Envelope("ack", device, seq, body).signed(key)
+
+
+def test_a_short_ack_stands_for_the_full_ack_the_hub_signed() -> None:
+    key = bytes(range(32))
+    request = p.Envelope("result", "t7-ab", 300, {"table": 7, "game": 2})
+    receipt = p.receipt({"device": "t7-ab", "seq": 300, "body": request.body})
+    full = _ack("t7-ab", 300, p.Status.STORED, receipt, key)
+    short = poll.ShortAck.of(7, full)
+    assert short is not None
+    assert short.receipt == ""  # stored: the table works it out
+    line = poll.poll_frame(3, [short])
+    assert len(line) == 7 + 8  # a stored result's ack is eight bytes
+    heard = poll.turn_of(poll.check_line(line[:-1]) or b"")
+    assert isinstance(heard, poll.Poll)
+    assert heard.table == 3
+    (got,) = heard.acks
+    assert got.opened(request, key) == full  # the very ack, byte for byte
+    assert got.opened(request, bytes(32)) is None  # another table's key
+    later = p.Envelope("result", "t7-ab", 301, request.body)
+    assert not got.names(later)
+    assert got.opened(later, key) is None
+
+
+def test_a_duplicate_s_short_ack_carries_the_first_copy_s_receipt() -> None:
+    key = bytes(range(32))
+    request = p.Envelope("result", "t7-ab", 4, {"table": 7, "game": 2})
+    full = _ack("t7-ab", 4, p.Status.DUPLICATE, "QX7RT", key)
+    short = poll.ShortAck.of(7, full)
+    assert short is not None
+    heard = poll.turn_of(poll.check_line(poll.poll_frame(7, [short])[:-1]) or b"")
+    assert isinstance(heard, poll.Poll)
+    assert heard.acks[0].opened(request, key) == full
+
+
+def test_acks_without_a_short_form_go_whole() -> None:
+    key = bytes(32)
+    conflict = _ack("t7-ab", 4, p.Status.CONFLICT, "QX7RT", key)
+    assert poll.ShortAck.of(7, conflict) is None
+    beat = p.Envelope("ack", "t7-ab", 4, {"of": "heartbeat", "status": "ok", "commands": []})
+    assert poll.ShortAck.of(7, beat.signed(key)) is None
+
+
+@given(st.binary(max_size=64))
+def test_any_bytes_are_a_turn_frame_or_nothing_never_a_crash(data: bytes) -> None:
+    body = poll.check_line(bytes((poll.MARK,)) + data)
+    if body is not None:
+        poll.turn_of(body)
+    poll.turn_of(bytes((poll.MARK,)) + data)
+
+
+@given(
+    st.integers(1, 999),
+    st.lists(st.tuples(st.integers(1, 999), st.integers(1, 2**31), st.booleans()), max_size=4),
+)
+def test_a_poll_frame_round_trips(table: int, acks: list[tuple[int, int, bool]]) -> None:
+    shorts = [
+        poll.ShortAck(
+            to,
+            seq,
+            p.Status.DUPLICATE if dup else p.Status.STORED,
+            "AB\n\x1bC" if dup else "",
+            bytes((1, 0x0A, 0x1B, 4)),
+        )
+        for to, seq, dup in acks
+    ]
+    line = poll.poll_frame(table, shorts)
+    assert line.count(b"\n") == 1  # escaped inside
+    heard = poll.turn_of(poll.check_line(line[:-1]) or b"")
+    assert heard == poll.Poll(table, tuple(replace(s, seq=s.seq & poll.SEQ_MASK) for s in shorts))
 
 
 @given(st.lists(st.floats(-10, 10), min_size=1, max_size=30, unique=True))
 def test_every_due_table_is_polled_once_before_any_twice(dues: list[float]) -> None:
-    # Each table polled answers with a frame (due again at once): still, every table that
-    # was due gets its turn before any gets a second one.
+    # Each table polled answers at once and asks for a turn again (a contention slot):
+    # still, every table that was due gets its turn before any gets a second one.
     turns = {f"t{k}": Turn(due_at=due) for k, due in enumerate(dues)}
     now = 10.0
     polled = []
@@ -72,7 +157,7 @@ def test_every_due_table_is_polled_once_before_any_twice(dues: list[float]) -> N
         assert device is not None
         assert turns[device].due_at <= now
         polled.append(device)
-        turns[device] = poll.answered(turns[device], now, sent=True)
+        turns[device] = poll.wanted(poll.answered(turns[device], now), now)
         now += 0.1
     assert sorted(polled) == sorted(turns)
 

@@ -50,7 +50,7 @@ def squeeze(body: bytes) -> bytes:
     them). ProtocolError when it would be over ``MAX_FRAME`` bytes."""
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, zdict=ZDICT)
     packed = packer.compress(body) + packer.flush() + zlib.crc32(body).to_bytes(4, "big")
-    line = bytes([MARK]) + _escape(packed) + b"\n"
+    line = bytes([MARK]) + escape(packed) + b"\n"
     if len(line) > p.MAX_FRAME:
         raise p.ProtocolError("(frame)", f"over {p.MAX_FRAME} bytes deflated")
     return line
@@ -69,7 +69,7 @@ def check_line(line: bytes) -> bytes | None:
     damaged, or would inflate over ``MAX_BODY`` bytes. The ``Deframer``'s ``check``."""
     if not line or line[0] != MARK:
         return p.check_frame(line)
-    packed = _unescape(line[1:])
+    packed = unescape(line[1:])
     if packed is None or len(packed) < 5:
         return None
     stream, crc = packed[:-4], packed[-4:]
@@ -85,13 +85,15 @@ def check_line(line: bytes) -> bytes | None:
     return body
 
 
-def _escape(data: bytes) -> bytes:
+def escape(data: bytes) -> bytes:
+    """``data`` with ``ESC`` and ``\\n`` escaped, for the inside of a binary frame."""
     if ESC not in data and 0x0A not in data:
         return data
     return b"".join(_ESCAPED.get(byte, bytes((byte,))) for byte in data)
 
 
-def _unescape(data: bytes) -> bytes | None:
+def unescape(data: bytes) -> bytes | None:
+    """What ``escape`` was given; None for a bad escape."""
     if ESC not in data:
         return data
     out = bytearray()

@@ -1,22 +1,28 @@
 """The table's end of a polled serial channel: it talks only when the hub polls it.
 
 ``[hub] link = "serial"`` with ``serial_channel = "polled"`` (``docs/protocol.md``, "The
-polled channel"). The hub (``klik_hub.serial_poll``) polls each table in turn with
-``?device``; the table answers at once, in its turn, with its waiting frame (a result or a
-heartbeat, deflated: ``klik.link.deflate``) or ``.device`` ("nothing"). No listening before
-talking and no back-off: nobody else talks in its turn.
+polled channel"). The hub (``klik_hub.serial_poll``) polls each table in turn, by its
+number (``poll.poll_frame``); the table answers at once, in its turn, with its waiting frame
+(a result or a heartbeat, deflated: ``klik.link.deflate``) or a "nothing". No listening
+before talking and no back-off: nobody else talks in its turn.
 
 ``PolledLink`` is the courier's link as ``SerialLink`` is: ``send`` an envelope, get the
-hub's signed ack back as a ``protocol.Ack``. ``send`` leaves the frame waiting for the next
-turn and blocks until its ack comes (a turn or a few later, if the poll, the frame or the ack
-was lost: the frame goes again at each turn until its ack is in, and the hub answers a
-resent result as a duplicate, with the first receipt). Pushed commands are handed to
-``on_push`` as over the other serial link. Standard library and pyserial only.
+hub's signed ack back as a ``protocol.Ack``. The hub acknowledges a kept result in its next
+polls, to whichever table they go, with a short ack (``poll.ShortAck``: 32 bits of the MAC);
+the poll of this table carries its ack until it answers, so a table whose ack was lost
+answers "nothing" rather than sending its result again. Any other ack comes whole.
+
+``send`` leaves the frame waiting for the next turn and blocks until its ack comes (a turn
+or a few later, if the poll or the frame was lost: the frame goes again at each turn until
+its ack is in). Pushed commands are handed to ``on_push`` as over the other serial link.
+Standard library and pyserial only.
 """
 
 from __future__ import annotations
 
 import logging
+import random
+import threading
 import time
 from collections.abc import Callable
 
@@ -39,7 +45,8 @@ def _ignore(envelope: p.Envelope) -> None:
 class PolledLink:
     """The table's link to the hub over a polled serial channel; ``send`` and ``close``.
 
-    ``port``, ``baud``, ``device``, ``key`` and ``on_push`` as ``SerialLink``'s. ``turns``
+    ``port``, ``baud``, ``device``, ``key`` and ``on_push`` as ``SerialLink``'s; ``table``
+    is the table's number, which polls name (``renumbered`` changes it). ``turns``
     counts the polls answered: ``frames`` (a waiting frame sent) and ``nothing``. The reader
     starts at once, and answers polls on its own thread; ``close`` stops it.
     """
@@ -51,24 +58,27 @@ class PolledLink:
         device: str,
         key: bytes,
         *,
+        table: int,
         on_push: Callable[[p.Envelope], None] = _ignore,
         answer_timeout_s: float = ANSWER_TIMEOUT_S,
         clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
     ) -> None:
         self.device = device
         self.key = key
+        self.table = table
+        self.rng = rng or random.Random()
+        self.slot_s = poll.slot_s(baud)
         self.on_push = on_push
         self.clock = clock
         self.answer_timeout_s = answer_timeout_s
         self.channel = Channel(port, baud, self._frame, clock=clock)
-        self.channel.deframer = deflate.deframer(self.channel.dropped)
+        self.channel.deframer = poll.deframer(self.channel.dropped)
         self.dropped = self.channel.dropped
         self.dropped.update({"json": 0, "mac": 0, "other": 0})
-        self.turns = {"frames": 0, "nothing": 0}
-        self._poll = poll.turn_frame(poll.POLL, device)[:-10]  # the poll's body
-        self._nothing = poll.turn_frame(poll.NOTHING, device)
+        self.turns = {"frames": 0, "nothing": 0, "short acks": 0, "asked": 0}
         self._waiting: bytes | None = None  # the frame to send in our turn
-        self._awaiting: tuple[int, str] | None = None  # (seq, type) of the request out
+        self._request: p.Envelope | None = None  # the request out, until its ack comes
         self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
         self._pushed = False  # commands came while a request waited for its ack
         self.channel.start()
@@ -92,7 +102,7 @@ class PolledLink:
                 f"{kind} {envelope.seq} is over the {p.MAX_FRAME} bytes of a serial frame"
             ) from None
         with self.channel.changed:
-            self._waiting, self._awaiting, self._answer = line, (envelope.seq, kind), None
+            self._waiting, self._request, self._answer = line, envelope, None
             self._pushed = False
         try:
             self.channel.wait_for(lambda: self._answer is not None or self._pushed,
@@ -100,7 +110,7 @@ class PolledLink:
         finally:
             with self.channel.changed:
                 answer, self._answer = self._answer, None
-                self._waiting = self._awaiting = None
+                self._waiting = self._request = None
         if answer is None and self._pushed:
             # A judge's pause must not wait for this ack: the courier carries the command
             # out now and sends this again (the hub answers a resent result as a duplicate).
@@ -111,17 +121,36 @@ class PolledLink:
         status = p.Status(ack.body["status"])
         return p.Ack(status, ack.body, signed_ack, seen=f"ack {status}")
 
+    @property
+    def busy(self) -> bool:
+        """Whether a request is out, its ack not yet in."""
+        with self.channel.changed:
+            return self._request is not None
+
+    def renumbered(self, table: int) -> None:
+        """The hub gave this table another number: polls of it name that one from now."""
+        self.table = table
+
     def close(self) -> None:
         """Stop the reader and close the port; a ``send`` under way gets LinkDown."""
         self.channel.close()
 
     def _frame(self, data: bytes) -> None:
-        """One frame heard (the reader thread): our poll, an answer, a push, or not ours."""
-        if data == self._poll:
-            self._take_turn()
-            return
-        if poll.turn_of(data) is not None:
-            return  # another table's turn
+        """One frame heard (the reader thread): a poll (ours or not, with acks maybe), an
+        answer, a push, or not ours."""
+        if data[:1] == bytes((poll.MARK,)):
+            turn = poll.turn_of(data)
+            if isinstance(turn, poll.Poll):
+                for short in turn.acks:
+                    if short.table == self.table:
+                        self._short_ack(short)
+                if turn.table == self.table:
+                    self._take_turn()
+                elif turn.table == poll.SLOT:
+                    self._ask_for_turn()
+            elif turn is None:
+                self.dropped["other"] += 1
+            return  # a "nothing": another table's turn
         try:
             envelope, mac = p.open_envelope(data)
         except p.ProtocolError:
@@ -141,8 +170,10 @@ class PolledLink:
                 self.channel.changed.notify_all()
             return
         with self.channel.changed:
+            request = self._request
             if (
-                self._awaiting == (envelope.seq, of)
+                request is not None
+                and (request.seq, request.type) == (envelope.seq, of)
                 and self._answer is None
                 and p.status_of(envelope.body.get("status")) in ANSWERS
             ):
@@ -152,12 +183,48 @@ class PolledLink:
                 return
         self.dropped["other"] += 1  # a late ack, or one for a request not out any more
 
+    def _short_ack(self, short: poll.ShortAck) -> None:
+        """A poll's ack for this table: the answer to the result out, if it is that one's
+        and signed with this table's key; a repeat of an earlier one is let go."""
+        with self.channel.changed:
+            request = self._request
+            if request is None or self._answer is not None:
+                return
+            if not short.names(request):
+                return
+            signed = short.opened(request, self.key)
+            if signed is None:
+                self.dropped["mac"] += 1
+                return
+            envelope, _ = p.open_envelope(signed)
+            self._answer = (envelope, signed)
+            self._waiting = None  # taken: not sent again
+            self.turns["short acks"] += 1
+            self.channel.changed.notify_all()
+
+    def _ask_for_turn(self) -> None:
+        """A contention slot: with a frame waiting, say so in a mini-slot picked at random."""
+        with self.channel.changed:
+            if self._waiting is None:
+                return
+        delay_s = self.rng.randrange(poll.SLOTS) * self.slot_s
+        timer = threading.Timer(delay_s, self._say_waiting)
+        timer.daemon = True
+        timer.start()
+
+    def _say_waiting(self) -> None:
+        try:
+            self.channel.send(poll.nothing_frame(self.table))
+        except LinkDown:
+            return  # the channel has said why; the hub polls again
+        self.turns["asked"] += 1
+
     def _take_turn(self) -> None:
         """Our turn: the waiting frame, or "nothing", at once."""
         with self.channel.changed:
             line = self._waiting
         try:
-            self.channel.send(line or self._nothing)
+            self.channel.send(line or poll.nothing_frame(self.table))
         except LinkDown:
             return  # the channel has said why; the hub polls again
         self.turns["frames" if line else "nothing"] += 1
