@@ -136,17 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     hub.add_argument("--tls-cert", metavar="FILE", help="a certificate of your own (PEM)")
     hub.add_argument("--tls-key", metavar="FILE", help="its private key (PEM)")
     hub.add_argument(
-        "--public-name",
-        metavar="NAME",
-        action="append",
-        default=[],
-        help="a host name the hub is reached by (besides its addresses); again for more",
-    )
-    hub.add_argument(
         "--bundle",
         metavar="DIR",
         help="a folder made by make bundle, served to the tables at /install",
     )
+    _reached_options(hub)
     # `klik hub backup --db DB FILE`: argparse cannot take an optional word before the
     # hub's options, so main() hands "hub backup" (and "hub export-site") to a command of
     # its own.
@@ -192,6 +186,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KlikError as error:
         print(f"klik {args.command.replace('-', ' ', 1)}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _reached_options(hub: argparse.ArgumentParser) -> None:
+    """How ``klik hub`` is reached: its host names, and its DNS-SD advert
+    (``klik_hub.advert``), which tables with no ``[hub] url`` find."""
+    hub.add_argument(
+        "--public-name",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a host name the hub is reached by (besides its addresses); again for more",
+    )
+    hub.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="advertise the hub by DNS-SD/mDNS (_klik._tcp) so tables with no [hub] url find "
+        "it (the default off loopback)",
+    )
+    hub.add_argument(
+        "--advertise-name",
+        metavar="NAME",
+        help="the name it is advertised by (default: the host name), a table's [hub] name",
+    )
 
 
 def _serial_options(hub: Parser) -> None:
@@ -344,6 +362,7 @@ TABLE_MODULES = (
     "serial",
     "smbus2",
     "tomli_w",
+    "zeroconf",  # finding the hub (klik.link.discovery), imported only when a table browses
 )
 
 
@@ -410,6 +429,8 @@ def _hub(args: argparse.Namespace) -> int:
         public_names=args.public_name,
         bundle=args.bundle,
         serial_channel=args.serial_channel,
+        advertise=args.advertise,
+        advertise_name=args.advertise_name,
     )
 
 

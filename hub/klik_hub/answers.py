@@ -669,7 +669,8 @@ class LoggedCorrection(Correction):
 class LoggedEvent(BaseModel):
     """Another of the judge's events: rename, withdraw, reinstate, undraw, extend (a table's
     round time), round_over (the hub's, at a table's zero), replace (a reserve took a
-    player's seat for the rest of a round), or a sanction, with
+    player's seat for the rest of a round), renumber (a paired table given another number),
+    or a sanction, with
     what it kept (``changed``; the round undone; a sanction's ``stage`` and ``big``)."""
 
     # The event's own fields are kept as the hub wrote them, whatever its version was.
@@ -695,8 +696,9 @@ class LoggedEvent(BaseModel):
     table: int | None = Field(
         None,
         description="extend: the table given more time; round_over: the table sent it; "
-        "replace: the reserve's table",
+        "replace: the reserve's table; renumber: its number before",
     )
+    to: int | None = Field(None, description="renumber: the table's new number")
     seconds: int | None = Field(None, description="extend: how much more round time")
     seat: Seat | None = Field(None, description="replace: the seat the reserve took")
     reserve: int | None = Field(None, description="replace: who took it")

@@ -78,8 +78,13 @@ ENVELOPE_BODY = {
 }
 
 
+#: What the judge's command route queues: a renumbering has its own route, which changes
+#: the hub's records with it (``office.renumbering``).
+SENT_KINDS = tuple(k for k in p.COMMAND_KINDS if k != p.CommandKind.RENUMBER)
+
+
 class CommandIn(BaseModel):
-    kind: str = Field(description=f"one of {', '.join(p.COMMAND_KINDS)}")
+    kind: str = Field(description=f"one of {', '.join(SENT_KINDS)}")
     args: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -241,12 +246,13 @@ def make_app(  # noqa: PLR0915 (the app and its routes, wired in one place)
         dependencies=[Depends(judge_only)],
         status_code=201,
         response_model=answers.Queued,
-        responses=refusals(404, 422, *JUDGE),
+        responses=refusals(404, 409, 422, *JUDGE),
     )
     def post_command(
         table: Annotated[int, Path(ge=1, le=999)], command: CommandIn, request: Request
     ) -> answers.Queued | JSONResponse:
-        """Queue a hub → table command (pause, resume, round-over, start, players)."""
+        """Queue a hub → table command (pause, resume, round-over, start, players); 409 for
+        a ``start`` of a table whose last heartbeat names another protocol revision."""
         refused = _not_for(store, table, command.kind, tournament_api.reader(request))
         if refused is not None:
             return refused
@@ -387,10 +393,13 @@ def _not_for(store: Store, table: int, kind: str, language: Language) -> JSONRes
     if not hall.devices.paired(store, table):
         error = words("table {table} is not paired", table=table).into(language)
         return JSONResponse({"status": "invalid", "error": error}, 404)
-    if kind not in p.COMMAND_KINDS:
-        kinds = ", ".join(p.COMMAND_KINDS)
+    if kind not in SENT_KINDS:
+        kinds = ", ".join(SENT_KINDS)
         error = words("kind: allowed are {kinds}", kinds=kinds).into(language)
         return JSONResponse({"status": "invalid", "error": error}, 422)
+    if kind == p.CommandKind.START:
+        # as a round's start does: a table on another protocol revision is not started
+        office.rounds.startable(store, [table])  # ConflictError: 409, in one line
     return None
 
 

@@ -8,6 +8,7 @@ import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
@@ -19,6 +20,9 @@ from klik_hub import tls as certs  # "tls" is the option
 from klik_hub.backup import Checkpoints
 from klik_hub.db import open_engine, url_of
 from klik_hub.store import Store
+
+if TYPE_CHECKING:
+    from klik_hub.advert import Advert
 
 log = logging.getLogger("klik_hub")
 
@@ -178,6 +182,8 @@ def serve(
     public_names: Sequence[str] = (),
     bundle: str | None = None,
     serial_channel: str = "listen",
+    advertise: bool | None = None,
+    advertise_name: str | None = None,
 ) -> int:
     """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
 
@@ -186,6 +192,8 @@ def serve(
     own certificate (``tls.kept``), whose SHA-256 is logged for the tables' pins.
     ``public_names``: host names the hub answers to besides its addresses (``guard``).
     ``bundle``: a folder made by ``make bundle``, served to the tables at ``/install``.
+    ``advertise``: the hub's DNS-SD advert on the network (``advert``; None: off loopback
+    only), named ``advertise_name`` (None: the machine's host name).
 
     Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
     factory setting and the tables' default), started before the API and stopped after it.
@@ -257,9 +265,13 @@ def serve(
     checkpoints = Checkpoints(store.engine, RoundBackups(store, path).check) if path else None
     if checkpoints is not None:
         checkpoints.start()
+    on = advertise if advertise is not None else not _loopback(host)
+    advert = _advert(host, port, scheme, advertise_name) if on else None
     try:
         uvicorn.Server(config).run()
     finally:
+        if advert is not None:
+            advert.stop()
         for serial_hub in serial_hubs:
             serial_hub.stop()
         if checkpoints is not None:
@@ -271,6 +283,15 @@ def serve(
 
 
 STOP_S = 5  # the longest a stop waits for a request under way
+
+
+def _advert(host: str, port: int, scheme: str, name: str | None) -> Advert:
+    """The hub's DNS-SD advert (``klik_hub.advert``), started: it registers on a thread."""
+    from klik_hub.advert import Advert
+
+    advert = Advert(host, port, scheme, name=name)
+    advert.start()
+    return advert
 
 
 def _bundle(folder: str | None) -> Path | None:

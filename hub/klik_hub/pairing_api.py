@@ -7,7 +7,9 @@ without the judge, with a small body limit): ``POST /api/v1/join`` (its public k
 
 The judge's side: ``GET /api/v1/pairing`` lists the tables asking, ``POST
 /api/v1/pairing/{id}`` ``{"table": N, "digits": "DDDDDD"}`` accepts one (201; 409 when the
-digits are not the request's), ``DELETE /api/v1/pairing/{id}`` refuses it.
+digits are not the request's), ``DELETE /api/v1/pairing/{id}`` refuses it; ``POST
+/api/v1/tables/{n}/renumber`` ``{"table": M}`` gives a paired table another number (200; 409
+when M is taken or the table is in a game or owes a round's games: ``office.renumbering``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
+from klik.link import protocol as p
 from klik.link.protocol import pairing as x
-from klik_hub import hall
+from klik_hub import hall, office
 from klik_hub.answers import JUDGE, Refusal, refusals
 from klik_hub.hall.pairing import PairingError, Problem
 from klik_hub.store import Store
@@ -37,6 +41,15 @@ RequestId = Annotated[
 # Anchored: a pydantic pattern matches anywhere in the text.
 Hex64 = Annotated[str, Field(pattern=f"^{x.HEX_KEY.pattern}$")]
 Hex32 = Annotated[str, Field(pattern=f"^{x.HEX_NONCE.pattern}$")]
+
+
+def _storable(text: str) -> str:
+    if p.UNSTORABLE.search(text):  # PostgreSQL refuses NUL; a lone surrogate has no UTF-8
+        raise PydanticCustomError("text", p.NOT_STORABLE)
+    return text
+
+
+Text = Annotated[str, AfterValidator(_storable)]
 
 
 class Strict(BaseModel):
@@ -90,6 +103,20 @@ class Accepted(BaseModel):
 
 class Refused(BaseModel):
     status: Literal["refused"]
+
+
+class RenumberIn(Strict):
+    table: int = Field(ge=1, le=999, description="the table's new number")
+    reason: Text = Field("", max_length=500, description="why: kept in the judge's log")
+    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+
+
+class Renumbered(BaseModel):
+    status: Literal["renumbered"]
+    table: int = Field(description="the table's new number")
+    was: int = Field(description="its number until now")
+    device: str
+    id: str = Field(description="the renumber command's id, acknowledged by the table")
 
 
 def _said(codes: dict[int, str]) -> dict[int | str, dict[str, Any]]:
@@ -196,5 +223,21 @@ def router(store: Store, judge_only: Any, tls_pin: str | None) -> APIRouter:
         except PairingError as error:
             return _refused(error)
         return Refused(status="refused")
+
+    @api.post(
+        "/api/v1/tables/{table}/renumber",
+        dependencies=[judge_only],
+        response_model=Renumbered,
+        responses=refusals(404, 409, 422, *JUDGE),
+    )
+    def renumber(table: Annotated[int, Path(ge=1, le=999)], wanted: RenumberIn) -> Renumbered:
+        """Give paired table ``table`` the number ``wanted.table``: the hub's records follow
+        it, the table is told (a ``renumber`` command) and the judge's log keeps it. 404 when
+        ``table`` is not paired; 409 when the number is taken, the table is in a game or has
+        results to send, or it owes games of a round whose lineup it took."""
+        done = office.renumbering.renumber(
+            store, table, wanted.table, reason=wanted.reason, by=wanted.by
+        )
+        return Renumbered(status="renumbered", **done)
 
     return api

@@ -18,6 +18,11 @@ the same store. The channel and its rules are ``klik.link.channel``'s; what is t
   ``MAX_PUSH_S``), so a table that went quiet does not cost the channel much. A stale
   heartbeat (a replay: its seq not above the last the hub holds) is answered, as over HTTP,
   but is no sign that the table is there.
+- **Tables ask to join** (pairing at the table) with unsigned join frames
+  (``klik.link.protocol.join_frames``): ``answer_join`` drives the same ``hall.pairing`` as
+  the HTTP routes (the request is listed for the judge with ``"link": "serial"``, at most
+  ``MAX_REQUESTS`` at once, each forgotten after ``EXPIRES_MS``) and the answer goes back as
+  one frame. A join frame that is not one is dropped with one log line, counted in ``joins``.
 
 One worker thread answers and pushes, so the hub never talks over itself; the channel's
 reader thread only hands frames over. Neither ever ends on an error: a database that is away
@@ -30,6 +35,7 @@ import logging
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +49,11 @@ from klik.link.channel import (
     airtime_s,
     default_answer_timeout_s,
 )
+from klik.link.protocol import join_frames as jf
 from klik.link.reply import LinkDown
 from klik_hub import hall, inbox
 from klik_hub.hall.devices import Device, Unbelieved
+from klik_hub.hall.pairing import PairingError, Problem
 from klik_hub.store import Store
 
 log = logging.getLogger(__name__)
@@ -53,6 +61,14 @@ log = logging.getLogger(__name__)
 BAUD = 9600  # the HC-12's factory setting, and the table's default serial_baud
 HEARD_FOR_S = 180.0  # commands are pushed to a device heard on this port this recently
 MAX_PUSH_S = 60.0  # the longest wait between pushes of the same commands
+#: What a join frame's ``join-ended`` says for each reason the hub refuses a pairing call.
+ENDED = {
+    Problem.FULL: jf.Why.FULL,
+    Problem.UNKNOWN: jf.Why.UNKNOWN,
+    Problem.STATE: jf.Why.STATE,
+    Problem.DIGITS: jf.Why.STATE,  # the judge's call only: never a table's
+    Problem.REFUSED: jf.Why.REFUSED,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +89,9 @@ class SerialHub:
     (damaged on the way), ``json`` (not JSON or not an envelope), ``unknown`` (a device not
     paired), ``mac`` (not signed by the device it names) and ``other`` (believed but not
     taken: another table's result, a result that breaks the schema, an ack). ``sent``
-    counts the acks and pushes written.
+    counts the acks and pushes written. ``joins`` counts the join frames: ``answered``,
+    ``bad`` (dropped: not a join frame of a table's), ``other`` (a hub's answer, not for
+    a hub) and ``unsent`` (the channel was busy).
     """
 
     def __init__(
@@ -99,6 +117,7 @@ class SerialHub:
         self.dropped = self.channel.dropped
         self.dropped.update({"json": 0, "unknown": 0, "mac": 0, "other": 0})
         self.sent = {"acks": 0, "pushes": 0, "unsent": 0}
+        self.joins: Counter[str] = Counter()
         self._heard: dict[str, float] = {}  # device → when it was last believed here
         self._told: dict[str, _Told] = {}
         self._stop = threading.Event()
@@ -141,7 +160,11 @@ class SerialHub:
                 log.exception("serial %s: a frame could not be handled", self.channel.name)
 
     def _answer(self, data: bytes) -> None:
-        """Take one frame's envelope; answer it only if it came from a paired device."""
+        """Take one frame's envelope; answer it only if it came from a paired device. A
+        table's join frame goes to ``_join``."""
+        if jf.word_of(data) is not None:
+            self._join(data)
+            return
         try:
             envelope, _ = p.open_envelope(data)
         except p.ProtocolError:
@@ -173,6 +196,56 @@ class SerialHub:
             line = p.frame_signed(ack)
         if line is not None and self._send(line):
             self.sent["acks"] += 1
+
+    # --- pairing at the table ------------------------------------------------------------
+
+    def _join(self, data: bytes) -> None:
+        """A table's join frame (the worker thread): taken, and its answer sent."""
+        line = self.answer_join(data)
+        if line is None:
+            return
+        if self._send(line):
+            self.joins["answered"] += 1
+        else:
+            self.joins["unsent"] += 1
+
+    def answer_join(self, data: bytes) -> bytes | None:
+        """The answer frame to a table's join frame (its body, as the deframer gives it),
+        or None for one that is not a table's join frame (logged in one line).
+
+        Each step drives ``hall.pairing`` as its HTTP route does: ``join`` asks (listed for
+        the judge with ``"link": "serial"``), ``join-nonce`` reveals the hub's nonce,
+        ``join-ask`` answers whether the judge accepted. A call the hub refuses is answered
+        ``join-ended`` with the reason. The frame's size is checked before it is parsed
+        (``join_frames.MAX_REQUEST``). Writes to the store; sends nothing.
+        """
+        if jf.word_of(data) in jf.ANSWER_WORDS:
+            self.joins["other"] += 1  # a hub's answer (another hub on the band): not ours
+            return None
+        try:
+            asked = jf.parse_request(data)
+        except p.ProtocolError as error:
+            self.joins["bad"] += 1
+            log.warning("serial %s: a join frame dropped: %s", self.channel.name, error)
+            return None
+        said: jf.Answer
+        try:
+            if isinstance(asked, jf.Hello):
+                given = hall.pairing.ask(self.store, asked.table_key, "serial")
+                said = jf.Commit(asked.tag, given["id"], given["hub_key"], given["commit"])
+                log.info("serial %s: a table asks to join (%s)", self.channel.name, given["id"])
+            elif isinstance(asked, jf.TableNonce):
+                nonce = hall.pairing.reveal(self.store, asked.request_id, asked.nonce)
+                said = jf.Reveal(asked.request_id, nonce)
+            else:
+                state = hall.pairing.answer(self.store, asked.request_id)
+                if state["state"] == "accepted":
+                    said = jf.Accepted(asked.request_id, state["table"], state["sealed"])
+                else:
+                    said = jf.Asking(asked.request_id)
+        except PairingError as error:
+            said = jf.Ended(asked.tag, ENDED[error.problem])
+        return jf.frame(said)
 
     def heard(self, device: str) -> bool:
         """Whether ``device`` was heard on this port in the last ``HEARD_FOR_S`` (its

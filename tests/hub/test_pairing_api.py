@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from klik.link.joining import Joined, Joiner
+from klik.link.joining import HttpJoin, Joined, Joiner
 from klik.link.protocol import pairing as x
 from klik_hub import hall, judge
 from klik_hub.hall.pairing import EXPIRES_MS, MAX_REQUESTS
@@ -48,7 +48,7 @@ def test_a_joiner_is_paired_by_the_judge_who_needs_the_password(
     given: list[Joined] = []
     done = threading.Event()
     joiner = Joiner(
-        url, on_digits=digits.append, on_joined=lambda j: (given.append(j), done.set()),
+        HttpJoin(url), on_digits=digits.append, on_joined=lambda j: (given.append(j), done.set()),
         poll_s=0.05,
     )  # fmt: skip
     joiner.start()

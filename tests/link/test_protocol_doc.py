@@ -56,8 +56,11 @@ def test_every_command_kind_is_documented_and_no_other() -> None:
     sentence = commands[commands.index("Kinds: ") : commands.index("a tournament round's lineup")]
     sentence = re.sub(r"\([^)]*\)", "", sentence)  # what each kind does, in brackets
     assert tuple(TICKED.findall(sentence)) == p.COMMAND_KINDS
-    # A kind other than a lineup or names is an order the table's clock carries out.
-    orders = set(p.COMMAND_KINDS) - {p.CommandKind.PLAYERS, p.CommandKind.GAME}
+    # A kind other than a lineup, names or a new number is an order the table's clock
+    # carries out.
+    orders = set(p.COMMAND_KINDS) - {
+        p.CommandKind.PLAYERS, p.CommandKind.GAME, p.CommandKind.RENUMBER,
+    }  # fmt: skip
     assert orders <= {action.value for action in g.Action}
     assert set(p.ROUND_KINDS) <= set(p.CommandKind)
 

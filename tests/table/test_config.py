@@ -207,6 +207,7 @@ TEXTS = [
     ("[hub] url", ['"10.0.0.5:8000"', '"ftp://hub"', '"HTTP://hub"', '"http://"', '"http://hub:99999"', '"http://hub:port"', '"http://hub/?t=1"', '"http://hub/#a"', '"http://h ub"', '"http://hub\\n"', '" "'], '"" or an address starting with http:// or https://, e.g. "http://10.0.0.5:8000"'),  # the hub's base address; the link adds /api/v1/...
     ("[hub] device_id", ['"t 1"', '"t-1\\n"', '"stół-1"', '"t.1"', '"t/1"'], '"" (not paired) or 1 to 64 letters, digits, - or _'),  # as the protocol's envelopes carry it
     ("[hub] serial_port", ['""', '"/dev/tty AMA0"', '"/dev/ttyAMA0\\n"'], "1 to 4096 printable characters, no spaces"),  # a device path
+    ("[hub] name", ['"laptop\\n"', '"a\\tb"'], '"" (the only hub) or 1 to 63 printable characters'),  # a DNS-SD instance name is one DNS label
     ("[hub] tls_pin_sha256", ['"ab"', '"sha256"', '" "'], '"" (no pin) or 64 hex digits (SHA-256), without colons'),  # too short
 ]  # fmt: skip
 
@@ -418,6 +419,23 @@ def test_an_http_link_with_nothing_from_pairing_asks_to_join() -> None:
     assert not config.from_text(PAIRED + 'link = "http"\nurl = "http://hub"').hub.asks_to_join
 
 
+def test_a_serial_link_with_nothing_from_pairing_asks_to_join_over_its_port() -> None:
+    hub = config.from_text('[hub]\nlink = "serial"\nserial_port = "/dev/ttyUSB0"').hub
+    assert hub.asks_to_join
+    assert not hub.finds_hub  # no url wanted: it asks over the port
+    assert not config.from_text(PAIRED + 'link = "serial"').hub.asks_to_join
+
+
+def test_an_http_link_with_no_url_and_nothing_from_pairing_finds_the_hub() -> None:
+    c = config.from_text('[hub]\nlink = "http"', "table.toml")  # a fresh card: no per-table file
+    assert (c.hub.asks_to_join, c.hub.finds_hub, c.hub.name) == (True, True, "")
+    named = config.from_text('[hub]\nlink = "http"\nname = "Sędzia główny"', "table.toml")
+    assert (named.hub.finds_hub, named.hub.name) == (True, "Sędzia główny")  # one of several
+    assert not config.from_text('[hub]\nlink = "http"\nurl = "http://hub"').hub.finds_hub
+    assert not config.from_text('[hub]\nlink = "serial"').hub.finds_hub  # asks over its port
+    assert not config.from_text('[hub]\nlink = "off"').hub.finds_hub  # off: nobody to look for
+
+
 @pytest.mark.parametrize("baud", config.BAUD_RATES)
 def test_every_standard_baud_rate_is_allowed(baud: int) -> None:
     assert config.from_text(f"[hub]\nserial_baud = {baud}").hub.serial_baud == baud
@@ -491,6 +509,7 @@ def test_klik_config_prints_the_key_hidden(
     assert hub == {
         "link": "http",
         "url": "http://10.0.0.5:8000",
+        "name": "",
         "table": 7,
         "device_id": "t-7",
         "key": "<hidden>",

@@ -49,7 +49,8 @@ def test_no_file_changes_nothing_and_a_config_paired_by_klik_pair_wins(tmp_path:
     "text",
     [
         "[hub\n",  # not TOML
-        '[hub]\nurl = "http://elsewhere"\n',  # a key pairing never writes
+        '[hub]\nurl = "http://elsewhere"\n',  # a url alone: not what the judge's accept gives
+        f'[hub]\ntable = 7\ndevice_id = "t7"\nkey = "{KEY}"\nlink = "serial"\n',  # a key pairing never writes
         '[hub]\ntable = 7\ndevice_id = "t7"\nkey = "short"\n',  # a key that is not one
     ],
 )
@@ -57,3 +58,45 @@ def test_a_damaged_file_is_one_line_saying_to_delete_it(tmp_path: Path, text: st
     (tmp_path / paired.FILE).write_text(text, encoding="utf-8")
     with pytest.raises(c.ConfigError, match=r"delete it to pair again$"):
         paired.applied(asking(tmp_path))
+
+
+def test_a_table_that_found_its_hub_keeps_its_url_and_goes_on_with_it(tmp_path: Path) -> None:
+    config = c.from_text('[hub]\nlink = "http"\n')  # no url: the hub was found by DNS-SD
+    config = replace(config, table=replace(config.table, state_dir=str(tmp_path)))
+    assert config.hub.finds_hub
+    url = "https://10.0.0.5:8000"
+    paired.keep(
+        config, {"url": url, "table": 7, "device_id": "t7-x", "key": KEY, "tls_pin_sha256": PIN}
+    )
+    hub = paired.applied(config).hub
+    assert (hub.url, hub.table, hub.device_id, hub.tls_pin_sha256) == (url, 7, "t7-x", PIN)
+    assert not hub.asks_to_join
+    assert not hub.finds_hub
+    # A card whose own [hub] url names the hub wins over the url kept with the pairing.
+    moved = asking(tmp_path, url="https://10.0.0.9:8000")
+    assert paired.applied(moved).hub.url == "https://10.0.0.9:8000"
+
+
+def test_a_kept_pairing_without_a_url_on_a_card_without_one_says_to_pair_again(
+    tmp_path: Path,
+) -> None:
+    config = c.from_text('[hub]\nlink = "http"\n')
+    config = replace(config, table=replace(config.table, state_dir=str(tmp_path)))
+    paired.keep(config, {"table": 7, "device_id": "t7-x", "key": KEY})  # an older table's file
+    with pytest.raises(c.ConfigError, match=r"\[hub\] url is missing.*delete it to pair again$"):
+        paired.applied(config)
+
+
+def test_a_table_that_asked_over_serial_stays_on_its_serial_link(tmp_path: Path) -> None:
+    text = '[hub]\nlink = "serial"\nserial_port = "/dev/ttyUSB0"\nserial_baud = 19200\n'
+    config = c.from_text(text)  # no url: a serial link asks over its port
+    config = replace(config, table=replace(config.table, state_dir=str(tmp_path)))
+    assert config.hub.asks_to_join
+    assert not config.hub.finds_hub
+    paired.keep(config, {"url": "", "table": 4, "device_id": "t4-x", "key": KEY})
+    hub = paired.applied(config).hub
+    assert (hub.link, hub.serial_port, hub.serial_baud, hub.serial_channel) == (
+        "serial", "/dev/ttyUSB0", 19200, "listen"
+    )  # fmt: skip
+    assert (hub.table, hub.device_id, hub.key) == (4, "t4-x", KEY)
+    assert not hub.asks_to_join

@@ -23,17 +23,20 @@ from PIL import Image
 from klik.core.tabletop import Edge
 from klik.link import protocol as p
 from klik.link.courier import Command, Courier, Link
+from klik.link.discovery import Discovery, Found
 from klik.link.http import HttpLink
-from klik.link.joining import Joined, Joiner
+from klik.link.joining import HttpJoin, Joined, Joiner, Transport
 from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
+from klik.link.serial_join import SerialJoin
 from klik.table import notify
 from klik.table.config import Config, ConfigError, paired
 from klik.table.engine import Engine, Item, Screens
 from klik.table.gpio import JudgeEdge, TableGPIO, make_factory
 from klik.table.health import Readings
 from klik.table.journal import Journal
+from klik.table.renumbering import renumbered
 
 log = logging.getLogger("klik.table.daemon")
 
@@ -79,15 +82,23 @@ class Daemon:
         self.outbox: Outbox | None = None
         self.courier: Courier | None = None
         self.joiner: Joiner | None = None  # while the table asks the hub to join
+        # while it looks for the hub on the network (no [hub] url): the joiner starts once
+        # it found one
+        self.discovery: Discovery | None = None
+        self._joining = threading.Lock()  # discovery's thread and stop() both touch joiner
         hub = config.hub
+        self.hub_url = hub.url  # the hub it asks to join, or the one discovery found
         # "none", "asking" (with the digits once the exchange gave them) or "paired"
         self.pairing: tuple[str, str | None] = (
             ("paired", None) if hub.device_id and hub.key else ("none", None)
         )
         if journal and (hub.link != "off" or hub.asks_to_join):
             self.outbox = self._outbox(state)
-            if hub.asks_to_join:
-                self.joiner = Joiner(hub.url, on_digits=self._digits, on_joined=self._joined)
+            if hub.finds_hub:
+                self.discovery = Discovery(self._found, wanted=hub.name)
+                self.pairing = ("asking", None)
+            elif hub.asks_to_join:
+                self.joiner = self._joiner(hub.url)
                 self.pairing = ("asking", None)
             else:
                 self.courier = self._courier(self.outbox)
@@ -98,12 +109,14 @@ class Daemon:
             set_outputs=self.gpio.set,
             # While it asks to join, a result is kept in its file only: it has no table number
             # the hub knows yet. The outbox is the engine's once the judge accepted it.
-            outbox=None if self.joiner is not None else self.outbox,
+            outbox=None if self.pairing[0] == "asking" else self.outbox,
             on_kept=None if self.outbox is None else self._wake,
             wall_clock=wall_clock,
             publishing=publishing,
             on_frame=on_frame,
+            on_repair=self._repair,
         )
+        self._rejoiner: Joiner | None = None  # while a paired table asks to join again
         self.beat = 0.0  # the engine loop's last round, on the table clock
         # The table clock's moment at ``start``: the pins are live from construction, but an
         # edge before the clock was set was stamped on the raw monotonic clock (``offset``
@@ -127,6 +140,27 @@ class Daemon:
         if self.courier is not None:
             self.courier.wake()
 
+    def _joiner(self, url: str) -> Joiner:
+        """The joiner that asks the hub to join: over the serial port with a serial link
+        (``SerialJoin``, closed before the courier's link opens the port), else over http to
+        ``url``."""
+        hub = self.config.hub
+        transport: Transport
+        if hub.link == "serial":
+            transport = SerialJoin(hub.serial_port, hub.serial_baud)
+        else:
+            transport = HttpJoin(url)
+        return Joiner(transport, on_digits=self._digits, on_joined=self._joined)
+
+    def _found(self, found: Found) -> None:
+        """Discovery found the hub (its thread): ask it to join, as a configured url is."""
+        with self._joining:
+            if self._stopping.is_set():
+                return
+            self.hub_url = found.url
+            self.joiner = self._joiner(found.url)
+            self.joiner.start()
+
     def _digits(self, digits: str | None) -> None:
         """The joiner's digits (its thread): seat A shows them while the table asks."""
         self.pairing = ("asking", digits)
@@ -135,8 +169,9 @@ class Daemon:
     def _joined(self, joined: Joined) -> None:
         """The judge accepted this table (the joiner's thread): what it gave is kept in the
         state folder, the config takes it, and the courier starts."""
-        https = self.config.hub.url.startswith("https://")
+        https = self.hub_url.startswith("https://")
         given = {
+            "url": self.hub_url or None,  # none over a serial link
             "table": joined.table,
             "device_id": joined.device_id,
             "key": joined.key,
@@ -154,7 +189,8 @@ class Daemon:
         self.courier = courier
         self.pairing = ("paired", None)
         config = self.config
-        log.info("stół %s: połączono z hubem %s", config.table.name, config.hub.url)
+        where = config.hub.serial_port if config.hub.link == "serial" else config.hub.url
+        log.info("stół %s: połączono z hubem %s", config.table.name, where)
         outbox = self.outbox
         self.call(lambda engine, now: engine.pairing(None, config, now, outbox=outbox))
         if not self._stopping.is_set():
@@ -170,7 +206,9 @@ class Daemon:
         heartbeat_s = hub.heartbeat_s
         if hub.link == "serial":
             if hub.serial_channel == "polled":
-                link = PolledLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
+                link = PolledLink(
+                    hub.serial_port, hub.serial_baud, hub.device_id, key, table=hub.table
+                )
             else:
                 link = SerialLink(hub.serial_port, hub.serial_baud, hub.device_id, key)
             # Nine tables' heartbeats every 2 s would fill a shared 9600-baud channel; the
@@ -207,6 +245,8 @@ class Daemon:
         """Carry out a hub command on the engine thread and wait until it has (the courier
         records and acknowledges it only then); False if the engine did not within
         ``COMMAND_WAIT_S``."""
+        if order.kind == p.CommandKind.RENUMBER:
+            return self._renumber(order)
         done = threading.Event()
 
         def carry_out(engine: Engine, now: float) -> None:
@@ -215,6 +255,122 @@ class Daemon:
 
         self.call(carry_out)
         return done.wait(COMMAND_WAIT_S)
+
+    def _renumber(self, order: Command) -> bool:
+        """The hub's ``renumber`` command (the courier's thread): ``paired.toml`` rewritten
+        with the new number (``klik.table.renumbering``), then the engine shows it and the
+        next results carry it. False (not acknowledged: the courier tries again) while the
+        file cannot be written."""
+        table = order.args.get("table")
+        name = self.config.table.name
+        if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 999:
+            log.error("stół %s: polecenie renumber bez numeru 1-999: %r", name, order.args)
+            return True  # it never gets better: acknowledged, nothing done
+        try:
+            config, kept = renumbered(self.config, table)
+        except OSError as error:
+            log.error("stół %s: nowy numer %d nie zapisany (%s)", name, table, error)
+            return False
+        if not kept:
+            log.warning(
+                "stół %s: teraz stół %d do restartu: wpisz [hub] table = %d i [table] name "
+                '= "%d" w konfiguracji',
+                name, table, table, table,
+            )  # fmt: skip
+        log.info("stół %s: teraz stół %d (hub)", name, table)
+        self.config = config
+        done = threading.Event()
+
+        def carry_out(engine: Engine, now: float) -> None:
+            engine.renumbered(config, now)
+            done.set()
+
+        self.call(carry_out)
+        return done.wait(COMMAND_WAIT_S)
+
+    def _repair(self) -> None:
+        """The judge key's re-pair (a 5 s hold on a ready game; the engine thread): a table
+        paired at the table over http asks the hub to join again, in the background: its
+        pairing and courier stay until the judge accepts (``_rejoined``). The same hold while
+        it asks stops asking."""
+        name = self.config.table.name
+        with self._joining:
+            if self._stopping.is_set():
+                return
+            if self._rejoiner is not None:
+                log.info("stół %s: parowanie ponowne przerwane", name)
+                self._stop_rejoining_locked()
+                self.call(lambda engine, now: engine.pairing(None, None, now))
+                return
+            hub = self.config.hub
+            at_table = paired.path_of(self.config).exists()
+            if self.courier is None or hub.link != "http" or not at_table:
+                log.warning(
+                    "stół %s: parowanie ponowne tylko dla stołu sparowanego przy stole "
+                    "przez http", name,
+                )  # fmt: skip
+                return
+            joiner = self._joiner(self.hub_url)
+            joiner.on_digits = self._repair_digits
+            joiner.on_joined = self._rejoined
+            self._rejoiner = joiner
+        log.info("stół %s: parowanie ponowne: pyta hub, dotychczasowe zostaje", name)
+        joiner.start()
+
+    def _repair_digits(self, digits: str | None) -> None:
+        """The re-pairing joiner's digits (its thread): seat A shows them; the table stays
+        paired meanwhile."""
+        self.call(lambda engine, now: engine.pairing(digits, None, now))
+
+    def _rejoined(self, joined: Joined) -> None:
+        """The judge accepted the re-pairing (the joiner's thread): only now is the pairing
+        replaced, in ``paired.toml`` and by a new courier. A file that cannot be written
+        leaves the old pairing as it was."""
+        with self._joining:
+            if self._rejoiner is None or self._stopping.is_set():
+                return  # stopped meanwhile
+            self._rejoiner = None
+        https = self.hub_url.startswith("https://")
+        given = {
+            "url": self.hub_url or None,  # none over a serial link
+            "table": joined.table,
+            "device_id": joined.device_id,
+            "key": joined.key,
+            "tls_pin_sha256": joined.tls_pin_sha256 if https else None,
+        }
+        asking = replace(self.config, hub=replace(self.config.hub, device_id="", key=""))
+        try:
+            paired.keep(self.config, given)
+            config = paired.applied(asking)
+        except (OSError, ConfigError) as error:
+            log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
+            self.call(lambda engine, now: engine.pairing(None, None, now))
+            return
+        assert self.outbox is not None  # a paired table over http has one
+        old = self.courier
+        self.config = config
+        courier = self._courier(self.outbox)
+        if old is not None:
+            old.stop()
+        self.courier = courier
+        self.pairing = ("paired", None)
+        log.info("stół %s: sparowany ponownie z hubem %s", config.table.name, config.hub.url)
+        outbox = self.outbox
+        self.call(lambda engine, now: engine.pairing(None, config, now, outbox=outbox))
+        if not self._stopping.is_set():
+            courier.start()
+
+    def _stop_rejoining(self) -> None:
+        with self._joining:
+            self._stop_rejoining_locked()
+
+    def _stop_rejoining_locked(self) -> None:
+        """Stop asking to join again, on a thread of its own: a joiner's stop waits for its
+        request, which the engine thread must not."""
+        joiner, self._rejoiner = self._rejoiner, None
+        if joiner is not None:
+            joiner.on_digits = lambda _digits: None
+            threading.Thread(target=joiner.stop, name="klik-rejoiner-stop", daemon=True).start()
 
     def _round(self, said: p.RoundClock | None) -> None:
         """The hub's round clock in its answer to a heartbeat (from the courier's thread):
@@ -236,6 +392,8 @@ class Daemon:
             self.courier.start()
         if self.joiner is not None:
             self.joiner.start()
+        if self.discovery is not None:
+            self.discovery.start()
 
     def put(self, item: Item) -> None:
         """Queue an order or an edge from another thread (the hub, the virtual table)."""
@@ -296,9 +454,13 @@ class Daemon:
         return thread is not None and thread.is_alive() and self.clock() - self.beat <= stale_s
 
     def stop(self) -> None:
-        self._stopping.set()
+        with self._joining:
+            self._stopping.set()
+        if self.discovery is not None:
+            self.discovery.stop()
         if self.joiner is not None:
             self.joiner.stop()
+        self._stop_rejoining()
         if self.courier is not None:
             self.courier.stop()
         self.events.put(_STOP)

@@ -46,6 +46,7 @@ class Engine:
     ``screens`` None draws the views without panels. ``outbox`` (with ``on_kept``, which wakes
     the courier) links the table to the hub; ``wall_clock`` dates a result in UTC when the
     clock is synchronised. ``settings`` overrides the config's game settings (a script's).
+    ``on_repair`` is called (on the engine thread) when the judge key asks to re-pair.
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class Engine:
         on_kept: Callable[[], None] | None = None,
         wall_clock: Callable[[], str | None] = lambda: None,
         publishing: bool = False,
+        on_repair: Callable[[], None] | None = None,
     ) -> None:
         folder = None if journal is None else journal.path.parent
         self.keeper = Keeper(config, folder, outbox=outbox, on_kept=on_kept, wall_clock=wall_clock)
@@ -81,6 +83,7 @@ class Engine:
             rounds=Rounds(folder, config.seat_letters, config.table.name),
             keeper=self.keeper,
             presenter=self.presenter,
+            on_repair=on_repair,
         )
 
     # --- what the daemon, the virtual table and the frames call ---------------------------
@@ -127,6 +130,13 @@ class Engine:
             self.keeper.outbox = self.keeper.outbox or outbox
             self.session.rounds.table = paired.table.name
         self.session.pairing(digits, paired, now)
+
+    def renumbered(self, config: Config, now: float) -> None:
+        """The hub's ``renumber`` command, carried out (on the engine thread): ``config``
+        names the table's new number, which its screens and next results carry."""
+        self.keeper.config = self.presenter.config = config
+        self.session.rounds.table = config.table.name
+        self.session.renumbered(config, now)
 
     def delivered(self, news: c.Tracking, now: float) -> None:
         """The courier's news (on the engine thread): this game's result sent, or how many wait."""

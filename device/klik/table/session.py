@@ -16,11 +16,13 @@ zero it takes the round-over itself. Time comes in as numbers (``now``, the tabl
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from klik.core import game as g
 from klik.core import gestures as gs
+from klik.core import judgekey as jk
 from klik.core import tabletop as t
 from klik.core.pace import pace
 from klik.faults import kill_point
@@ -45,6 +47,13 @@ log = logging.getLogger("klik.table.engine")  # the engine's parts log under its
 
 Item = t.Edge | JudgeEdge | g.Order
 ORDERS = frozenset(action.value for action in g.Action)  # what a command may order the clock
+#: The judge key's meanings that are orders to the clock.
+JUDGE_ORDERS = {
+    jk.JudgeMeaning.START: g.Action.START,
+    jk.JudgeMeaning.PAUSE: g.Action.PAUSE,
+    jk.JudgeMeaning.RESUME: g.Action.RESUME,
+    jk.JudgeMeaning.UNDO: g.Action.UNDO,
+}
 #: The phases in which a game takes the round-over (before its start too: 000 o).
 ROUND_OVER_IN = frozenset((g.Phase.READY, g.Phase.MOVE, g.Phase.TIMED_OUT, g.Phase.PAUSED))
 
@@ -62,8 +71,11 @@ class Session:
         rounds: Rounds,
         keeper: Keeper,
         presenter: Presenter,
+        on_repair: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
+        # the judge key's re-pair (on the engine thread): the daemon asks the hub to join again
+        self.on_repair = on_repair
         self.settings = settings  # the table's own: a round's lineup changes a game's
         self.journal = journal  # None: nothing survives a restart (a script's frames)
         self.counter = counter  # None: game numbers start from 1 at every start
@@ -246,21 +258,20 @@ class Session:
         self.refresh(max(now, self.driver.now))
 
     def _judge(self, edge: JudgeEdge) -> None:
-        """The judge key: tap = start / pause / resume / next game; hold = undo a hand-over."""
+        """The judge key (``klik.core.judgekey``): tap = start / pause / resume / next game;
+        hold = undo a hand-over; a 5 s hold on a ready game = re-pair (``on_repair``)."""
         self.judge, gesture = gs.judge_edge(self.judge, edge.pressed, edge.at, self.config.buttons)
         if gesture is None:
             return
-        phase = self.game.phase
-        if isinstance(gesture, gs.JudgeHold):
-            self._do(g.Order(g.Action.UNDO, gesture.at))
-        elif phase is g.Phase.DONE:
+        meant = jk.meaning(gesture, self.game.phase)
+        if meant is jk.JudgeMeaning.REPAIR:
+            log.info("stół %s: klucz sędziego: parowanie ponowne", self.config.table.name)
+            if self.on_repair is not None:
+                self.on_repair()
+        elif meant is jk.JudgeMeaning.NEXT_GAME:
             self._new_game(gesture.at, self._next_game_no())
-        elif phase is g.Phase.READY:
-            self._do(g.Order(g.Action.START, gesture.at))
-        elif phase is g.Phase.PAUSED:
-            self._do(g.Order(g.Action.RESUME, gesture.at))
         else:
-            self._do(g.Order(g.Action.PAUSE, gesture.at))
+            self._do(g.Order(JUDGE_ORDERS[meant], gesture.at))
 
     def _do(self, event: t.Edge | g.Order) -> None:
         if self.journal is not None:
@@ -384,6 +395,14 @@ class Session:
         if paired is not None:
             self.config, self.paired = paired, True
             self.round_time = RoundTime(paired.table.name)
+        self.refresh(max(now, self.driver.now))
+
+    def renumbered(self, config: Config, now: float) -> None:
+        """The hub gave this table another number (its ``renumber`` command): ``config``
+        names it; the screens show it from now on, and the next results carry it."""
+        self.config = config
+        self.round_time.table = config.table.name
+        log.info("stół %s: nowy numer od huba", config.table.name)
         self.refresh(max(now, self.driver.now))
 
     def delivered(self, news: c.Tracking, now: float) -> None:

@@ -1,10 +1,11 @@
 """The tournament office: what the judge does with a tournament, a module per concept
 (``tournaments``, ``players``, ``sanctions``, ``draws``, ``rounds``, ``clock`` (a round's
 time at each table), ``replacements`` (a reserve at a seat for the rest of a round),
-``results``, ``corrections``, ``standings``, ``release`` (what the
-public sees of a round's results); ``player_page`` and ``board``, what a player's own page and
-the tournament's public board say, from ``tally``, the tournament worked out once per
-revision; ``counting`` what every result counts for, which several of them read).
+``results``, ``corrections``, ``renumbering`` (a paired table given another number),
+``standings``, ``release`` (what the public sees of a round's results); ``player_page``
+and ``board``, what a player's own page and the tournament's public board say, from
+``tally``, the tournament worked out once per revision; ``counting`` what every result
+counts for, which several of them read).
 
 Why "office": it is the tournament office's work (Tabbycat's folders, one per thing a
 tournament director does), between the routes (``klik_hub.tournament_api``) and the
@@ -38,6 +39,7 @@ from klik_hub.office import (
     player_page,
     players,
     release,
+    renumbering,
     replacements,
     results,
     rounds,
@@ -58,6 +60,7 @@ __all__ = [
     "player_page",
     "players",
     "release",
+    "renumbering",
     "replacements",
     "results",
     "rounds",

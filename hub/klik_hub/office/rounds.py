@@ -152,12 +152,7 @@ def send(
         sent = set()
         others: dict[int, int] = {}  # table: the other protocol its last heartbeat names
         if kind == "start":
-            others = {
-                x.table_no: theirs
-                for x in sql.devices.with_heartbeats(db)
-                if x.table_no in numbers and x.body is not None
-                if (theirs := other_protocol(json.loads(x.body))) is not None
-            }
+            others = _others(db, numbers)
             sent = {
                 int(k)
                 for k, args in sql.commands.sent_games(db, numbers)
@@ -192,6 +187,26 @@ def send(
     return [
         {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
     ]
+
+
+def startable(store: Store, tables: Sequence[int]) -> None:
+    """ConflictError naming the ``tables`` whose last heartbeat names another protocol
+    revision than the hub's, as a round's ``start`` does (the judge's start of one table,
+    ``POST /api/v1/tables/{N}/commands``, checks the same)."""
+    with store.reading() as db:
+        others = _others(db, tables)
+    if others:
+        raise ConflictError(_other_protocol(others))
+
+
+def _others(db: Connection, tables: Sequence[int]) -> dict[int, int]:
+    """Each of ``tables`` whose last heartbeat names another protocol revision: that one."""
+    return {
+        x.table_no: theirs
+        for x in sql.devices.with_heartbeats(db)
+        if x.table_no in tables and x.body is not None
+        if (theirs := other_protocol(json.loads(x.body))) is not None
+    }
 
 
 def _other_protocol(others: dict[int, int]) -> Words:

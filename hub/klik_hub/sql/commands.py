@@ -87,3 +87,13 @@ def sent_games(db: Connection, tables: list[int]) -> Sequence[Any]:
 
 def _command(row: Any) -> dict[str, Any]:
     return {"id": row.id, "kind": row.kind, "args": json.loads(row.args)}
+
+
+def move_pending(db: Connection, table_no: int, new_no: int) -> None:
+    """Table ``table_no``'s waiting commands wait for table ``new_no`` (the same table,
+    renumbered): they go to the device, whatever number it has."""
+    db.execute(
+        update(commands)
+        .where(commands.c.table_no == table_no, commands.c.acked_ms.is_(None))
+        .values(table_no=new_no)
+    )

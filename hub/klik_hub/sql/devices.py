@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, select
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from klik_hub.schema import devices, status
 
@@ -64,3 +64,20 @@ def with_heartbeats(db: Connection) -> Sequence[Any]:
         .outerjoin(status, status.c.device == devices.c.device)
         .order_by(devices.c.table_no)
     ).all()
+
+
+def renumber(db: Connection, device: str, new_no: int) -> None:
+    """Device ``device`` becomes table ``new_no``, its last heartbeat too (its id and key
+    stay)."""
+    db.execute(update(devices).where(devices.c.device == device).values(table_no=new_no))
+    db.execute(update(status).where(status.c.device == device).values(table_no=new_no))
+
+
+def status_of(db: Connection, table_no: int) -> Any:
+    """Table ``table_no``'s device with its last heartbeat's ``body`` (None before its
+    first), or None if no table is paired under that number."""
+    return db.execute(
+        select(devices.c.device, status.c.body)
+        .outerjoin(status, status.c.device == devices.c.device)
+        .where(devices.c.table_no == table_no)
+    ).first()

@@ -205,7 +205,8 @@ function tableRow(row) {
     el("td", {}, (row.watch || []).map((w, k) => [k > 0 && el("br"), watched(w)])),
     el("td", {}, health(s.health, row.warnings || [])),
     el("td", {}, s.outbox, refused),
-    el("td", {}, button, waiting));
+    el("td", {}, button, waiting, " ", el("button", {"data-renumber": row.table,
+      title: _("Give this table another number (between games)")}, _("Renumber"))));
 }
 
 // The table's health in plain words (the hub's warnings from its last heartbeat's health,
@@ -667,6 +668,22 @@ document.addEventListener("click", async e => {
   if (refuse) {
     refuse.disabled = true;
     await change("DELETE", `/api/v1/pairing/${refuse.dataset.refuse}`);
+    refresh();
+    return;
+  }
+  const renumber = e.target.closest("button[data-renumber]");
+  if (renumber) {
+    const from = Number(renumber.dataset.renumber);
+    const typed = prompt(_("Table {table}'s new number:", {table: from}));
+    if (typed === null || typed.trim() === "") return;
+    const number = Number(typed);
+    if (!Number.isInteger(number) || number < 1 || number > 999) {
+      return say(_("A table's number is 1 to 999."), true);
+    }
+    renumber.disabled = true;
+    const answer = await change("POST", `/api/v1/tables/${from}/renumber`, {table: number});
+    if (answer.ok) say(_("Table {from} is now table {table}.", {from, table: number}));
+    renumber.disabled = false;
     refresh();
     return;
   }

@@ -53,6 +53,7 @@ class CommandKind(StrEnum):
     ROUND_OVER = "round-over"  # the round's time is up: the final round of moves begins
     START = "start"  # start the game (the round's, once its lineup is there)
     PLAYERS = "players"  # the names on the seats' screens
+    RENUMBER = "renumber"  # the table's new number (the judge's renumbering on the hub)
     GAME = "game"  # a round's lineup: players, rule set, move time, games
 
 

@@ -67,7 +67,8 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
 
 def _check_hub(hub: HubSection, source: str) -> None:
     """A link that is on needs what pairing gives (and, over http, the hub's address); an
-    http link with the address and nothing from pairing asks to join."""
+    http link with nothing from pairing asks to join: the hub at its address, or one found
+    on the network (DNS-SD) when it has none."""
     if hub.link == "off":
         return
     needs = f'[hub] link = "{hub.link}" needs'
@@ -75,7 +76,7 @@ def _check_hub(hub: HubSection, source: str) -> None:
         _check_paired(hub, source, needs)
     if hub.link != "http":
         return
-    if not hub.url:
+    if not hub.url and not hub.finds_hub:
         raise ConfigError(
             f'{source}: [hub] url is missing: {needs} the hub\'s address, e.g. "http://10.0.0.5:8000"'
         )

@@ -156,6 +156,7 @@ class SimSection:
 
 BAUD_RATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200)
 PIN = re.compile(r"[0-9A-Fa-f]{64}")  # as `openssl x509 -fingerprint -sha256` prints, colons out
+HUB_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,63}")  # a DNS-SD instance name (one DNS label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +166,12 @@ class HubSection:
     # "off": results stay on the table; "http": over the network to url; "serial": a USB
     # cable or a radio module on serial_port
     link: Literal["off", "http", "serial"]
-    url: str = field(metadata=allowed(Url()))  # the hub's base address
+    # the hub's base address; "" with link = "http": found on the network (DNS-SD)
+    url: str = field(metadata=allowed(Url()))
+    # with no url: the hub to take when several answer, by the name it advertises
+    name: str = field(
+        metadata=allowed(Pattern(HUB_NAME, "1 to 63 printable characters", "the only hub"))
+    )
     # the table's number at the tournament; 0: not paired
     table: int = field(metadata=allowed(Range(0, 999)))
     device_id: str = field(
@@ -187,9 +193,21 @@ class HubSection:
 
     @property
     def asks_to_join(self) -> bool:
-        """The hub's address and nothing from pairing: the table asks the hub to join
-        (``klik.link.joining``), unless its link is a serial one."""
-        return bool(self.url) and self.link != "serial" and not self.device_id and not self.key
+        """Nothing from pairing, and a way to the hub: the table asks the hub to join
+        (``klik.link.joining``): over its serial port with ``link = "serial"``, else with the
+        hub's address or an http link that finds it."""
+        if self.device_id or self.key:
+            return False
+        if self.link == "serial":
+            return bool(self.serial_port)
+        return bool(self.url) or self.link == "http"
+
+    @property
+    def finds_hub(self) -> bool:
+        """It asks to join a hub it has no address of: found on the network by DNS-SD
+        (``klik.link.discovery``), the one named ``name`` if it is set. A serial link needs
+        no address: it asks over its port."""
+        return self.asks_to_join and self.link != "serial" and not self.url
 
 
 def defaults_text() -> str:

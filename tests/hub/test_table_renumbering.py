@@ -1,0 +1,127 @@
+"""A table paired at the table, renumbered by the judge and re-paired by the judge key, with a
+live hub: the real daemon (the virtual table's, mock pins) carries out the hub's ``renumber``
+by rewriting ``paired.toml`` and showing its new number, which a restart keeps; a 5 s hold of
+the judge key on a ready game asks the hub to join again in the background, the table staying
+paired until the judge's accept replaces its pairing."""
+
+from __future__ import annotations
+
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from klik.table import config as c
+from klik.table import sim
+from klik.table.config import paired
+from klik.table.daemon import Daemon
+from klik_hub import hall
+from klik_hub.store import Store
+from tests.hub.test_table_to_hub import PLAYERS
+
+Hub = tuple[str, Store]
+
+
+def section(url: str) -> c.Config:
+    return c.from_text(PLAYERS + f'[hub]\nlink = "http"\nurl = "{url}"\nheartbeat_s = 0.5\n')
+
+
+def paired_at_the_table(store: Store, url: str, folder: Path, table_no: int) -> Daemon:
+    """A virtual table whose ``paired.toml`` holds what the judge's accept of table
+    ``table_no`` gave (as ``Daemon._joined`` keeps it), not started."""
+    device, key = hall.devices.pair(store, table_no)
+    folder.mkdir(parents=True, exist_ok=True)
+    given = {"url": url, "table": table_no, "device_id": device, "key": key}
+    paired.keep(sim.sim_config(section(url), str(folder)), given)
+    return sim.make_daemon(section(url), str(folder))
+
+
+def kept(folder: Path) -> dict[str, Any]:
+    hub: dict[str, Any] = tomllib.loads((folder / paired.FILE).read_text())["hub"]
+    return hub
+
+
+def soon(done: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        threading.Event().wait(0.05)  # sleep-ok: the daemon's threads on the real clock
+
+
+def test_a_renumbered_table_shows_and_keeps_its_new_number(hub: Hub, tmp_path: Path) -> None:
+    url, store = hub
+    table = paired_at_the_table(store, url, tmp_path, 7)
+    device = table.config.hub.device_id
+    table.start()
+    try:
+        said = httpx.post(f"{url}/api/v1/tables/7/renumber", json={"table": 12})
+        assert said.status_code == 200, said.text
+        soon(lambda: table.engine.views["B"].table == "12")
+        assert table.config.table.name == "12"
+        assert kept(tmp_path) == {"url": url, "table": 12, "device_id": device,
+                                  "key": table.config.hub.key}  # fmt: skip
+        soon(lambda: hall.devices.tables(store)[0]["commands"] == [])  # acknowledged
+        assert [(t["table"], t["device"]) for t in hall.devices.tables(store)] == [(12, device)]
+    finally:
+        table.stop()
+    again = sim.make_daemon(section(url), str(tmp_path))  # a restart
+    try:
+        assert (again.config.table.name, again.config.hub.table) == ("12", 12)
+        assert again.config.hub.device_id == device
+    finally:
+        again.stop()
+
+
+def hold_judge_key(table: Daemon, seconds: float) -> None:
+    """The judge key held for ``seconds`` on the table's clock, which jumps ahead meanwhile
+    (a ready game: no clock runs)."""
+    pin = table.gpio.judge_pin()
+    pin.drive_low()
+    table.wait_idle()
+    table.offset += seconds
+    pin.drive_high()
+    table.wait_idle()
+
+
+def test_a_5_s_judge_key_hold_re_pairs_only_once_the_judge_accepts(
+    hub: Hub, tmp_path: Path
+) -> None:
+    url, store = hub
+    table = paired_at_the_table(store, url, tmp_path, 7)
+    old = kept(tmp_path)
+    table.start()
+    try:
+        soon(lambda: hall.devices.tables(store)[0]["seen_s_ago"] is not None)
+        hold_judge_key(table, 4.0)  # an undo on a ready game: nothing asks
+        threading.Event().wait(0.5)  # sleep-ok: a joiner would have asked by now
+        assert httpx.get(f"{url}/api/v1/pairing").json() == []
+        hold_judge_key(table, 5.5)
+        soon(lambda: len(httpx.get(f"{url}/api/v1/pairing").json()) == 1)
+        (asking,) = httpx.get(f"{url}/api/v1/pairing").json()
+        digits = asking["digits"]
+        soon(
+            lambda: (
+                [a.text for a in table.engine.views["A"].alerts] == [f"{digits[:3]} {digits[3:]}"]
+            )
+        )
+        # still paired meanwhile: the old pairing kept, its heartbeats taken
+        assert table.pairing == ("paired", None)
+        assert kept(tmp_path) == old
+        seen = hall.devices.tables(store)[0]["status"]
+        assert seen is not None
+        accepted = httpx.post(f"{url}/api/v1/pairing/{asking['id']}",
+                              json={"table": 7, "digits": digits})  # fmt: skip
+        assert accepted.status_code == 201, accepted.text
+        new_device = accepted.json()["device"]
+        soon(lambda: table.config.hub.device_id == new_device)
+        assert kept(tmp_path)["device_id"] == new_device != old["device_id"]
+        assert kept(tmp_path)["table"] == 7
+        # the new pairing's heartbeats reach the hub
+        soon(lambda: hall.devices.tables(store)[0]["seen_s_ago"] is not None)
+        assert [t["device"] for t in hall.devices.tables(store)] == [new_device]
+    finally:
+        table.stop()
