@@ -43,6 +43,7 @@ from typing import Any
 from klik.link import deflate, poll
 from klik.link import protocol as p
 from klik.link.channel import Port, airtime_s, table_quiet_s
+from klik.link.protocol import join_frames as jf
 from klik.link.reply import LinkDown
 from klik_hub import hall
 from klik_hub.serial_hub import BAUD, SerialHub
@@ -131,7 +132,7 @@ class PolledHub(SerialHub):
                 device = poll.next_table(self._turns, now)
                 if device is not None:
                     self._turn(device)
-                elif self._turns and (now >= self._slot_at or self._owing()):
+                elif now >= self._slot_at or self._owing():  # tables may ask to join
                     self._slot()
                 else:
                     due = min(poll.next_due(self._turns.values()), self._slot_at)
@@ -208,6 +209,7 @@ class PolledHub(SerialHub):
             return
         self.polls["slots"] += 1
         asked: set[int] = set()
+        joins: list[bytes] = []  # tables asking to join: answered after the slot
         until = out_at + self.reply_s + poll.SLOTS * self.slot_s
         while True:
             left = until - self.clock()
@@ -222,8 +224,12 @@ class PolledHub(SerialHub):
             said = poll.turn_of(data)
             if isinstance(said, poll.Nothing):
                 asked.add(said.table)
+            elif jf.word_of(data) is not None:
+                joins.append(data)
+        for data in joins:
+            self._join(data)
         now = self.clock()
-        garbled = self.channel.last_heard > out_at and not asked
+        garbled = self.channel.last_heard > out_at and not asked and not joins
         # Garbled answers: two tables or more asked, which is unknown. Those not heard from
         # lately are due (at a round's end: every table); after GARBLED slots in a row so
         # garbled, the tables owed an ack too (some missed theirs: their results wait).

@@ -1,10 +1,18 @@
 """Pairing at the table from the judge's console, in real headless Chromium: a virtual table
 (the real daemon with mock pins) with the hub's url and nothing from pairing asks to join; the
 console lists it under "Stoły chcą dołączyć" with the digits seat A shows; the judge types the
-table's number and accepts (one click), and the table's screen says it is connected."""
+table's number and accepts (one click), and the table's screen says it is connected.
+
+``KLIK_WRITE_DOCS=1`` retakes the README's pictures of pairing: the virtual table's page with
+the digits on seat A (docs/pairing-table.png) and the console's list (docs/pairing.png).
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +21,11 @@ from playwright.sync_api import Page, expect
 
 from klik.table import config as c
 from klik.table import sim
+from klik.table.daemon import Daemon
 from klik_hub import hall, judge
 from klik_hub.store import Store
 from tests.helpers.browser import chromium_page
+from tests.hub.test_hub_page import DOCS
 from tests.hub.test_table_to_hub import PLAYERS, until
 
 PASSWORD = "sędzia-główny-2026"
@@ -25,6 +35,31 @@ PASSWORD = "sędzia-główny-2026"
 def page() -> Iterator[Page]:
     with chromium_page(viewport={"width": 1280, "height": 720}) as page:
         yield page
+
+
+def see_seat_a(page: Page, table: Daemon) -> None:
+    """The virtual table's own page (klik sim's), served on loopback, until seat A's screen
+    on it is the one the table shows now."""
+    httpd = sim.Server(("127.0.0.1", 0), table)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        server = f"http://127.0.0.1:{httpd.server_address[1]}"
+        with urllib.request.urlopen(f"{server}/api/state", timeout=5) as answer:
+            state = json.load(answer)
+        assert state["pairing"] == {"state": "asking", "digits": table.pairing[1]}
+        page.goto(server)
+        page.wait_for_function(
+            """v => { const img = document.querySelector('[data-seat="A"] img');
+                      const at = Number(new URL(img.src, location.href).searchParams.get("v"));
+                      return img.complete && img.naturalWidth > 0 && at >= v; }""",
+            arg=state["screens"]["A"],
+        )
+        if os.environ.get("KLIK_WRITE_DOCS") == "1":
+            page.screenshot(path=str(DOCS / "pairing-table.png"))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
@@ -44,6 +79,7 @@ def test_the_judge_pairs_a_table_by_its_digits_from_the_console(
         assert digits is not None
         shown = f"{digits[:3]} {digits[3:]}"
         until(table, lambda: [a.text for a in table.engine.views["A"].alerts] == [shown])
+        see_seat_a(page.context.new_page(), table)
         page.goto(url)
         expect(page.get_by_test_id("asking")).to_be_hidden()  # the judge's alone: log in first
         page.get_by_test_id("login").click()
@@ -53,6 +89,9 @@ def test_the_judge_pairs_a_table_by_its_digits_from_the_console(
         expect(row).to_have_count(1)
         expect(row.locator("td.digits")).to_have_text(shown)
         row.locator("input").fill("5")
+        if os.environ.get("KLIK_WRITE_DOCS") == "1":
+            top = {"x": 0, "y": 0, "width": 1280, "height": 320}  # the list, not the empty rest
+            page.screenshot(path=str(DOCS / "pairing.png"), clip=top)
         row.locator("button[data-accept]").click()  # "Przyjmij" (its words: the catalogue's)
         expect(page.get_by_test_id("message")).to_contain_text("5")
         expect(page.get_by_test_id("message")).to_have_class("done")

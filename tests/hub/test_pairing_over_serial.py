@@ -85,19 +85,24 @@ class Relay:
 
 
 @contextmanager
-def hub_and_table(tmp_path: Path, relay: Relay) -> Iterator[tuple[str, str]]:
+def hub_and_table(
+    tmp_path: Path, relay: Relay, channel: str = "listen"
+) -> Iterator[tuple[str, str]]:
     """``klik hub --serial`` on the relay's hub end, ``klik sim`` asking to join on its
-    table end; the hub's and the table's base urls."""
+    table end, both on a ``channel`` ("listen" or "polled") channel; the hub's and the
+    table's base urls."""
     hub_port, sim_port = free_port(), free_port()
     hub, sim = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
     config = tmp_path / "table.toml"
     config.write_text(
-        f'[hub]\nlink = "serial"\nserial_port = "{relay.table_path}"\n', encoding="utf-8"
+        f'[hub]\nlink = "serial"\nserial_port = "{relay.table_path}"\n'
+        f'serial_channel = "{channel}"\n',
+        encoding="utf-8",
     )
     processes = [
         subprocess.Popen(
             [KLIK, "hub", "--db", str(tmp_path / "hub.sqlite"), "--port", str(hub_port),
-             "--serial", relay.hub_path],
+             "--serial", relay.hub_path, "--serial-channel", channel],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         ),
         subprocess.Popen(
@@ -120,12 +125,15 @@ def state_of(sim: str) -> dict[str, Any]:
     return dict(call(f"{sim}/api/state")[1])
 
 
+@pytest.mark.parametrize("channel", ["listen", "polled"])
 def test_a_table_on_a_serial_link_is_paired_by_its_digits_and_its_result_is_stored(
-    tmp_path: Path,
+    tmp_path: Path, channel: str
 ) -> None:
+    # On a polled channel the join frames go in the hub's contention slots, and the result
+    # in the table's turn, by the number the judge gave it.
     relay = Relay()
     try:
-        with hub_and_table(tmp_path, relay) as (hub, sim):
+        with hub_and_table(tmp_path, relay, channel) as (hub, sim):
             shown = until(lambda: (s := pairing_of(sim))["digits"] and s)
             assert shown["state"] == "asking"
             (asking,) = until(lambda: call(f"{hub}/api/v1/pairing")[1])

@@ -13,8 +13,12 @@ no answer within ``answer_timeout_s`` is ``LinkDown`` (the joiner starts over, o
 in step 3); an answer for another table (its tag) is not ours. A join frame that is not one
 (garbled past its CRC, a field of the wrong size) is dropped, counted in ``dropped["join"]``
 and logged in one line; the table goes on waiting. The channel takes plain and deflated
-frames alike, so a hub on a polled channel may deflate its answers. Standard library and
-pyserial only, as everything on the table.
+frames alike, so a hub on a polled channel may deflate its answers.
+
+On a polled channel (``polled=True``) nobody talks out of turn: a step's frame goes in the
+hub's next contention slot (a poll of ``poll.SLOT``), after a mini-slot picked at random, as a
+table with a frame waiting answers one (``klik.link.poll``); the hub answers it right after
+the slot. Standard library and pyserial only, as everything on the table.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from klik.link import deflate
+from klik.link import deflate, poll
 from klik.link import protocol as p
 from klik.link.channel import (
     CONTEND_SLOTS,
@@ -66,8 +70,11 @@ class SerialJoin:
         quiet_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        polled: bool = False,
     ) -> None:
         self.clock = clock
+        self.polled = polled
+        self.slot_s = poll.slot_s(baud)
         self.rng = rng or random.Random()
         self.answer_timeout_s = (
             default_answer_timeout_s(baud) if answer_timeout_s is None else answer_timeout_s
@@ -75,7 +82,10 @@ class SerialJoin:
         self.quiet_s = table_quiet_s(baud) if quiet_s is None else quiet_s
         self.contend_s = CONTEND_SLOTS * max(airtime_s(PACKET_BYTES, baud), MIN_SLOT_S)
         self.channel = Channel(port, baud, self._frame, clock=clock)
-        self.channel.deframer = deflate.deframer(self.channel.dropped)
+        self.channel.deframer = (poll.deframer if polled else deflate.deframer)(
+            self.channel.dropped
+        )
+        self._slot_at = -math.inf  # when the last contention slot's poll was heard
         self.where = f"the hub on {self.channel.name}"
         self.dropped = self.channel.dropped
         self.dropped.update({"join": 0, "other": 0})
@@ -113,12 +123,16 @@ class SerialJoin:
         if self._closed:
             raise LinkDown(f"{name} is closed")
         with self._sending:
-            backoff_s = self.rng.uniform(
-                0.0, self.contend_s * 2 ** min(self._misses, MAX_DOUBLINGS)
-            )
-            deadline = self.clock() + backoff_s + self.answer_timeout_s
-            if not self.channel.wait_quiet(self.quiet_s, deadline, backoff_s):
-                raise LinkDown(f"the channel on {name} was busy for {self.answer_timeout_s:g} s")
+            if self.polled:
+                self._wait_for_slot()
+            else:
+                backoff_s = self.rng.uniform(
+                    0.0, self.contend_s * 2 ** min(self._misses, MAX_DOUBLINGS)
+                )
+                deadline = self.clock() + backoff_s + self.answer_timeout_s
+                if not self.channel.wait_quiet(self.quiet_s, deadline, backoff_s):
+                    why = f"was busy for {self.answer_timeout_s:g} s"
+                    raise LinkDown(f"the channel on {name} {why}")
             with self.channel.changed:
                 self._awaiting, self._answer = (asked.tag, (*answers, jf.Ended)), None
             try:
@@ -137,8 +151,25 @@ class SerialJoin:
             raise EndedError(f"the hub ended the request ({said.why.value})")
         return said
 
+    def _wait_for_slot(self) -> None:
+        """Wait for the hub's next contention slot, then for a mini-slot picked at random;
+        LinkDown if none comes within ``answer_timeout_s``."""
+        since = self.clock()
+        if not self.channel.wait_for(lambda: self._slot_at > since, since + self.answer_timeout_s):
+            raise LinkDown(f"no contention slot on {self.channel.name}")
+        mine = self._slot_at + self.rng.randrange(poll.SLOTS) * self.slot_s
+        self.channel.wait_for(lambda: self._closed, mine)  # the mini-slot picked: a few ms
+
     def _frame(self, data: bytes) -> None:
         """One frame heard (the reader thread): our answer, or someone else's traffic."""
+        if data[:1] == bytes((poll.MARK,)):
+            turn = poll.turn_of(data)
+            if isinstance(turn, poll.Poll) and turn.table == poll.SLOT:
+                with self.channel.changed:
+                    self._slot_at = self.clock()
+                    self.channel.changed.notify_all()
+            self.dropped["other"] += 1
+            return
         word = jf.word_of(data)
         if word is None:  # the channel's other traffic: an envelope, a poll
             if data[:1] == b"{" and b'"type":"ack"' not in data:

@@ -147,7 +147,9 @@ class Daemon:
         hub = self.config.hub
         transport: Transport
         if hub.link == "serial":
-            transport = SerialJoin(hub.serial_port, hub.serial_baud)
+            transport = SerialJoin(
+                hub.serial_port, hub.serial_baud, polled=hub.serial_channel == "polled"
+            )
         else:
             transport = HttpJoin(url)
         return Joiner(transport, on_digits=self._digits, on_joined=self._joined)
