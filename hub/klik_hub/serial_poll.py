@@ -78,7 +78,7 @@ class _Owed:
 #: A short ack told ACK_REPEATS times is taken as heard after this many contention slots
 #: that nobody answered: a table that missed it has its result still waiting, and says so.
 SLOT_REPEATS = 2
-GARBLED = 3  # contention slots garbled in a row before every table owed an ack is polled
+GARBLED = 2  # contention slots garbled in a row before every table is polled
 
 
 class PolledHub(SerialHub):
@@ -152,11 +152,16 @@ class PolledHub(SerialHub):
                 if not self.channel.wait_quiet(quiet_s, began + self.window_s):
                     self._turns[device] = poll.unanswered(self._turns[device], began)
                     return  # someone else's (not ours: noise, a stray table) all its turn
-                out_at = self.channel.send(self._poll_frame(device))
+                # A poll sent again may go over the table's answer that the hub does not
+                # hear (garbled for everyone): it carries no other table's ack.
+                # On a cable (full duplex, no radio's delay) the answer may come before the
+                # poll's last byte has left, as far as the hub's reckoning of its airtime goes.
+                sent_at = self.clock()
+                out_at = self.channel.send(self._poll_frame(device, others=quiet_s == 0.0))
                 self.polls["polls"] += 1
                 quiet_s = self.quiet_s
                 heard = self.channel.wait_for(
-                    functools.partial(self._heard_since, out_at), out_at + self.reply_s
+                    functools.partial(self._heard_since, sent_at), out_at + self.reply_s
                 )
             except LinkDown:  # the port is away: the channel has said why, once
                 self._stop.wait(0.1)
@@ -172,15 +177,15 @@ class PolledHub(SerialHub):
                 self._turns[device] = poll.unanswered(self._turns[device], began)
                 return
 
-    def _poll_frame(self, device: str) -> bytes:
-        """The poll of ``device`` with the short acks owed: its own, then the newest of
-        others' that fewer than ``ACK_REPEATS`` polls have carried."""
+    def _poll_frame(self, device: str, *, others: bool = True) -> bytes:
+        """The poll of ``device`` with the short acks owed: its own, then (``others``) the
+        newest of others' that fewer than ``ACK_REPEATS`` polls have carried."""
         acks = []
         own = self._owed.get(device)
         if own is not None:
             own.carried = True
             acks.append(own.ack)
-        for other, owed in reversed(self._owed.items()):
+        for other, owed in reversed(self._owed.items() if others else {}.items()):
             if len(acks) == poll.MAX_ACKS:
                 break
             if other != device and owed.told < ACK_REPEATS:
@@ -203,6 +208,7 @@ class PolledHub(SerialHub):
         try:
             if not self.channel.wait_quiet(self.quiet_s, self.clock() + self.window_s):
                 return
+            sent_at = self.clock()
             out_at = self.channel.send(poll.poll_frame(poll.SLOT, [o.ack for o in owed]))
         except LinkDown:
             self._stop.wait(0.1)
@@ -213,8 +219,9 @@ class PolledHub(SerialHub):
         until = out_at + self.reply_s + poll.SLOTS * self.slot_s
         while True:
             left = until - self.clock()
-            if left <= 0 and self.clock() - self.channel.last_heard >= self.gap_s:
-                break
+            quiet_s = self.clock() - self.channel.last_heard
+            if left <= 0 and (not self.channel.deframer.partial or quiet_s >= self.gap_s):
+                break  # the mini-slots are over, and no frame is still coming
             try:
                 data = self._frames.get(timeout=max(left, self.gap_s / 2))
             except queue.Empty:
@@ -229,17 +236,15 @@ class PolledHub(SerialHub):
         for data in joins:
             self._join(data)
         now = self.clock()
-        garbled = self.channel.last_heard > out_at and not asked and not joins
-        # Garbled answers: two tables or more asked, which is unknown. Those not heard from
-        # lately are due (at a round's end: every table); after GARBLED slots in a row so
-        # garbled, the tables owed an ack too (some missed theirs: their results wait).
+        garbled = self.channel.last_heard > sent_at and not asked and not joins
+        # Garbled answers: two tables or more asked, which is unknown. With no ack owed (a
+        # round's end, when every table has a result) every table is due at once. Else most
+        # likely two tables that missed their acks: they pick their mini-slots again in the
+        # next slot, and after GARBLED slots in a row so garbled every table is due.
         self._garbled = self._garbled + 1 if garbled else 0
         sweep: set[str] = set()
-        if garbled:
-            lately = now - poll.idle_for(len(self._turns)) / 2
-            sweep = {d for d, turn in self._turns.items() if turn.polled_at < lately}
-        if self._garbled >= GARBLED:
-            sweep, self._garbled = sweep | set(self._owed), 0
+        if garbled and (not self._owed or self._garbled >= GARBLED):
+            sweep, self._garbled = set(self._turns), 0
         for device, turn in self._turns.items():
             if self._numbers.get(device) in asked or device in sweep:
                 self._turns[device] = poll.wanted(turn, now)

@@ -98,7 +98,8 @@ def test_the_judge_pairs_a_table_by_its_digits_from_the_console(
         expect(page.get_by_test_id("asking")).to_be_hidden()
         until(table, lambda: table.pairing[0] == "paired", timeout_s=10)
         until(table, lambda: [a.text for a in table.engine.views["A"].alerts] == ["5"])
-        assert table.engine.views["B"].table == "5"
+        # The seats' views are redrawn one after another (A first): B's may lag A's a moment.
+        until(table, lambda: table.engine.views["B"].table == "5")
         device = hall.devices.tables(store)
         assert [t["table"] for t in device] == [5]
     finally:

@@ -6,7 +6,6 @@ accepts its digits, and ``paired.toml`` keeps that hub's url (and its pin, over 
 from __future__ import annotations
 
 import secrets
-import subprocess
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from klik_hub.tls import CERT_FILE, fingerprint
 from tests.hub.test_demo import until  # waits on real servers, on the real clock
-from tests.hub.test_pairing_at_the_table import KLIK, call, free_port, pairing_of
+from tests.hub.test_pairing_at_the_table import call, free_port, pairing_of, running
 
 pytestmark = pytest.mark.slow  # real `klik hub` and `klik sim` processes, multicast on loopback
 
@@ -24,22 +23,10 @@ def test_a_table_with_no_url_finds_the_hub_and_pairs_with_it(tmp_path: Path) -> 
     # A name of the test's own: a hub another test or `make demo` advertises is not this one.
     name = f"test-hub-{secrets.token_hex(3)}"
     hub, sim = f"https://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
-    config = tmp_path / "table.toml"
-    config.write_text(f'[hub]\nlink = "http"\nname = "{name}"\n', encoding="utf-8")
+    config = f'[hub]\nlink = "http"\nname = "{name}"\n'
     started = time.monotonic()
-    processes = [
-        subprocess.Popen(
-            [KLIK, "hub", "--db", str(tmp_path / "hub.sqlite"), "--port", str(hub_port),
-             "--tls", "--advertise", "--advertise-name", name],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-        subprocess.Popen(
-            [KLIK, "sim", "--config", str(config), "--state-dir", str(tmp_path / "table"),
-             "--port", str(sim_port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-    ]  # fmt: skip
-    try:
+    hub_args = ["--tls", "--advertise", "--advertise-name", name]
+    with running(tmp_path, config, hub_port, hub_args, sim_port):
         until(lambda: call(f"{sim}/api/state")[0] == 200)
         assert pairing_of(sim)["state"] == "asking"  # looking for the hub, then asking it
         shown = until(lambda: (p := pairing_of(sim))["digits"] and p)
@@ -52,11 +39,6 @@ def test_a_table_with_no_url_finds_the_hub_and_pairs_with_it(tmp_path: Path) -> 
         assert status == 201, said
         assert until(lambda: pairing_of(sim)["state"] == "paired")
         until(lambda: [t for t in call(f"{hub}/api/v1/tables")[1] if t["seen_s_ago"] is not None])
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=15)
     kept = (tmp_path / "table" / "paired.toml").read_text(encoding="utf-8")
     assert f'url = "{hub}"' in kept
     assert f'tls_pin_sha256 = "{fingerprint((tmp_path / CERT_FILE).read_bytes())}"' in kept

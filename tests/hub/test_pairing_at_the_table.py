@@ -16,7 +16,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -65,12 +65,24 @@ def hub_and_table(
     hub_port, sim_port = hub_port or free_port(), free_port()
     scheme = "https" if tls else "http"
     hub, sim = f"{scheme}://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
+    config = f'[hub]\nlink = "http"\nurl = "{table_url or hub}"\n'
+    with running(tmp_path, config, hub_port, ["--tls"] if tls else [], sim_port):
+        until(lambda: call(f"{hub}/api/v1/health")[0] == 200)
+        yield hub, sim
+
+
+@contextmanager
+def running(
+    tmp_path: Path, table_toml: str, hub_port: int, hub_args: Sequence[str], sim_port: int
+) -> Iterator[None]:
+    """``klik hub`` on ``hub_port`` with ``hub_args`` and ``klik sim`` on ``sim_port`` with
+    ``table_toml`` as its config (its state in ``tmp_path/table``), both stopped at the end."""
     config = tmp_path / "table.toml"
-    config.write_text(f'[hub]\nlink = "http"\nurl = "{table_url or hub}"\n', encoding="utf-8")
+    config.write_text(table_toml, encoding="utf-8")
     processes = [
         subprocess.Popen(
             [KLIK, "hub", "--db", str(tmp_path / "hub.sqlite"), "--port", str(hub_port),
-             *(["--tls"] if tls else [])],
+             *hub_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         ),
         subprocess.Popen(
@@ -80,8 +92,7 @@ def hub_and_table(
         ),
     ]  # fmt: skip
     try:
-        until(lambda: call(f"{hub}/api/v1/health")[0] == 200)
-        yield hub, sim
+        yield
     finally:
         for process in processes:
             process.terminate()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import select
-import subprocess
 import threading
 import time
 import tty
@@ -25,7 +24,7 @@ from klik.link import protocol as p
 from klik.link.protocol import join_frames as jf
 from klik.link.protocol import pairing as x
 from tests.hub.test_demo import double, until  # waits on real servers, on the real clock
-from tests.hub.test_pairing_at_the_table import KLIK, call, free_port, pairing_of
+from tests.hub.test_pairing_at_the_table import call, free_port, pairing_of, running
 
 pytestmark = pytest.mark.slow  # real `klik hub` and `klik sim` processes on the real clock
 
@@ -93,32 +92,14 @@ def hub_and_table(
     table's base urls."""
     hub_port, sim_port = free_port(), free_port()
     hub, sim = f"http://127.0.0.1:{hub_port}", f"http://127.0.0.1:{sim_port}"
-    config = tmp_path / "table.toml"
-    config.write_text(
+    config = (
         f'[hub]\nlink = "serial"\nserial_port = "{relay.table_path}"\n'
-        f'serial_channel = "{channel}"\n',
-        encoding="utf-8",
+        f'serial_channel = "{channel}"\n'
     )
-    processes = [
-        subprocess.Popen(
-            [KLIK, "hub", "--db", str(tmp_path / "hub.sqlite"), "--port", str(hub_port),
-             "--serial", relay.hub_path, "--serial-channel", channel],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-        subprocess.Popen(
-            [KLIK, "sim", "--config", str(config), "--state-dir", str(tmp_path / "table"),
-             "--port", str(sim_port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        ),
-    ]  # fmt: skip
-    try:
+    hub_args = ["--serial", relay.hub_path, "--serial-channel", channel]
+    with running(tmp_path, config, hub_port, hub_args, sim_port):
         until(lambda: call(f"{hub}/api/v1/health")[0] == 200)
         yield hub, sim
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=15)
 
 
 def state_of(sim: str) -> dict[str, Any]:

@@ -158,6 +158,11 @@ class Channel:
         return self._port is not None
 
     @property
+    def talking(self) -> bool:
+        """Whether a frame of ours is still on the wire."""
+        return self.clock() < self._sending_until
+
+    @property
     def last_heard(self) -> float:
         """When the last byte came in, on ``clock`` (``-inf``: never)."""
         return self._heard_at

@@ -10,7 +10,8 @@ asks ``next_table`` whom to poll; after the turn it records what came of it:
 - **asked for a turn**: when no table is due the hub opens a contention slot every
   ``SLOT_EVERY_S`` (a poll of table ``SLOT``); a table with a frame waiting answers it
   with its "nothing" in one of ``SLOTS`` mini-slots picked at random, and is due at once.
-  Two that pick the same mini-slot garble each other, and then every table is due at once;
+  Two that pick the same mini-slot garble each other (the hub decides whom that makes due:
+  ``klik_hub.serial_poll``);
 - **no answer** (the poll or the answer lost, or the table away): due again after a back-off
   that doubles with each miss in a row, from ``retry_s`` up to ``max_retry_s``, so a table
   that is switched off costs the channel little.
@@ -96,7 +97,7 @@ def joined(turns: Mapping[str, Turn], devices: Iterable[str]) -> dict[str, Turn]
 
 SLOT = 0  # the table number a contention slot's poll names: any table with a frame waiting
 SLOTS = 4  # a contention slot's mini-slots: a table answers in one picked at random
-SLOT_EVERY_S = 0.25  # with no table due, a contention slot this often
+SLOT_EVERY_S = 0.15  # with no table due, a contention slot this often
 SLOT_GUARD_S = 0.005  # a mini-slot's margin for the nodes' reaction times
 NOTHING_BYTES = 7  # a "nothing" frame's bytes (``nothing_frame``), escapes aside
 

@@ -220,7 +220,10 @@ class PolledLink:
         self.turns["asked"] += 1
 
     def _take_turn(self) -> None:
-        """Our turn: the waiting frame, or "nothing", at once."""
+        """Our turn: the waiting frame, or "nothing", at once; not while our answer to a
+        poll before is still on the wire (this one was sent again over it, unheard)."""
+        if self.channel.talking:
+            return
         with self.channel.changed:
             line = self._waiting
         try:

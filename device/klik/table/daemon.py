@@ -249,10 +249,15 @@ class Daemon:
         ``COMMAND_WAIT_S``."""
         if order.kind == p.CommandKind.RENUMBER:
             return self._renumber(order)
+        return self._on_engine(lambda engine, now: engine.command(order, now))
+
+    def _on_engine(self, work: Callable[[Engine, float], None]) -> bool:
+        """Run ``work`` on the engine thread and wait until it has; False if it did not
+        within ``COMMAND_WAIT_S``."""
         done = threading.Event()
 
         def carry_out(engine: Engine, now: float) -> None:
-            engine.command(order, now)
+            work(engine, now)
             done.set()
 
         self.call(carry_out)
@@ -281,14 +286,9 @@ class Daemon:
             )  # fmt: skip
         log.info("stół %s: teraz stół %d (hub)", name, table)
         self.config = config
-        done = threading.Event()
-
-        def carry_out(engine: Engine, now: float) -> None:
-            engine.renumbered(config, now)
-            done.set()
-
-        self.call(carry_out)
-        return done.wait(COMMAND_WAIT_S)
+        if self.courier is not None and isinstance(self.courier.link, PolledLink):
+            self.courier.link.renumbered(table)  # the hub polls the new number from now
+        return self._on_engine(lambda engine, now: engine.renumbered(config, now))
 
     def _repair(self) -> None:
         """The judge key's re-pair (a 5 s hold on a ready game; the engine thread): a table

@@ -330,6 +330,11 @@ class Deframer:
                 continue
             yield body
 
+    @property
+    def partial(self) -> bool:
+        """Whether a frame has begun and not yet ended."""
+        return bool(self._buffer) or self._skipping
+
     def drop_partial(self) -> None:
         """Drop the start of a frame whose rest never came, counted as ``crc``.
 
