@@ -7,12 +7,15 @@ talking. What differs from the listen-before-talk end (``klik_hub.serial_hub``, 
 taking, answering and pushing this reuses):
 
 - **Turns.** One worker thread polls the paired tables in the order ``klik.link.poll``
-  gives (a pure schedule): it sends ``?device`` and listens. The table answers at once with
-  its oldest waiting frame or ``.device`` ("nothing"). A frame is taken as over the other
-  end (``inbox.take``) and its signed ack goes back at once, in the hub's turn.
+  gives (a pure schedule): it polls the table by its number (``poll.poll_frame``) and
+  listens. The table answers at once with its oldest waiting frame or a "nothing". A frame
+  is taken as over the other end (``inbox.take``); a heartbeat's signed ack goes back at
+  once, in the hub's turn, a result's in the next polls (below).
+- **Contention slots.** With no table due, the hub polls table ``poll.SLOT``: tables with a
+  frame waiting, and tables asking to join, answer in mini-slots (``_slot``).
 - **An unanswered poll** (no byte heard within ``reply_s`` of its end) is sent again: the
   poll was lost, or the answer is on its way but unheard here, and then the second poll
-  harms nothing the hub could have heard. After ``window_s`` (the longest answer) without
+  harms nothing the hub could have heard. After ``window_s`` (``TURN_S``) without
   a byte the table has missed its turn and is polled later, less often each time.
 - **Acks ride in the polls.** A result kept is acknowledged in the next ``ACK_REPEATS``
   polls, whoever they poll, as a short ack (``poll.ShortAck``: its table's number, seq,
@@ -56,6 +59,7 @@ REPLY_S = 0.04  # an HC-12 in FU3 loops a byte back in 31 ms (its manual); the r
 REFRESH_S = 2.0  # the paired tables are read from the store this often
 PUSH_S = 0.4  # a waiting command is pushed again after this for URGENT_S, then doubling
 URGENT_S = 3.0
+TURN_S = 0.6  # the longest a turn goes on with no byte heard (a 2 KiB frame takes 2.1 s)
 PUSH_CHECK_S = 0.1  # waiting commands are looked for between turns this often
 CARRIED_OUT_S = 0.3  # a table told of commands gets a turn this soon, for its acknowledgement
 #: A result's short ack goes in this many polls of other tables (each heard by its table
@@ -103,7 +107,9 @@ class PolledHub(SerialHub):
         self.channel.deframer = poll.deframer(self.channel.dropped)
         self.reply_s = REPLY_S if reply_s is None else reply_s
         self.slot_s = poll.slot_s(baud)
-        self.window_s = airtime_s(p.MAX_FRAME, baud) + self.reply_s
+        # A turn with no byte heard ends after this: a result's unheard answer and its
+        # resend fit, and a judge's pause waits behind no longer turn than that.
+        self.window_s = min(airtime_s(p.MAX_FRAME, baud), TURN_S) + self.reply_s
         self.idle_s = idle_s
         self.gap_s = table_quiet_s(baud) + REPLY_S  # an answer has ended after this silence
         self.polls: Counter[str] = Counter()
