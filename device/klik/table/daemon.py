@@ -168,17 +168,22 @@ class Daemon:
         self.pairing = ("asking", digits)
         self.call(lambda engine, now: engine.pairing(digits, None, now))
 
-    def _joined(self, joined: Joined) -> None:
-        """The judge accepted this table (the joiner's thread): what it gave is kept in the
-        state folder, the config takes it, and the courier starts."""
+    def _given(self, joined: Joined) -> dict[str, object]:
+        """What the judge's accept gave, as ``paired.toml`` keeps it: the pin only over
+        https, the url only over the network."""
         https = self.hub_url.startswith("https://")
-        given = {
+        return {
             "url": self.hub_url or None,  # none over a serial link
             "table": joined.table,
             "device_id": joined.device_id,
             "key": joined.key,
             "tls_pin_sha256": joined.tls_pin_sha256 if https else None,
         }
+
+    def _joined(self, joined: Joined) -> None:
+        """The judge accepted this table (the joiner's thread): what it gave is kept in the
+        state folder, the config takes it, and the courier starts."""
+        given = self._given(joined)
         try:
             paired.keep(self.config, given)
             self.config = paired.applied(self.config)
@@ -332,14 +337,7 @@ class Daemon:
             if self._rejoiner is None or self._stopping.is_set():
                 return  # stopped meanwhile
             self._rejoiner = None
-        https = self.hub_url.startswith("https://")
-        given = {
-            "url": self.hub_url or None,  # none over a serial link
-            "table": joined.table,
-            "device_id": joined.device_id,
-            "key": joined.key,
-            "tls_pin_sha256": joined.tls_pin_sha256 if https else None,
-        }
+        given = self._given(joined)
         asking = replace(self.config, hub=replace(self.config.hub, device_id="", key=""))
         try:
             paired.keep(self.config, given)
