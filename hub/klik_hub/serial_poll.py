@@ -18,8 +18,8 @@ taking, answering and pushing this reuses):
   harms nothing the hub could have heard. After ``window_s`` (``TURN_S``) without
   a byte the table has missed its turn and is polled later, less often each time.
 - **Acks ride in the polls.** A result kept is acknowledged in the next ``ACK_REPEATS``
-  polls, whoever they poll, as a short ack (``poll.ShortAck``: its table's number, seq,
-  status and 32 bits of the full ack's MAC), and in every poll of its own table until that
+  polls, whoever they poll, as a short ack (``poll.ShortAck``: 32 bits of the full ack's
+  MAC, and a duplicate's receipt), and in every poll of its own table until that
   table answers one: then it has heard it. Any other ack (a heartbeat's, with its commands;
   a conflict; a refusal) goes whole, at once.
 - **Frames are deflated** (``klik.link.deflate``): the whole acks and the pushes; the tables'
@@ -136,7 +136,9 @@ class PolledHub(SerialHub):
                     self._push_at = now + PUSH_CHECK_S
                     self._push()
                 device = poll.next_table(self._turns, now)
-                if device is not None:
+                # A table due only to be heard from waits while acks still ride the slots:
+                # a table that missed its ack asks there, and its turn carries it.
+                if device is not None and not (self._turns[device].idle and self._owing()):
                     self._turn(device)
                 elif now >= self._slot_at or self._owing():  # tables may ask to join
                     self._slot()
@@ -199,10 +201,15 @@ class PolledHub(SerialHub):
                 acks.append(owed.ack)
         return poll.poll_frame(self._numbers[device], acks)
 
+    def _unheard(self) -> list[_Owed]:
+        """The short acks their tables may not have heard: not yet told ``ACK_REPEATS``
+        times and followed by ``SLOT_REPEATS`` slots nobody answered."""
+        return [o for o in self._owed.values() if o.told < ACK_REPEATS or o.slots < SLOT_REPEATS]
+
     def _owing(self) -> bool:
         """Whether a short ack still has polls to ride in: not yet told ``ACK_REPEATS``
         times, or not yet followed by ``SLOT_REPEATS`` slots nobody answered."""
-        return any(o.told < ACK_REPEATS or o.slots < SLOT_REPEATS for o in self._owed.values())
+        return bool(self._unheard())
 
     def _slot(self) -> None:
         """A contention slot: a poll of ``poll.SLOT`` (with the owed acks least told); the
@@ -243,13 +250,14 @@ class PolledHub(SerialHub):
             self._join(data)
         now = self.clock()
         garbled = self.channel.last_heard > sent_at and not asked and not joins
-        # Garbled answers: two tables or more asked, which is unknown. With no ack owed (a
-        # round's end, when every table has a result) every table is due at once. Else most
-        # likely two tables that missed their acks: they pick their mini-slots again in the
-        # next slot, and after GARBLED slots in a row so garbled every table is due.
+        # Garbled answers: two tables or more asked, which is unknown. With fewer than two
+        # acks their tables may have missed, at least one table has a new frame (a round's
+        # end, when every table has a result): every table is due at once. Else most likely
+        # two tables that missed their acks: they pick their mini-slots again in the next
+        # slot, and after GARBLED slots in a row so garbled every table is due.
         self._garbled = self._garbled + 1 if garbled else 0
         sweep: set[str] = set()
-        if garbled and (not self._owed or self._garbled >= GARBLED):
+        if garbled and (len(self._unheard()) < 2 or self._garbled >= GARBLED):
             sweep, self._garbled = set(self._turns), 0
         for device, turn in self._turns.items():
             if self._numbers.get(device) in asked or device in sweep:
@@ -340,5 +348,5 @@ class PolledHub(SerialHub):
         table = self._numbers.get(envelope.device)
         if envelope.type != "ack" or table is None:
             return None
-        short = poll.ShortAck.of(table, {**envelope.unsigned(), "mac": mac})
+        short = poll.ShortAck.of({**envelope.unsigned(), "mac": mac})
         return None if short is None else (envelope.device, short)

@@ -112,46 +112,43 @@ def slot_s(baud: int) -> float:
 # ``MARK``, then, escaped as a deflated frame is (``deflate.escape``), the payload and its
 # CRC-16/CCITT-FALSE (2 bytes, big-endian), then ``\n``. The payload:
 #
-# - a poll (hub → every table): ``?``, the polled table's number (2 bytes), then up to
-#   ``MAX_ACKS`` short acks, each: a table's number (2 bytes), the low 16 bits of the seq
-#   of the result acknowledged, ``s`` (stored: the table knows the receipt, it is the hash
-#   of what it sent) or ``d`` and the five signs of the receipt (a duplicate: the receipt is
-#   the first copy's), and the first ``TAG_BYTES`` bytes of the MAC of the full ack the hub
-#   would have sent;
+# - a poll (hub → every table): ``?``, the polled table's number (2 bytes); with short acks,
+#   then the count of "stored" acks (1 byte), each of them ``TAG_BYTES`` bytes: the start of
+#   the MAC of the full ack the hub would have sent (the table knows that ack's receipt, it
+#   is the hash of what it sent); then each "duplicate" ack: the five signs of its receipt
+#   (the first copy's) and its tag;
 # - a "nothing" (table → hub): ``.`` and the table's number.
 #
+# A short ack names neither table nor seq: the tag is of the ack of one table's one result,
+# under that table's key, and the table with that result out knows which tag to look for.
 # Polls are not signed, but every short ack is: a forged poll makes a table answer, a
-# forged "nothing" delays one table's next poll by its idle time, and a short ack must carry
-# 48 bits of the table's own HMAC, so nobody without the key can make a table believe a
-# result kept. Tables are named by number here, not device id: two bytes, not a dozen.
+# forged "nothing" delays one table's next poll by its idle time, and a believed short ack
+# must carry 32 bits of the table's own HMAC, so nobody without the key can make a table
+# believe a result kept. Tables are named by number here, not device id: two bytes, not a
+# dozen.
 
 MARK = 0x1D  # never the first byte of a plain (``{``) or deflated (0x1e) frame
 CRC_START = 0xFFFF  # CRC-16/CCITT-FALSE: a turn frame is a few dozen bytes
 POLL = ord("?")
 NOTHING = ord(".")
-STORED = ord("s")
-DUPLICATE = ord("d")
 TAG_BYTES = 4
-SEQ_MASK = 0xFF  # a short ack names a result by the low 8 bits of its seq
 MAX_ACKS = 4  # short acks a poll carries at most
 MAX_TABLE = 0xFFFF
 
 
 @dataclass(frozen=True, slots=True)
 class ShortAck:
-    """The hub's ack of a result in a poll: ``receipt`` is "" when the table works it out
-    (stored); ``seq`` is the full seq on the hub's side, its low 16 bits as heard."""
+    """The hub's ack of a result in a poll: its status, ``receipt`` ("" when stored: the
+    table works it out), and ``tag``, the start of the full ack's MAC."""
 
-    table: int
-    seq: int
     status: p.Status  # STORED or DUPLICATE
     receipt: str
     tag: bytes
 
     @classmethod
-    def of(cls, table: int, signed_ack: p.Json) -> ShortAck | None:
-        """The short form of the hub's signed ack of a result, for table ``table``; None
-        for an ack that has none (a conflict, a refusal, a heartbeat's answer)."""
+    def of(cls, signed_ack: p.Json) -> ShortAck | None:
+        """The short form of the hub's signed ack of a result; None for an ack that has
+        none (a conflict, a refusal, a heartbeat's answer)."""
         body = signed_ack.get("body")
         mac = signed_ack.get("mac")
         if not isinstance(body, dict) or not isinstance(mac, str) or body.get("of") != "result":
@@ -161,30 +158,35 @@ class ShortAck:
             return None
         if set(body) != {"of", "status", "receipt"} or len(receipt) != p.RECEIPT_LENGTH:
             return None
-        seq = signed_ack.get("seq")
-        if not isinstance(seq, int) or not 1 <= table <= MAX_TABLE:
-            return None
         said = "" if status == p.Status.STORED else receipt
-        return cls(table, seq, p.Status(status), said, bytes.fromhex(mac[: 2 * TAG_BYTES]))
-
-    def names(self, request: p.Envelope) -> bool:
-        """Whether this acknowledges ``request`` (a result): its seq's low bits match."""
-        return request.type == "result" and (request.seq & SEQ_MASK) == (self.seq & SEQ_MASK)
+        return cls(p.Status(status), said, bytes.fromhex(mac[: 2 * TAG_BYTES]))
 
     def opened(self, request: p.Envelope, key: bytes) -> p.Json | None:
         """The hub's full signed ack this stands for, if it acknowledges ``request`` (a
         result of this table's) and its tag is the key's; else None. The link hands the
         courier this envelope, signed here with the same key the hub signs with: it is
         the very ack the hub would have sent, and the tag proves the hub made it."""
-        if not self.names(request):
+        if request.type != "result":
             return None
-        receipt = self.receipt or p.receipt(
-            {"device": request.device, "seq": request.seq, "body": request.body}
-        )
-        body = {"of": "result", "receipt": receipt, "status": self.status.value}
-        signed = p.Envelope("ack", request.device, request.seq, body).signed(key)
-        tag = bytes.fromhex(str(signed["mac"])[: 2 * TAG_BYTES])
-        return signed if hmac.compare_digest(tag, self.tag) else None
+        signed = ack_of(request, key, self.status, self.receipt)
+        return signed if hmac.compare_digest(tag_of(signed), self.tag) else None
+
+
+def ack_of(
+    request: p.Envelope, key: bytes, status: p.Status = p.Status.STORED, receipt: str = ""
+) -> p.Json:
+    """The hub's signed ack of ``request`` (a result) with ``status``: made with the table's
+    ``key`` as the hub makes it, the receipt (stored) the hash of what the table sent."""
+    receipt = receipt or p.receipt(
+        {"device": request.device, "seq": request.seq, "body": request.body}
+    )
+    body = {"of": "result", "receipt": receipt, "status": status.value}
+    return p.Envelope("ack", request.device, request.seq, body).signed(key)
+
+
+def tag_of(signed_ack: p.Json) -> bytes:
+    """The tag a short ack of ``signed_ack`` (a signed envelope) carries."""
+    return bytes.fromhex(str(signed_ack["mac"])[: 2 * TAG_BYTES])
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,16 +206,18 @@ class Nothing:
 
 def poll_frame(table: int, acks: Iterable[ShortAck] = ()) -> bytes:
     """The frame of a poll of table ``table`` carrying ``acks`` (at most ``MAX_ACKS``)."""
+    acks = list(acks)
+    if len(acks) > MAX_ACKS:
+        raise ValueError(f"a poll carries at most {MAX_ACKS} acks")
     payload = bytearray((POLL, *table.to_bytes(2, "big")))
-    for count, ack in enumerate(acks):
-        if count == MAX_ACKS:
-            raise ValueError(f"a poll carries at most {MAX_ACKS} acks")
-        payload += ack.table.to_bytes(2, "big") + bytes((ack.seq & SEQ_MASK,))
-        if ack.receipt:
-            payload += bytes((DUPLICATE,)) + ack.receipt.encode("ascii")
-        else:
-            payload += bytes((STORED,))
-        payload += ack.tag
+    if acks:
+        stored = [ack for ack in acks if not ack.receipt]
+        payload.append(len(stored))
+        for ack in stored:
+            payload += ack.tag
+        for ack in acks:
+            if ack.receipt:
+                payload += ack.receipt.encode("ascii") + ack.tag
     return _frame(bytes(payload))
 
 
@@ -255,26 +259,23 @@ def turn_of(body: bytes) -> Poll | Nothing | None:
         return Nothing(table) if not rest else None
     if kind != POLL:
         return None
-    acks: list[ShortAck] = []
-    while rest and len(acks) < MAX_ACKS:
-        if len(rest) < 4:
+    if not rest:
+        return Poll(table)
+    stored, rest = rest[0], rest[1:]
+    duplicate = p.RECEIPT_LENGTH + TAG_BYTES
+    if len(rest) < stored * TAG_BYTES or (len(rest) - stored * TAG_BYTES) % duplicate:
+        return None
+    if stored + (len(rest) - stored * TAG_BYTES) // duplicate > MAX_ACKS:
+        return None
+    acks = [ShortAck(p.Status.STORED, "", rest[i : i + TAG_BYTES])
+            for i in range(0, stored * TAG_BYTES, TAG_BYTES)]  # fmt: skip
+    rest = rest[stored * TAG_BYTES :]
+    for i in range(0, len(rest), duplicate):
+        receipt = rest[i : i + p.RECEIPT_LENGTH].decode("ascii", "replace")
+        if not receipt.isascii():
             return None
-        to, seq, status = _number(rest[:2]), rest[2], rest[3]
-        receipt, rest = "", rest[4:]
-        if status == DUPLICATE:
-            receipt = rest[: p.RECEIPT_LENGTH].decode("ascii", "replace")
-            rest = rest[p.RECEIPT_LENGTH :]
-            if len(receipt) != p.RECEIPT_LENGTH or not receipt.isascii():
-                return None
-        elif status != STORED:
-            return None
-        if len(rest) < TAG_BYTES:
-            return None
-        tag, rest = rest[:TAG_BYTES], rest[TAG_BYTES:]
-        acks.append(ShortAck(to, seq, p.Status.DUPLICATE if receipt else p.Status.STORED,
-                             receipt, tag))  # fmt: skip
-    return None if rest else Poll(table, tuple(acks))
-
-
-def _number(two: bytes) -> int:
-    return int.from_bytes(two, "big")
+        tag = rest[i + p.RECEIPT_LENGTH : i + duplicate]
+        acks.append(ShortAck(p.Status.DUPLICATE, receipt, tag))
+    if len(acks) == 0:
+        return None  # a count byte with no acks: not how a hub writes a poll
+    return Poll(table, tuple(acks))

@@ -8,8 +8,9 @@ before talking and no back-off: nobody else talks in its turn.
 
 ``PolledLink`` is the courier's link as ``SerialLink`` is: ``send`` an envelope, get the
 hub's signed ack back as a ``protocol.Ack``. The hub acknowledges a kept result in its next
-polls, to whichever table they go, with a short ack (``poll.ShortAck``: 32 bits of the MAC);
-the poll of this table carries its ack until it answers, so a table whose ack was lost
+polls, to whichever table they go, with a short ack (``poll.ShortAck``: 32 bits of the MAC
+of the ack it stands for, which this table alone can make); the poll of this table carries
+its ack until it answers, so a table whose ack was lost
 answers "nothing" rather than sending its result again. Any other ack comes whole.
 
 ``send`` leaves the frame waiting for the next turn and blocks until its ack comes (a turn
@@ -20,6 +21,7 @@ Standard library and pyserial only.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import random
 import threading
@@ -80,6 +82,7 @@ class PolledLink:
         self._waiting: bytes | None = None  # the frame to send in our turn
         self._request: p.Envelope | None = None  # the request out, until its ack comes
         self._answer: tuple[p.Envelope, p.Json] | None = None  # its ack, and signed
+        self._expected: p.Json | None = None  # a result's ack if stored, signed here
         self._pushed = False  # commands came while a request waited for its ack
         self.channel.start()
 
@@ -101,8 +104,12 @@ class PolledLink:
             raise LinkDown(
                 f"{kind} {envelope.seq} is over the {p.MAX_FRAME} bytes of a serial frame"
             ) from None
+        expected = None
+        if kind == "result":  # the hub's ack if it stores it: its tag is what polls carry
+            expected = poll.ack_of(envelope, key)
         with self.channel.changed:
             self._waiting, self._request, self._answer = line, envelope, None
+            self._expected = expected
             self._pushed = False
         try:
             self.channel.wait_for(lambda: self._answer is not None or self._pushed,
@@ -142,8 +149,7 @@ class PolledLink:
             turn = poll.turn_of(data)
             if isinstance(turn, poll.Poll):
                 for short in turn.acks:
-                    if short.table == self.table:
-                        self._short_ack(short)
+                    self._short_ack(short)
                 if turn.table == self.table:
                     self._take_turn()
                 elif turn.table == poll.SLOT:
@@ -184,17 +190,20 @@ class PolledLink:
         self.dropped["other"] += 1  # a late ack, or one for a request not out any more
 
     def _short_ack(self, short: poll.ShortAck) -> None:
-        """A poll's ack for this table: the answer to the result out, if it is that one's
-        and signed with this table's key; a repeat of an earlier one is let go."""
+        """A short ack in a poll: the answer to the result out, if its tag is of this
+        table's ack of that result (made with this table's key); else another table's, a
+        repeat of an earlier one, or forged, all let go alike."""
         with self.channel.changed:
             request = self._request
             if request is None or self._answer is not None:
                 return
-            if not short.names(request):
-                return
-            signed = short.opened(request, self.key)
+            if short.receipt:  # a duplicate's: the receipt is the first copy's
+                signed = short.opened(request, self.key)
+            else:
+                signed = self._expected
+                if signed is None or not hmac.compare_digest(poll.tag_of(signed), short.tag):
+                    return
             if signed is None:
-                self.dropped["mac"] += 1
                 return
             envelope, _ = p.open_envelope(signed)
             self._answer = (envelope, signed)
