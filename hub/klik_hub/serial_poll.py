@@ -120,6 +120,8 @@ class PolledHub(SerialHub):
         self._slot_at = -math.inf  # the next contention slot, when no table is due
         self._push_at = -math.inf  # when to look for commands to push next
         self._clear = False  # the last turn ended with a whole answer: nobody talks now
+        self._taken: list[bytes] = []  # frames heard in the last turn, not yet stored
+        self._held: list[bytes] | None = None  # whole acks made while a turn goes on
         self._garbled = 0  # contention slots garbled in a row
 
     def _work(self) -> None:
@@ -132,9 +134,6 @@ class PolledHub(SerialHub):
                     self._numbers = {row["device"]: row["table"] for row in rows if row["device"]}
                     self._turns = poll.joined(self._turns, list(self._numbers))
                     refresh_at = now + REFRESH_S
-                if now >= self._push_at:
-                    self._push_at = now + PUSH_CHECK_S
-                    self._push()
                 device = poll.next_table(self._turns, now)
                 # A table due only to be heard from waits while acks still ride the slots:
                 # a table that missed its ack asks there, and its turn carries it.
@@ -142,15 +141,28 @@ class PolledHub(SerialHub):
                     self._turn(device)
                 elif now >= self._slot_at or self._owing():  # tables may ask to join
                     self._slot()
+                    self._send_held()
+                elif self._taken:
+                    self._store_taken()
+                elif now >= self._push_at:  # between turns, the polls look (``_meanwhile``)
+                    self._push_at = now + PUSH_CHECK_S
+                    self._push()
                 else:
                     due = min(poll.next_due(self._turns.values()), self._slot_at)
                     self._stop.wait(min(0.05, max(0.0, due - now)))
             except Exception:  # the database away, most likely: the turn is lost, not the hub
                 log.exception("serial %s: a turn failed", self.channel.name)
                 self._stop.wait(0.1)
+        self._store_taken()  # stopping: what was heard is kept all the same
 
     def _turn(self, device: str) -> None:
         """Poll ``device`` until it answers or ``window_s`` passes; take what it sent."""
+        try:
+            self._poll_until_answered(device)
+        finally:
+            self._send_held()
+
+    def _poll_until_answered(self, device: str) -> None:
         began = self.clock()
         # Right after a whole answer nobody is talking: the poll goes at once. Else (a poll
         # again, a slot, a garbled turn before) the channel must be quiet first.
@@ -168,6 +180,7 @@ class PolledHub(SerialHub):
                 out_at = self.channel.send(self._poll_frame(device, others=quiet_s == 0.0))
                 self.polls["polls"] += 1
                 quiet_s = self.quiet_s
+                self._meanwhile()  # while the answer comes
                 heard = self.channel.wait_for(
                     functools.partial(self._heard_since, sent_at), out_at + self.reply_s
                 )
@@ -227,6 +240,7 @@ class PolledHub(SerialHub):
             self._stop.wait(0.1)
             return
         self.polls["slots"] += 1
+        self._meanwhile()
         asked: set[int] = set()
         joins: list[bytes] = []  # tables asking to join: answered after the slot
         until = out_at + self.reply_s + poll.SLOTS * self.slot_s
@@ -246,6 +260,7 @@ class PolledHub(SerialHub):
                 asked.add(said.table)
             elif jf.word_of(data) is not None:
                 joins.append(data)
+        self._send_held()
         for data in joins:
             self._join(data)
         now = self.clock()
@@ -270,6 +285,35 @@ class PolledHub(SerialHub):
                     entry.slots += 1
         self._slot_at = now + (0.0 if asked or garbled else poll.SLOT_EVERY_S)
 
+    def _meanwhile(self) -> None:
+        """Right after a poll has gone, the work that needs the disk and not the channel:
+        the frames heard in the last turn are stored, waiting commands looked up. What
+        they send waits until the turn ends (``_send_held``)."""
+        self._store_taken(hold=True)
+        if self.clock() >= self._push_at:
+            self._push_at = self.clock() + PUSH_CHECK_S
+            self._push()
+
+    def _store_taken(self, *, hold: bool = False) -> None:
+        """Store (``_answer``) the frames heard in the last turn. Called right after the next
+        poll has gone (``hold``), the disk's time is the time its answer takes to come, not
+        the channel's: the result's short ack rides the polls after, and a whole ack
+        (``_send``) waits until the turn ends (``_send_held``)."""
+        taken, self._taken = self._taken, []
+        if hold and self._held is None:
+            self._held = []
+        for data in taken:
+            try:
+                self._answer(data)
+            except Exception:  # the database away, most likely: the table sends again
+                log.exception("serial %s: a frame could not be kept", self.channel.name)
+
+    def _send_held(self) -> None:
+        """Send the whole acks made while the turn went on."""
+        held, self._held = self._held or [], None
+        for line in held:
+            super()._send(line)
+
     def _heard_since(self, at: float) -> bool:
         return self.channel.last_heard > at
 
@@ -288,7 +332,7 @@ class PolledHub(SerialHub):
                 return  # stopping
             turn = poll.turn_of(data)
             if turn is None:
-                self._answer(data)
+                self._taken.append(data)  # stored while the next poll's answer comes
                 sent = True
                 break
             if turn == poll.Nothing(self._numbers[device]):
@@ -334,6 +378,9 @@ class PolledHub(SerialHub):
             return True
         with contextlib.suppress(ValueError, p.ProtocolError):  # else it goes plain
             line = deflate.squeeze_line(line)
+        if self._held is not None:  # a turn goes on: sent at its end
+            self._held.append(line)
+            return True
         return super()._send(line)
 
     def _short(self, line: bytes) -> tuple[str, poll.ShortAck] | None:

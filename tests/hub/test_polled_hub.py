@@ -1,0 +1,83 @@
+"""The hub's end of a polled channel (``klik_hub.serial_poll``) on the simulated radio, a
+table played by a tap: a result it hears is kept while the next poll's answer comes, and
+its short ack rides the polls after."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from klik.link import deflate, poll
+from klik.link import protocol as p
+from klik_hub import hall
+from klik_hub.db import open_engine
+from klik_hub.main import now_ms
+from klik_hub.serial_poll import PolledHub
+from klik_hub.store import Store
+from tests.helpers.hubkit import result_body
+from tests.helpers.radio import Radio, Tap
+
+pytestmark = pytest.mark.slow  # ptys and threads on the real clock
+
+BAUD = 9600
+WAIT_S = 10.0
+
+
+@pytest.fixture
+def hall_of_two(tmp_path: Path) -> Iterator[tuple[Store, Tap, PolledHub, str, bytes]]:
+    """A hub polling tables 7 (the tap) and 8 (nobody): the store, the tap, the hub, and
+    table 7's device and key."""
+    store = Store(open_engine(str(tmp_path / "hub.sqlite")), now_ms)
+    device, key_hex = hall.devices.pair(store, 7)
+    hall.devices.pair(store, 8)
+    with Radio(2, BAUD) as radio:
+        table = radio.tap(1)
+        table.deframer = poll.deframer({})
+        # The test's thread answers in the tap's place: a reply window to spare for it.
+        hub = PolledHub(store, radio.path(0), BAUD, reply_s=0.5)
+        hub.start()
+        try:
+            yield store, table, hub, device, p.key_bytes(key_hex)
+        finally:
+            hub.stop()
+            table.close()
+            store.engine.dispose()
+
+
+def _polls(table: Tap) -> list[poll.Poll]:
+    return [t for t in map(poll.turn_of, table.frames) if isinstance(t, poll.Poll)]
+
+
+def test_a_result_is_kept_while_the_next_poll_is_answered_and_acked_in_the_polls_after(
+    hall_of_two: tuple[Store, Tap, PolledHub, str, bytes],
+) -> None:
+    store, table, _, device, key = hall_of_two
+    assert table.wait(lambda: poll.Poll(7) in _polls(table), WAIT_S)
+    request = p.Envelope("result", device, 1, result_body(table=7, game=1))
+    with table.changed:
+        before = len(_polls(table))
+    table.write(deflate.squeeze(p.canonical(request.signed(key))))
+    tag = poll.tag_of(poll.ack_of(request, key))
+    acked = lambda: any(a.tag == tag for t in _polls(table) for a in t.acks)  # noqa: E731
+    assert table.wait(acked, WAIT_S)
+    with table.changed:
+        after = _polls(table)[before:]
+    first = next(n for n, t in enumerate(after) if any(a.tag == tag for a in t.acks))
+    # The poll right after the result went before the disk had it: its ack rides later.
+    assert first >= 1
+    (row,) = hall.results.newest(store)
+    assert row["receipt"] == poll.ack_of(request, key)["body"]["receipt"]
+
+
+def test_a_result_heard_as_the_hub_stops_is_kept(
+    hall_of_two: tuple[Store, Tap, PolledHub, str, bytes],
+) -> None:
+    store, table, hub, device, key = hall_of_two
+    assert table.wait(lambda: poll.Poll(7) in _polls(table), WAIT_S)
+    request = p.Envelope("result", device, 1, result_body(table=7, game=1))
+    hub._taken.append(p.canonical(request.signed(key)))  # heard, its turn over, not yet kept
+    hub.stop()
+    (row,) = hall.results.newest(store)
+    assert row["table"] == 7
