@@ -83,6 +83,12 @@ class _Owed:
 #: that nobody answered: a table that missed it has its result still waiting, and says so.
 SLOT_REPEATS = 2
 GARBLED = 2  # contention slots garbled in a row before every table is polled
+#: A frame unheard by one table at worst on a channel that works (the bench's worst case):
+#: a table told its ack ``n`` times has missed them all with ``MISSED ** n``.
+MISSED = 0.3
+#: A garbled slot is taken as tables that missed their acks only if at least this many are
+#: expected to ask (a Poisson mean of 0.5 gives two or more askers one time in eleven).
+ASKERS = 0.5
 
 
 class PolledHub(SerialHub):
@@ -219,6 +225,11 @@ class PolledHub(SerialHub):
         times and followed by ``SLOT_REPEATS`` slots nobody answered."""
         return [o for o in self._owed.values() if o.told < ACK_REPEATS or o.slots < SLOT_REPEATS]
 
+    def _askers(self) -> float:
+        """How many tables are expected to ask in a slot only because they missed every
+        telling of their short ack (each missed with ``MISSED``)."""
+        return sum(MISSED**o.told for o in self._unheard() if o.told)
+
     def _owing(self) -> bool:
         """Whether a short ack still has polls to ride in: not yet told ``ACK_REPEATS``
         times, or not yet followed by ``SLOT_REPEATS`` slots nobody answered."""
@@ -265,14 +276,15 @@ class PolledHub(SerialHub):
             self._join(data)
         now = self.clock()
         garbled = self.channel.last_heard > sent_at and not asked and not joins
-        # Garbled answers: two tables or more asked, which is unknown. With fewer than two
-        # acks their tables may have missed, at least one table has a new frame (a round's
-        # end, when every table has a result): every table is due at once. Else most likely
-        # two tables that missed their acks: they pick their mini-slots again in the next
-        # slot, and after GARBLED slots in a row so garbled every table is due.
+        # Garbled answers: two tables or more asked, which is unknown. When so few tables
+        # can be expected to ask for missed acks (``_askers``) that two of them are unlikely,
+        # a table has a new frame (a round's end, when every table has a result): every
+        # table is due at once. Else most likely two tables that missed their acks: they
+        # pick their mini-slots again in the next slot (whose poll tells their acks once
+        # more), and after GARBLED slots in a row so garbled every table is due.
         self._garbled = self._garbled + 1 if garbled else 0
         sweep: set[str] = set()
-        if garbled and (len(self._unheard()) < 2 or self._garbled >= GARBLED):
+        if garbled and (self._askers() < ASKERS or self._garbled >= GARBLED):
             sweep, self._garbled = set(self._turns), 0
         for device, turn in self._turns.items():
             if self._numbers.get(device) in asked or device in sweep:
