@@ -9,8 +9,10 @@ taking, answering and pushing this reuses):
 - **Turns.** One worker thread polls the paired tables in the order ``klik.link.poll``
   gives (a pure schedule): it polls the table by its number (``poll.poll_frame``) and
   listens. The table answers at once with its oldest waiting frame or a "nothing". A frame
-  is taken as over the other end (``inbox.take``); a heartbeat's signed ack goes back at
-  once, in the hub's turn, a result's in the next polls (below).
+  is taken as over the other end (``inbox.take``), but not in the channel's time: the next
+  poll goes first, and the frame is stored while that poll's answer comes (``_meanwhile``).
+  A heartbeat's signed ack goes back when that turn ends, a result's in the polls after
+  (below).
 - **Contention slots.** With no table due, the hub polls table ``poll.SLOT``: tables with a
   frame waiting, and tables asking to join, answer in mini-slots (``_slot``).
 - **An unanswered poll** (no byte heard within ``reply_s`` of its end) is sent again: the
@@ -21,12 +23,13 @@ taking, answering and pushing this reuses):
   polls, whoever they poll, as a short ack (``poll.ShortAck``: 32 bits of the full ack's
   MAC, and a duplicate's receipt), and in every poll of its own table until that
   table answers one: then it has heard it. Any other ack (a heartbeat's, with its commands;
-  a conflict; a refusal) goes whole, at once.
+  a conflict; a refusal) goes whole, at the turn's end.
 - **Frames are deflated** (``klik.link.deflate``): the whole acks and the pushes; the tables'
   frames too. The MAC is the envelope's, over its uncompressed canonical bytes.
-- **Commands** (a judge's pause) do not wait for a table's turn: between two turns the hub
-  pushes a table's waiting commands, again every ``push_s`` for ``URGENT_S`` and then less
-  often while unacknowledged, so a pause reaches a table within about a turn and a push;
+- **Commands** (a judge's pause) do not wait for a table's turn: the hub looks for them
+  while an answer comes and pushes a table's waiting commands at the turn's end, again
+  every ``push_s`` for ``URGENT_S`` and then less often while unacknowledged, so a pause
+  reaches a table within about a turn and a push;
   the table gets a turn ``CARRIED_OUT_S`` later, for the heartbeat that acknowledges them.
 """
 
