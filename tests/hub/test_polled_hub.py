@@ -50,12 +50,17 @@ def _polls(table: Tap) -> list[poll.Poll]:
     return [t for t in map(poll.turn_of, table.frames) if isinstance(t, poll.Poll)]
 
 
+def _turn_of_seven(table: Tap, device: str) -> p.Envelope:
+    """Wait for table 7's first poll; its result of game 1, to send."""
+    assert table.wait(lambda: poll.Poll(7) in _polls(table), WAIT_S)
+    return p.Envelope("result", device, 1, result_body(table=7, game=1))
+
+
 def test_a_result_is_kept_while_the_next_poll_is_answered_and_acked_in_the_polls_after(
     hall_of_two: tuple[Store, Tap, PolledHub, str, bytes],
 ) -> None:
     store, table, _, device, key = hall_of_two
-    assert table.wait(lambda: poll.Poll(7) in _polls(table), WAIT_S)
-    request = p.Envelope("result", device, 1, result_body(table=7, game=1))
+    request = _turn_of_seven(table, device)
     with table.changed:
         before = len(_polls(table))
     table.write(deflate.squeeze(p.canonical(request.signed(key))))
@@ -75,8 +80,7 @@ def test_a_result_heard_as_the_hub_stops_is_kept(
     hall_of_two: tuple[Store, Tap, PolledHub, str, bytes],
 ) -> None:
     store, table, hub, device, key = hall_of_two
-    assert table.wait(lambda: poll.Poll(7) in _polls(table), WAIT_S)
-    request = p.Envelope("result", device, 1, result_body(table=7, game=1))
+    request = _turn_of_seven(table, device)
     hub._taken.append(p.canonical(request.signed(key)))  # heard, its turn over, not yet kept
     hub.stop()
     (row,) = hall.results.newest(store)
