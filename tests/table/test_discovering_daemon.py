@@ -31,8 +31,18 @@ def test_a_fresh_card_looks_for_the_hub_and_asks_none_yet(tmp_path: Path) -> Non
         assert (table.joiner, table.courier, table.hub_url) == (None, None, "")
         assert table.pairing == ("asking", None)
         assert table.engine.session.keeper.outbox is None  # results stay in their files
+        _run_calls(table)
+        assert table.engine.session.info().seeking_hub  # seat A: "Szukam huba…"
     finally:
         table.stop()
+
+
+def _run_calls(table: Daemon) -> None:
+    """Run the calls queued for the engine thread (not started here) on this one."""
+    while not table.events.empty():
+        item = table.events.get_nowait()
+        if callable(item):
+            item(table.engine, 0.0)
 
 
 def test_a_card_with_the_hubs_url_asks_it_and_looks_for_none(tmp_path: Path) -> None:
@@ -55,6 +65,8 @@ def test_the_hub_found_is_asked_and_its_url_kept_with_the_pairing(tmp_path: Path
         table.joiner.stop()  # the judge's accept stands in for the exchange
         table._joined(Joined(7, "t7-x", KEY))
         assert table.pairing == ("paired", None)
+        _run_calls(table)
+        assert not table.engine.session.info().seeking_hub
         assert table.config.hub.url == found.url
         assert table.courier is not None
     finally:

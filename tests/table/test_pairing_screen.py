@@ -1,6 +1,7 @@
-"""Pairing at the table on the seats' screens: seat A shows the six digits of its request to
-join while it asks, and ``Stół 7 · połączono`` once the judge accepted it, until the game
-starts; the other seats show neither."""
+"""Pairing at the table on the seats' screens: seat A shows ``Szukam huba…`` while the table
+asks to join and no hub has answered, the six digits of its request once one has, and
+``Stół 7 · połączono`` once the judge accepted it, until the game starts; the other seats
+show none of them."""
 
 from __future__ import annotations
 
@@ -30,6 +31,20 @@ def test_seat_a_shows_the_digits_while_the_table_asks_to_join() -> None:
         "C": (),
         "D": (),
     }
+
+
+def test_seat_a_says_it_looks_for_the_hub_until_the_digits_come() -> None:
+    shown = alerts(TableInfo(table="1", seeking_hub=True))
+    assert shown == {"A": (Alert(AlertKind.SEEKING),), "B": (), "C": (), "D": ()}
+
+
+@pytest.mark.parametrize("language", list(Language))
+def test_the_looking_for_the_hub_line_is_in_the_seat_s_words_uncut(language: Language) -> None:
+    info = TableInfo(table="7", language=language, seeking_hub=True)
+    view = next(v for v in seat_views(READY, 0.0, info) if v.seat == "A")
+    drawn = [d.text for d in screens.layout(view).texts]
+    said = {Language.PL: "Szukam huba…", Language.EN: "Looking for the hub…"}[language]
+    assert said in drawn, drawn
 
 
 def test_seat_a_says_the_table_is_connected_until_the_game_starts() -> None:

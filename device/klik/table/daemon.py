@@ -117,6 +117,8 @@ class Daemon:
             on_repair=self._repair,
         )
         self._rejoiner: Joiner | None = None  # while a paired table asks to join again
+        if self.pairing[0] == "asking":
+            self.call(lambda engine, now: engine.seeking(True, now))
         self.beat = 0.0  # the engine loop's last round, on the table clock
         # The table clock's moment at ``start``: the pins are live from construction, but an
         # edge before the clock was set was stamped on the raw monotonic clock (``offset``
@@ -190,6 +192,7 @@ class Daemon:
         except (OSError, ConfigError) as error:
             log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
             self.pairing = ("none", None)
+            self.call(lambda engine, now: engine.seeking(False, now))
             return
         assert self.outbox is not None  # the joiner runs only with a journal, and so an outbox
         courier = self._courier(self.outbox)

@@ -131,6 +131,11 @@ class Engine:
             self.session.rounds.table = paired.table.name
         self.session.pairing(digits, paired, now)
 
+    def seeking(self, on: bool, now: float) -> None:
+        """The table asks to join (on the engine thread): seat A says it looks for the hub
+        until the digits come, or (``on`` False) it no longer asks."""
+        self.session.seeking(on, now)
+
     def renumbered(self, config: Config, now: float) -> None:
         """The hub's ``renumber`` command, carried out (on the engine thread): ``config``
         names the table's new number, which its screens and next results carry."""

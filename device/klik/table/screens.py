@@ -45,6 +45,7 @@ ALERTS: Mapping[AlertKind, str] = {
     AlertKind.HUB: N_("Hub unreachable"),
     AlertKind.PAIRING: N_("Pairing code {text}"),
     AlertKind.PAIRED: N_("Table {text} · connected"),
+    AlertKind.SEEKING: N_("Looking for the hub…"),
 }
 PAUSED_BY: Mapping[str, str] = {
     "judge": N_("Judge's pause"),

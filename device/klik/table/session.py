@@ -94,6 +94,7 @@ class Session:
         self.round_time = RoundTime(config.table.name)  # the hub's round clock, as last heard
         self.pairing_digits: str | None = None  # while it asks the hub to join
         self.paired = False  # the judge accepted it since the start
+        self.seeking_hub = False  # it asks to join, and no hub has answered yet
 
     @property
     def game(self) -> g.Game:
@@ -115,6 +116,7 @@ class Session:
             round_ends=self.round_time.ends(self.game_lineup),
             pairing_digits=self.pairing_digits,
             paired=self.paired,
+            seeking_hub=self.seeking_hub and self.pairing_digits is None,
         )
 
     def played(self) -> Played:
@@ -393,8 +395,14 @@ class Session:
         the config with what pairing gave, once the judge accepted it."""
         self.pairing_digits = digits
         if paired is not None:
-            self.config, self.paired = paired, True
+            self.config, self.paired, self.seeking_hub = paired, True, False
             self.round_time = RoundTime(paired.table.name)
+        self.refresh(max(now, self.driver.now))
+
+    def seeking(self, on: bool, now: float) -> None:
+        """Whether the table asks to join: seat A says it looks for the hub until a hub's
+        digits come (``pairing``)."""
+        self.seeking_hub = on
         self.refresh(max(now, self.driver.now))
 
     def renumbered(self, config: Config, now: float) -> None:

@@ -76,6 +76,7 @@ class AlertKind(StrEnum):
     HUB = "hub"  # the hub has not answered lately
     PAIRING = "pairing"  # seat A: the digits of the table's request to join the hub
     PAIRED = "paired"  # seat A, before the game: the judge accepted it as table ``text``
+    SEEKING = "seeking"  # seat A: the table asks to join and has not reached a hub yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +125,7 @@ class TableInfo:
     # ``paired``: the judge accepted it since the daemon started.
     pairing_digits: str | None = None
     paired: bool = False
+    seeking_hub: bool = False  # it asks to join, and no hub has answered yet (no digits)
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -305,13 +307,15 @@ def seat_view(
 
 
 def _pairing(game: g.Game, info: TableInfo, seat: str) -> list[Alert]:
-    """Seat A's line while the table asks to join (its digits), and once it was accepted,
-    until the first game starts."""
+    """Seat A's line while the table asks to join (its digits, or that it looks for the hub
+    before one answers), and once it was accepted, until the first game starts."""
     if seat != g.SEATS[0]:
         return []
     if info.pairing_digits is not None:
         digits = info.pairing_digits
         return [Alert(AlertKind.PAIRING, text=f"{digits[:3]} {digits[3:]}")]
+    if info.seeking_hub:
+        return [Alert(AlertKind.SEEKING)]
     if info.paired and game.phase is g.Phase.READY:
         return [Alert(AlertKind.PAIRED, text=info.table)]
     return []
