@@ -64,8 +64,10 @@ def test_the_hub_found_is_asked_and_its_url_kept_with_the_pairing(tmp_path: Path
         assert table.hub_url == found.url
         table.joiner.stop()  # the judge's accept stands in for the exchange
         table._joined(Joined(7, "t7-x", KEY))
-        assert table.pairing == ("paired", None)
+        assert table.pairing[0] == "asking"  # until the engine has the table's number
         _run_calls(table)
+        assert table.pairing == ("paired", None)
+        assert table.engine.session.info().table == "7"
         assert not table.engine.session.info().seeking_hub
         assert table.config.hub.url == found.url
         assert table.courier is not None

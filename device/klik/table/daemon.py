@@ -197,14 +197,24 @@ class Daemon:
         assert self.outbox is not None  # the joiner runs only with a journal, and so an outbox
         courier = self._courier(self.outbox)
         self.courier = courier
-        self.pairing = ("paired", None)
         config = self.config
         where = config.hub.serial_port if config.hub.link == "serial" else config.hub.url
         log.info("stół %s: połączono z hubem %s", config.table.name, where)
-        outbox = self.outbox
-        self.call(lambda engine, now: engine.pairing(None, config, now, outbox=outbox))
+        self._paired(config)
         if not self._stopping.is_set():
             courier.start()
+
+    def _paired(self, config: Config) -> None:
+        """The engine takes what pairing gave (``config``: the table's number; the outbox its
+        results go to from now on) on its thread, and only then is the table paired: what
+        the virtual table reports never says "paired" beside the number it had before."""
+        outbox = self.outbox
+
+        def take(engine: Engine, now: float) -> None:
+            engine.pairing(None, config, now, outbox=outbox)
+            self.pairing = ("paired", None)
+
+        self.call(take)
 
     def _courier(self, outbox: Outbox) -> Courier:
         """The courier to the hub for the config's ``[hub]``. It reads the engine's
@@ -356,10 +366,8 @@ class Daemon:
         if old is not None:
             old.stop()
         self.courier = courier
-        self.pairing = ("paired", None)
         log.info("stół %s: sparowany ponownie z hubem %s", config.table.name, config.hub.url)
-        outbox = self.outbox
-        self.call(lambda engine, now: engine.pairing(None, config, now, outbox=outbox))
+        self._paired(config)
         if not self._stopping.is_set():
             courier.start()
 
