@@ -177,6 +177,8 @@ class PolledHub(SerialHub):
         # again, a slot, a garbled turn before) the channel must be quiet first.
         quiet_s, self._clear = (0.0 if self._clear else self.quiet_s), False
         while not self._stop.is_set():
+            if self._held:  # a poll unanswered: a push found meanwhile goes before it again
+                self._send_held()
             try:
                 if not self.channel.wait_quiet(quiet_s, began + self.window_s):
                     self._turns[device] = poll.unanswered(self._turns[device], began)
@@ -380,7 +382,8 @@ class PolledHub(SerialHub):
                                          next_at=now + self.push_s)  # fmt: skip
         turn = self._turns.get(device)
         if turn is not None and turn.due_at > now + CARRIED_OUT_S:
-            self._turns[device] = replace(turn, due_at=now + CARRIED_OUT_S)
+            # Due with something to send (the heartbeat), not only to be heard from.
+            self._turns[device] = replace(turn, due_at=now + CARRIED_OUT_S, idle=False)
 
     def _send(self, line: bytes) -> bool:
         """An ack of a result kept goes in the next polls, short (``_poll_frame``); any
