@@ -27,10 +27,12 @@ taking, answering and pushing this reuses):
 - **Frames are deflated** (``klik.link.deflate``): the whole acks and the pushes; the tables'
   frames too. The MAC is the envelope's, over its uncompressed canonical bytes.
 - **Commands** (a judge's pause) do not wait for a table's turn: the hub looks for them
-  while an answer comes and pushes a table's waiting commands at the turn's end, again
-  every ``push_s`` for ``URGENT_S`` and then less often while unacknowledged, so a pause
-  reaches a table within about a turn and a push;
-  the table gets a turn ``CARRIED_OUT_S`` later, for the heartbeat that acknowledges them.
+  while an answer comes and pushes a table's waiting commands at the turn's end. The table
+  gets a turn ``CARRIED_OUT_S`` later, for the heartbeat that acknowledges them; if it
+  answers that turn with "nothing", it did not hear the push, and the push goes again at
+  once. Else they go again every ``push_s`` for ``URGENT_S``, then less often while
+  unacknowledged. So a pause reaches a table within about a turn and a push, and a lost
+  push costs a turn, not a blind wait; the channel carries no pushes that were heard.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ log = logging.getLogger(__name__)
 #: A table answers a poll at once; its first byte is heard within this of the poll's end:
 REPLY_S = 0.04  # an HC-12 in FU3 loops a byte back in 31 ms (its manual); the rest: the table
 REFRESH_S = 2.0  # the paired tables are read from the store this often
-PUSH_S = 0.4  # a waiting command is pushed again after this for URGENT_S, then doubling
+#: Unacknowledged commands are pushed again after this for URGENT_S, then less often. A lost
+#: push is found sooner, at the table's next turn (``CARRIED_OUT_S``): this is for a table
+#: whose turns do not come, and it is longer than a heard push takes to be acknowledged.
+PUSH_S = 0.8
 URGENT_S = 3.0
 TURN_S = 0.6  # the longest a turn goes on with no byte heard (a 2 KiB frame takes 2.1 s)
 PUSH_CHECK_S = 0.1  # waiting commands are looked for between turns this often
@@ -132,6 +137,9 @@ class PolledHub(SerialHub):
         self._taken: list[bytes] = []  # frames heard in the last turn, not yet stored
         self._held: list[bytes] | None = None  # whole acks made while a turn goes on
         self._garbled = 0  # contention slots garbled in a row
+        self._unheard_push = False  # the turn's table showed it missed its commands' push
+        self._pushed_at: dict[str, float] = {}  # device → when its commands were last pushed
+        self._held_sent_at = -math.inf  # when frames held in a turn last went
 
     def _work(self) -> None:
         refresh_at = -math.inf
@@ -169,18 +177,22 @@ class PolledHub(SerialHub):
         try:
             self._poll_until_answered(device)
         finally:
+            if self._unheard_push:  # it did not hear its commands: again at the turn's end
+                self._unheard_push = False
+                self._push()
             self._send_held()
 
     def _poll_until_answered(self, device: str) -> None:
         began = self.clock()
+        until = began + self.window_s  # the turn is missed with no byte heard by then
         # Right after a whole answer nobody is talking: the poll goes at once. Else (a poll
         # again, a slot, a garbled turn before) the channel must be quiet first.
         quiet_s, self._clear = (0.0 if self._clear else self.quiet_s), False
         while not self._stop.is_set():
-            if self._held:  # a poll unanswered: a push found meanwhile goes before it again
-                self._send_held()
+            if self._held:  # a poll unanswered: a push found meanwhile goes before it again,
+                until += self._send_held()  # and its air is not the table's turn
             try:
-                if not self.channel.wait_quiet(quiet_s, began + self.window_s):
+                if not self.channel.wait_quiet(quiet_s, until):
                     self._turns[device] = poll.unanswered(self._turns[device], began)
                     return  # someone else's (not ours: noise, a stray table) all its turn
                 # A poll sent again may go over the table's answer that the hub does not
@@ -204,7 +216,7 @@ class PolledHub(SerialHub):
                     del self._owed[device]  # it heard the poll that carried its ack
                 self._take_answer(device, began)
                 return
-            if self.clock() - began >= self.window_s:
+            if self.clock() >= until:
                 self.polls["missed"] += 1
                 self._turns[device] = poll.unanswered(self._turns[device], began)
                 return
@@ -325,11 +337,14 @@ class PolledHub(SerialHub):
             except Exception:  # the database away, most likely: the table sends again
                 log.exception("serial %s: a frame could not be kept", self.channel.name)
 
-    def _send_held(self) -> None:
-        """Send the whole acks made while the turn went on."""
+    def _send_held(self) -> float:
+        """Send the whole acks and pushes made while the turn went on; their airtime."""
         held, self._held = self._held or [], None
         for line in held:
             super()._send(line)
+        if held:
+            self._held_sent_at = self.clock()
+        return sum(airtime_s(len(line), self.channel.baud) for line in held)
 
     def _heard_since(self, at: float) -> bool:
         return self.channel.last_heard > at
@@ -366,24 +381,46 @@ class PolledHub(SerialHub):
                 began,
                 idle_s=poll.idle_for(len(self._turns)) if self.idle_s is None else self.idle_s,
             )  # a garbled answer leaves the table due: it is polled again at once
+        if nothing:
+            self._nothing_told(device, began)
+
+    def _nothing_told(self, device: str, began: float) -> None:
+        """``device`` answered its turn begun at ``began`` with "nothing": if it was told of
+        commands by then, it did not hear them, and they go again at the turn's end
+        (``_turn``); if the turn came sooner, the acknowledging turn is still to come."""
+        told = self._told.get(device)
+        if told is None or not told.ids:
+            return
+        # A push made in a turn went at its end, with what else was held.
+        pushed_at = max(self._pushed_at.get(device, -math.inf), self._held_sent_at)
+        carried_out_at = pushed_at + CARRIED_OUT_S
+        if began >= carried_out_at:
+            self._told[device] = replace(told, next_at=self.clock())
+            self._unheard_push = True
+        else:
+            turn = self._turns[device]
+            self._turns[device] = replace(turn, due_at=carried_out_at, idle=False, urgent=True)
 
     def _note_told(self, device: str, commands: list[dict[str, Any]]) -> None:
         """The device was told ``commands``: tell it again every ``push_s`` for ``URGENT_S``
         (a pause must arrive within 2 s though pushes are lost), later less often; and give
         it a turn soon, for the heartbeat that acknowledges them."""
+        super()._note_told(device, commands)
+        if not commands:
+            return  # a heartbeat's answer that lists none: nothing to acknowledge
         now = self.clock()
+        self._pushed_at[device] = now
         ids = tuple(str(command.get("id")) for command in commands)
         first = self._first_told.get(device)
         if first is None or first[0] != ids:
             self._first_told[device] = first = (ids, now)
-        super()._note_told(device, commands)
         if now - first[1] < URGENT_S:
             self._told[device] = replace(self._told[device], every_s=self.push_s,
                                          next_at=now + self.push_s)  # fmt: skip
         turn = self._turns.get(device)
-        if turn is not None and turn.due_at > now + CARRIED_OUT_S:
-            # Due with something to send (the heartbeat), not only to be heard from.
-            self._turns[device] = replace(turn, due_at=now + CARRIED_OUT_S, idle=False)
+        if turn is not None:  # its turn brings the acknowledging heartbeat: before anyone's
+            due_at = min(turn.due_at, now + CARRIED_OUT_S)
+            self._turns[device] = replace(turn, due_at=due_at, idle=False, urgent=True)
 
     def _send(self, line: bytes) -> bool:
         """An ack of a result kept goes in the next polls, short (``_poll_frame``); any

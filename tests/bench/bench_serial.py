@@ -19,25 +19,28 @@ few runs next to the goal, for two kinds of loss:
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from klik.link import deflate
 from klik.link import protocol as p
 from klik.link.channel import BITS_PER_BYTE
-from klik.link.courier import Command, Courier, State, Tracking
+from klik.link.courier import Courier, State, Tracking
 from klik.link.outbox import Outbox
-from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
 from klik_hub import hall
 from klik_hub.db import open_engine
@@ -45,6 +48,7 @@ from klik_hub.main import now_ms
 from klik_hub.serial_hub import SerialHub
 from klik_hub.serial_poll import PolledHub
 from klik_hub.store import Store
+from tests.bench.polled_tables import TableSpec
 from tests.bench.quick import size
 from tests.helpers.hubkit import result_body
 from tests.helpers.radio import Faults, Radio
@@ -142,7 +146,7 @@ PAUSE_GOAL_S = 2.0
 #: On a polled channel each turn tells the hub that the table is there; a heartbeat only
 #: reports its state. Thirty tables' heartbeats every 30 s would take a third of the channel.
 POLLED_HEARTBEAT_S = 300.0
-PAUSES = size(10, 2)  # a judge's pauses to tables picked at random, after the round's results
+PAUSES = size(10, 2)  # a judge's pauses, one at a time, to tables picked at random after the round
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,7 @@ class PolledRun:
     took_s: float  # from the results kept until every table holds its receipt
     bound_s: float  # the airtime bound: the results' deflated frames at the baud / (1 - loss)
     pauses_s: tuple[float, ...]  # from a pause queued on the hub until its table has it
-    polls: dict[str, int]
+    polls: dict[str, int]  # the hub's counts (``PolledHub.polls``) until every receipt
 
     @property
     def ratio(self) -> float:
@@ -186,10 +190,12 @@ def polled_round(tables: int, loss: float, seed: int, *, pauses: int = 0) -> Pol
     The tables are on the channel already (each has had its first heartbeat acked) when the
     round ends and each keeps its result: the clock runs from there until every table has
     its receipt. Asserts that every result is stored exactly once, with the table's receipt.
+    Each table runs in a process of its own (``tests.bench.polled_tables``), as a machine
+    of its own in the hall; the hub and the radio share this one.
     """
     faults = Faults(drop_frame=loss)
-    # Thirty-one nodes share one interpreter here, each a machine of its own in the hall: a
-    # thread switch every 1 ms (not 5) keeps a node's reaction from waiting behind the others.
+    # The hub's reader, its worker and the radio's broker share this interpreter: a thread
+    # switch every 1 ms (not 5) keeps the hub's next poll from waiting behind the broker.
     switch_s = sys.getswitchinterval()
     sys.setswitchinterval(0.001)
     try:
@@ -204,71 +210,136 @@ def _polled_round(tables: int, loss: float, seed: int, faults: Faults, pauses: i
         store = Store(open_engine(str(folder / "hub.sqlite")), now_ms)
         with Radio(tables + 1, BAUD, faults=faults, seed=seed) as radio:
             hub = _TimedHub(store, radio.path(0), BAUD)
-            couriers: list[Courier] = []
-            outboxes: list[Outbox] = []
-            links: list[PolledLink] = []
-            done = [threading.Event() for _ in range(tables)]
-            paused = [threading.Event() for _ in range(tables)]
+            specs: list[TableSpec] = []
             bound_bytes = 0
             for n in range(1, tables + 1):
                 device, key_hex = hall.devices.pair(store, n)
-                key = p.key_bytes(key_hex)
-                outbox = Outbox(folder / f"outbox-{n}.sqlite")
                 body = result_body(table=n, game=1)
-                signed = p.Envelope("result", device, 1, body).signed(key)
+                signed = p.Envelope("result", device, 1, body).signed(p.key_bytes(key_hex))
                 bound_bytes += len(deflate.squeeze(p.canonical(signed)))
-                link = PolledLink(radio.path(n), BAUD, device, key, table=n)
-                links.append(link)
-                courier = Courier(
-                    outbox,
-                    link,
-                    device,
-                    key,
-                    heartbeat_s=POLLED_HEARTBEAT_S,
-                    status=lambda: p.Heartbeat(state="done"),
-                    on_tracking=lambda news, e=done[n - 1]: _receipt(news, e),
-                    on_command=lambda command, e=paused[n - 1]: _paused(command, e),
-                    rng=random.Random(f"courier {seed} {n}"),
-                )
-                link.on_push = courier.push
-                couriers.append(courier)
-                outboxes.append(outbox)
+                specs.append(TableSpec(n, device, key_hex, radio.path(n), BAUD, name, seed,
+                                       body, POLLED_HEARTBEAT_S))  # fmt: skip
             hub.start()
-            for courier in couriers:
-                courier.start()
-            _wait(lambda: all(hub.heard(c.device) for c in couriers), "a first heartbeat")
-            _wait(lambda: not any(link.busy for link in links), "a first heartbeat's ack")
-            began = time.perf_counter()
-            for n, (courier, outbox) in enumerate(zip(couriers, outboxes, strict=True), 1):
-                outbox.keep(result_body(table=n, game=1))
-                courier.wake()
-            for event in done:
-                if not event.wait(WAIT_S):
-                    raise SystemExit(f"a table still waits after {WAIT_S:.0f} s")
-            took = time.perf_counter() - began
-            stored_s = max(hub.kept.values()) - began
-            pauses_s = []
-            pick = random.Random(f"pauses {seed}")
-            for _ in range(pauses):
-                n = pick.randrange(1, tables + 1)
-                paused[n - 1].clear()
-                queued = time.perf_counter()
-                hall.commands.send(store, n, "pause")
-                if not paused[n - 1].wait(WAIT_S):
-                    raise SystemExit(f"table {n} has no pause after {WAIT_S:.0f} s")
-                pauses_s.append(time.perf_counter() - queued)
-            for courier in couriers:
-                courier.stop()
+            with _Tables(specs) as hall_tables:
+                _wait(lambda: all(hub.heard(spec.device) for spec in specs), "a first heartbeat")
+                hall_tables.tell_all("settle")
+                hall_tables.wait_all(hall_tables.settled, "a first heartbeat's ack")
+                began = time.perf_counter()
+                before = Counter(hub.polls)
+                hall_tables.tell_all("keep")
+                hall_tables.wait_all(hall_tables.receipts, "receipt")
+                took = max(hall_tables.receipts.values()) - began
+                stored_s = max(hub.kept.values()) - began
+                polls = hub.polls - before
+                pauses_s = []
+                pick = random.Random(f"pauses {seed}")
+                for _ in range(pauses):
+                    n = pick.randrange(1, tables + 1)
+                    hall_tables.paused.pop(n, None)
+                    queued = time.perf_counter()
+                    hall.commands.send(store, n, "pause")
+                    hall_tables.wait_one(hall_tables.paused, n, "pause")
+                    pauses_s.append(hall_tables.paused[n] - queued)
+                    # A judge pauses one table now and then, not a queue of them: the next
+                    # goes once the table's heartbeat has acknowledged this one.
+                    _wait(lambda: not _commands_waiting(store), "a pause's acknowledgement")
+                kept = hall_tables.stop()
             hub.stop()
         stored = hall.results.newest(store)
         assert sorted(row["table"] for row in stored) == list(range(1, tables + 1)), stored
-        for n, outbox in enumerate(outboxes, start=1):
+        for n in range(1, tables + 1):
             (row,) = (row for row in stored if row["table"] == n)
-            assert outbox.receipt(1) == row["receipt"]
-            outbox.close()
+            assert kept[n] == row["receipt"], (n, kept[n], row["receipt"])
         store.engine.dispose()
     bound_s = bound_bytes * BITS_PER_BYTE / BAUD / (1 - loss)
-    return PolledRun(stored_s, took, bound_s, tuple(pauses_s), dict(hub.polls))
+    return PolledRun(stored_s, took, bound_s, tuple(pauses_s), dict(polls))
+
+
+class _Tables:
+    """The bench's tables in their processes (``tests.bench.polled_tables``), and what they
+    said: ``settled``, ``receipts`` and ``paused`` (the table's time of it), ``kept``."""
+
+    def __init__(self, specs: list[TableSpec]) -> None:
+        self.settled: dict[int, float] = {}
+        self.receipts: dict[int, float] = {}
+        self.paused: dict[int, float] = {}
+        self.kept: dict[int, str | None] = {}
+        self.changed = threading.Condition()
+        self._gone: set[int] = set()
+        self._processes: dict[int, subprocess.Popen[str]] = {}
+        root = Path(__file__).resolve().parents[2]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+        }
+        for spec in specs:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "tests.bench.polled_tables", json.dumps(asdict(spec))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=root,
+                env=env,
+            )
+            self._processes[spec.table] = process
+            threading.Thread(target=self._listen, args=(spec.table, process), daemon=True).start()
+
+    def __enter__(self) -> _Tables:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process in self._processes.values():
+            with contextlib.suppress(OSError):
+                process.stdin.close()  # type: ignore[union-attr]
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def _listen(self, table: int, process: subprocess.Popen[str]) -> None:
+        said = {"settled": self.settled, "receipt": self.receipts, "paused": self.paused}
+        assert process.stdout is not None
+        for line in process.stdout:
+            what, *rest = json.loads(line)
+            with self.changed:
+                if what == "kept":
+                    self.kept[table] = rest[0]
+                else:
+                    said[what][table] = rest[0] if rest else time.perf_counter()
+                self.changed.notify_all()
+        with self.changed:
+            self._gone.add(table)
+            self.changed.notify_all()
+
+    def tell_all(self, what: str) -> None:
+        for process in self._processes.values():
+            assert process.stdin is not None
+            process.stdin.write(what + "\n")
+            process.stdin.flush()
+
+    def wait_all(self, said: dict[int, float], what: str) -> None:
+        for table in self._processes:
+            self.wait_one(said, table, what)
+
+    def wait_one(self, said: dict[int, float], table: int, what: str) -> None:
+        with self.changed:
+            if not self.changed.wait_for(lambda: table in said or table in self._gone, WAIT_S):
+                raise SystemExit(f"table {table}: no {what} after {WAIT_S:.0f} s")
+            if table not in said:
+                raise SystemExit(f"table {table}'s process ended before its {what}")
+
+    def stop(self) -> dict[int, str | None]:
+        """Stop every table; the receipt each one's outbox holds."""
+        self.tell_all("stop")
+        with self.changed:
+            if not self.changed.wait_for(lambda: len(self.kept) == len(self._processes), WAIT_S):
+                raise SystemExit(f"tables still stopping after {WAIT_S:.0f} s")
+        return dict(self.kept)
+
+
+def _commands_waiting(store: Store) -> bool:
+    return any(row["commands"] for row in hall.devices.tables(store))
 
 
 def _wait(ready: Callable[[], bool], what: str) -> None:
@@ -277,16 +348,6 @@ def _wait(ready: Callable[[], bool], what: str) -> None:
         if time.perf_counter() > deadline:
             raise SystemExit(f"no {what} after {WAIT_S:.0f} s")
         time.sleep(0.05)  # sleep-ok: real tables on a simulated radio, on the real clock
-
-
-def _receipt(news: Tracking, event: threading.Event) -> None:
-    if news.seq == 1 and news.receipt is not None:
-        event.set()
-
-
-def _paused(command: Command, event: threading.Event) -> None:
-    if command.kind == "pause":
-        event.set()
 
 
 def report_polled() -> None:

@@ -85,3 +85,34 @@ def test_a_result_heard_as_the_hub_stops_is_kept(
     hub.stop()
     (row,) = hall.results.newest(store)
     assert row["table"] == 7
+
+
+def _pushes(table: Tap) -> int:
+    """The pushes of commands the tap has heard."""
+    frames = [f for f in table.frames if poll.turn_of(f) is None]
+    return sum(p.open_envelope(f)[0].body.get("of") == "commands" for f in frames)
+
+
+def _answer_next_poll(table: Tap, frame: bytes) -> None:
+    """Answer table 7's next poll with ``frame``."""
+    with table.changed:
+        polled = _polls(table).count(poll.Poll(7))
+    seven = lambda: sum(t.table == 7 for t in _polls(table)) > polled  # noqa: E731
+    assert table.wait(seven, WAIT_S)
+    table.write(frame)
+
+
+def test_a_table_that_answers_nothing_after_a_push_is_pushed_again_at_once(
+    hall_of_two: tuple[Store, Tap, PolledHub, str, bytes],
+) -> None:
+    store, table, hub, device, key = hall_of_two
+    hub.push_s = 60.0  # no timer pushes again here: only the table's answer can
+    beat = p.Envelope("heartbeat", device, 1, p.Heartbeat(state="move").json())
+    _answer_next_poll(table, deflate.squeeze(p.canonical(beat.signed(key))))
+    assert table.wait(lambda: hub.heard(device), WAIT_S)
+    hall.commands.send(store, 7, "pause")
+    assert table.wait(lambda: _pushes(table) == 1, WAIT_S)
+    # Its next turn is its acknowledging one: a table that did not hear the push says
+    # "nothing", and the push goes again at that turn's end.
+    _answer_next_poll(table, poll.nothing_frame(7))
+    assert table.wait(lambda: _pushes(table) == 2, WAIT_S)

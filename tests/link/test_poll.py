@@ -31,6 +31,14 @@ def test_a_table_with_something_to_send_goes_before_one_due_only_to_be_heard() -
     assert poll.next_table(turns, 2.0) == "idle"  # nobody else is due
 
 
+def test_a_table_told_of_commands_goes_first_once_due_and_not_before() -> None:
+    turns = {"swept": Turn(due_at=1.0), "told": Turn(due_at=3.0, urgent=True)}
+    assert poll.next_table(turns, 5.0) == "told"  # its heartbeat acknowledges a pause
+    assert poll.next_table(turns, 2.0) == "swept"  # not yet: the push is still on its way
+    # Answering its turn ends the urgency: the next is an ordinary one.
+    assert not poll.answered(turns["told"], 5.0).urgent
+
+
 def test_a_table_that_does_not_answer_is_polled_less_often_each_time() -> None:
     turn = Turn()
     waits = []

@@ -16,9 +16,11 @@ asks ``next_table`` whom to poll; after the turn it records what came of it:
   that doubles with each miss in a row, from ``retry_s`` up to ``max_retry_s``, so a table
   that is switched off costs the channel little.
 
-Among the tables due, those with something to send (new, asking, or not heard last time) go
-before those due only to be heard from; then the one whose turn has been due longest, and of
-those the one polled least recently: every table due is polled before any is polled twice.
+Among the tables due, a table told of commands (``urgent``: its turn brings the heartbeat
+that acknowledges a judge's pause) goes first; then those with something to send (new,
+asking, or not heard last time) before those due only to be heard from; then the one whose
+turn has been due longest, and of those the one polled least recently: every table due is
+polled before any is polled twice.
 No I/O, no clock: the caller passes ``now`` (seconds, monotonic).
 """
 
@@ -42,20 +44,22 @@ MAX_RETRY_S = 30.0
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One table's place in the schedule: when it is due, when last polled, misses in a row,
-    and whether it is due only to be heard from (``idle``: it answered last time and has
-    not asked since), which waits while any table is due with something to send."""
+    whether it is due only to be heard from (``idle``: it answered last time and has not
+    asked since), which waits while any table is due with something to send, and whether
+    it is due to acknowledge commands (``urgent``), which waits for no other table."""
 
     due_at: float = -math.inf
     polled_at: float = -math.inf
     misses: int = 0
     idle: bool = False
+    urgent: bool = False
 
 
 def next_table(turns: Mapping[str, Turn], now: float) -> str | None:
     """The device to poll now, or None if no table is due."""
-    due = [(turn.idle, turn.due_at, turn.polled_at, device) for device, turn in turns.items()
-           if turn.due_at <= now]  # fmt: skip
-    return min(due)[3] if due else None
+    due = [(not turn.urgent, turn.idle, turn.due_at, turn.polled_at, device)
+           for device, turn in turns.items() if turn.due_at <= now]  # fmt: skip
+    return min(due)[-1] if due else None
 
 
 def next_due(turns: Iterable[Turn]) -> float:
