@@ -69,7 +69,9 @@ PUSH_S = 0.8
 URGENT_S = 3.0
 TURN_S = 0.6  # the longest a turn goes on with no byte heard (a 2 KiB frame takes 2.1 s)
 PUSH_CHECK_S = 0.1  # waiting commands are looked for between turns this often
-CARRIED_OUT_S = 0.3  # a table told of commands gets a turn this soon, for its acknowledgement
+#: A table pushed commands gets a turn this long after the push went, for the heartbeat that
+#: acknowledges them: time for its courier to carry them out and record them on its card.
+CARRIED_OUT_S = 0.2
 #: A result's short ack goes in this many polls of other tables (each heard by its table
 #: with the channel's loss): with a fifth of frames unheard, one table in 25 misses both and
 #: has its ack in the poll of its own next turn.
@@ -138,8 +140,8 @@ class PolledHub(SerialHub):
         self._held: list[bytes] | None = None  # whole acks made while a turn goes on
         self._garbled = 0  # contention slots garbled in a row
         self._unheard_push = False  # the turn's table showed it missed its commands' push
-        self._pushed_at: dict[str, float] = {}  # device → when its commands were last pushed
-        self._held_sent_at = -math.inf  # when frames held in a turn last went
+        self._pushed_at: dict[str, float] = {}  # device → when its commands last went
+        self._pushing: list[str] = []  # devices whose pushes are held until the turn's end
 
     def _work(self) -> None:
         refresh_at = -math.inf
@@ -342,8 +344,9 @@ class PolledHub(SerialHub):
         held, self._held = self._held or [], None
         for line in held:
             super()._send(line)
-        if held:
-            self._held_sent_at = self.clock()
+        pushing, self._pushing = self._pushing, []
+        for device in pushing:  # their acknowledging turns count from now
+            self._pushed(device)
         return sum(airtime_s(len(line), self.channel.baud) for line in held)
 
     def _heard_since(self, at: float) -> bool:
@@ -391,9 +394,7 @@ class PolledHub(SerialHub):
         told = self._told.get(device)
         if told is None or not told.ids:
             return
-        # A push made in a turn went at its end, with what else was held.
-        pushed_at = max(self._pushed_at.get(device, -math.inf), self._held_sent_at)
-        carried_out_at = pushed_at + CARRIED_OUT_S
+        carried_out_at = self._pushed_at.get(device, -math.inf) + CARRIED_OUT_S
         if began >= carried_out_at:
             self._told[device] = replace(told, next_at=self.clock())
             self._unheard_push = True
@@ -409,7 +410,6 @@ class PolledHub(SerialHub):
         if not commands:
             return  # a heartbeat's answer that lists none: nothing to acknowledge
         now = self.clock()
-        self._pushed_at[device] = now
         ids = tuple(str(command.get("id")) for command in commands)
         first = self._first_told.get(device)
         if first is None or first[0] != ids:
@@ -417,8 +417,17 @@ class PolledHub(SerialHub):
         if now - first[1] < URGENT_S:
             self._told[device] = replace(self._told[device], every_s=self.push_s,
                                          next_at=now + self.push_s)  # fmt: skip
+        if self._held is None:
+            self._pushed(device)
+        else:
+            self._pushing.append(device)  # it goes at the turn's end (``_send_held``)
+
+    def _pushed(self, device: str) -> None:
+        """``device``'s commands went now: its next turn, before anyone's, is the one that
+        brings the heartbeat acknowledging them, once they can have been carried out."""
+        now = self._pushed_at[device] = self.clock()
         turn = self._turns.get(device)
-        if turn is not None:  # its turn brings the acknowledging heartbeat: before anyone's
+        if turn is not None:
             due_at = min(turn.due_at, now + CARRIED_OUT_S)
             self._turns[device] = replace(turn, due_at=due_at, idle=False, urgent=True)
 
