@@ -15,7 +15,8 @@ taking, answering and pushing this reuses):
   (below).
 - **Contention slots.** With no table due, the hub polls table ``poll.SLOT``: tables with a
   frame waiting, and tables asking to join, answer in mini-slots (``_slot``).
-- **An unanswered poll** (no byte heard within ``reply_s`` of its end) is sent again: the
+- **An unanswered poll** (no byte heard within the reply window of its end: learnt from the
+  answers heard, ``poll.reply_window``, at most ``reply_s``) is sent again: the
   poll was lost, or the answer is on its way but unheard here, and then the second poll
   harms nothing the hub could have heard. After ``window_s`` (``TURN_S``) without
   a byte the table has missed its turn and is polled later, less often each time.
@@ -43,7 +44,7 @@ import logging
 import math
 import queue
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -122,6 +123,7 @@ class PolledHub(SerialHub):
         super().__init__(store, port, baud, push_s=push_s, clock=clock)
         self.channel.deframer = poll.deframer(self.channel.dropped)
         self.reply_s = REPLY_S if reply_s is None else reply_s
+        self._delays: deque[float] = deque(maxlen=poll.REPLY_SAMPLES)  # answers' first bytes
         self.slot_s = poll.slot_s(baud)
         # A turn with no byte heard ends after this: a result's unheard answer and its
         # resend fit, and a judge's pause waits behind no longer turn than that.
@@ -207,8 +209,11 @@ class PolledHub(SerialHub):
                 quiet_s = self.quiet_s
                 self._meanwhile()  # while the answer comes
                 heard = self.channel.wait_for(
-                    functools.partial(self._heard_since, sent_at), out_at + self.reply_s
+                    functools.partial(self._heard_since, sent_at),
+                    out_at + poll.reply_window(self._delays, self.reply_s),
                 )
+                if heard:
+                    self._delays.append(max(0.0, self.channel.last_heard - out_at))
             except LinkDown:  # the port is away: the channel has said why, once
                 self._stop.wait(0.1)
                 return

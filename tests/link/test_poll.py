@@ -39,6 +39,24 @@ def test_a_table_told_of_commands_goes_first_once_due_and_not_before() -> None:
     assert not poll.answered(turns["told"], 5.0).urgent
 
 
+def test_the_reply_window_is_learnt_from_the_answers_and_kept_within_the_radio_s() -> None:
+    few = [0.005] * (poll.REPLY_SAMPLES // 4 - 1)
+    assert poll.reply_window(few, 0.04) == 0.04  # too few answers heard: the radio's own
+    quick = [0.006] * 62 + [0.010] * 2  # 62 in 64 within 6 ms: 1.5 x 6 ms + 4 ms
+    assert poll.reply_window(quick, 0.04) == pytest.approx(0.013)
+    assert poll.reply_window([0.001] * 64, 0.04) == poll.MIN_REPLY_S  # a cable's
+    assert poll.reply_window([0.031] * 64, 0.04) == 0.04  # an HC-12's: never longer
+    # One slow answer in twenty moves the window out to clear it.
+    assert poll.reply_window([0.006] * 60 + [0.012] * 4, 0.04) == pytest.approx(0.022)
+
+
+@given(st.lists(st.floats(0.0, 1.0), max_size=80), st.floats(0.02, 0.5))
+def test_the_reply_window_is_never_past_its_ceiling_nor_below_the_floor(
+    delays: list[float], ceiling: float
+) -> None:
+    assert poll.MIN_REPLY_S <= poll.reply_window(delays, ceiling) <= ceiling
+
+
 def test_a_table_that_does_not_answer_is_polled_less_often_each_time() -> None:
     turn = Turn()
     waits = []

@@ -99,6 +99,27 @@ def joined(turns: Mapping[str, Turn], devices: Iterable[str]) -> dict[str, Turn]
     return {device: turns.get(device, Turn()) for device in devices}
 
 
+#: The reply window is learnt from the delays of the answers heard: this many of the last.
+REPLY_SAMPLES = 64
+MIN_REPLY_S = 0.012  # never shorter: a byte-time, the OS's scheduling, the table's reaction
+
+
+def reply_window(delays: Iterable[float], ceiling: float) -> float:
+    """How long the hub waits for an answer's first byte before it polls again, from the
+    ``delays`` (seconds, poll's end to first byte) of the last answers heard: their 95th
+    percentile, half again and 4 ms, between ``MIN_REPLY_S`` and ``ceiling`` (the radio's
+    own turnaround: an HC-12's 31 ms and the table's). A window too short costs little
+    unless an answer begins while the poll sent again is on the air (the hub, talking,
+    misses its start); so it keeps well clear of the slow answers seen, as TCP's
+    retransmission timer does of its round trips. Until ``REPLY_SAMPLES // 4`` answers are
+    in, the ceiling."""
+    seen = sorted(delays)
+    if len(seen) < REPLY_SAMPLES // 4:
+        return ceiling
+    slow = seen[min(len(seen) - 1, math.ceil(0.95 * len(seen)) - 1)]
+    return min(ceiling, max(MIN_REPLY_S, 1.5 * slow + 0.004))
+
+
 SLOT = 0  # the table number a contention slot's poll names: any table with a frame waiting
 SLOTS = 4  # a contention slot's mini-slots: a table answers in one picked at random
 SLOT_EVERY_S = 0.15  # with no table due, a contention slot this often
