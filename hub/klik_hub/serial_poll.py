@@ -33,7 +33,7 @@ taking, answering and pushing this reuses):
   answers that turn with "nothing", it did not hear the push, and the push goes again at
   once. Else they go again every ``push_s`` for ``URGENT_S``, then less often while
   unacknowledged. So a pause reaches a table within about a turn and a push, and a lost
-  push costs a turn, not a blind wait; the channel carries no pushes that were heard.
+  push costs a turn, not a blind wait, and few pushes go again to a table that heard them.
 """
 
 from __future__ import annotations
