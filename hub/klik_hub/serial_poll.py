@@ -266,6 +266,7 @@ class PolledHub(SerialHub):
         owed = sorted(self._owed.values(), key=lambda o: o.told)[: poll.MAX_ACKS]
         for entry in owed:
             entry.told += 1
+        damaged = self._damaged()
         try:
             if not self.channel.wait_quiet(self.quiet_s, self.clock() + self.window_s):
                 return
@@ -278,7 +279,7 @@ class PolledHub(SerialHub):
         self._meanwhile()
         asked: set[int] = set()
         joins: list[bytes] = []  # tables asking to join: answered after the slot
-        until = out_at + self.reply_s + poll.SLOTS * self.slot_s
+        until = out_at + poll.reply_window(self._delays, self.reply_s) + poll.SLOTS * self.slot_s
         while True:
             left = until - self.clock()
             quiet_s = self.clock() - self.channel.last_heard
@@ -299,7 +300,11 @@ class PolledHub(SerialHub):
         for data in joins:
             self._join(data)
         now = self.clock()
-        garbled = self.channel.last_heard > sent_at and not asked and not joins
+        # Bytes heard that made no good frame: answers garbled together, even beside one
+        # that was heard (then the one heard is due, and the rest are as below).
+        garbled = self._damaged() > damaged or (
+            self.channel.last_heard > sent_at and not asked and not joins
+        )
         # Garbled answers: two tables or more asked, which is unknown. When so few tables
         # can be expected to ask for missed acks (``_askers``) that two of them are unlikely,
         # a table has a new frame (a round's end, when every table has a result): every
@@ -320,6 +325,10 @@ class PolledHub(SerialHub):
                 if entry.told >= ACK_REPEATS:
                     entry.slots += 1
         self._slot_at = now + (0.0 if asked or garbled else poll.SLOT_EVERY_S)
+
+    def _damaged(self) -> int:
+        """The frames heard so far that failed their check or ran too long."""
+        return self.channel.dropped["crc"] + self.channel.dropped["oversize"]
 
     def _meanwhile(self) -> None:
         """Right after a poll has gone, the work that needs the disk and not the channel:

@@ -116,3 +116,24 @@ def test_a_table_that_answers_nothing_after_a_push_is_pushed_again_at_once(
     # "nothing", and the push goes again at that turn's end.
     _answer_next_poll(table, poll.nothing_frame(7))
     assert table.wait(lambda: _pushes(table) == 2, WAIT_S)
+
+
+def test_a_slot_with_one_table_heard_beside_a_garble_counts_as_garbled(tmp_path: Path) -> None:
+    store = Store(open_engine(str(tmp_path / "hub.sqlite")), now_ms)
+    hall.devices.pair(store, 7)
+    with Radio(2, BAUD) as radio:
+        table = radio.tap(1)
+        table.deframer = poll.deframer({})
+        hub = PolledHub(store, radio.path(0), BAUD, reply_s=0.5)
+        hub.start()
+        try:
+            _answer_next_poll(table, poll.nothing_frame(7))  # table 7 is then idle a while
+            assert table.wait(lambda: poll.Poll(poll.SLOT) in _polls(table), WAIT_S)
+            # Table 7's "nothing" comes through; two others' answers garbled each other.
+            table.write(poll.nothing_frame(7) + b"\x1d\x3f\x9a\x02\x51\x77\n")
+            assert table.wait(lambda: hub.polls["garbled slots"] == 1, WAIT_S)
+            assert hub.polls["asked"] == 1
+        finally:
+            hub.stop()
+            table.close()
+            store.engine.dispose()
