@@ -117,6 +117,9 @@ class Daemon:
             on_repair=self._repair,
         )
         self._rejoiner: Joiner | None = None  # while a paired table asks to join again
+        # Over a serial link the courier and a re-pairing joiner take turns with the one port:
+        # each hand-over (one stops, the other starts) holds this.
+        self._port = threading.Lock()
         if self.pairing[0] == "asking":
             self.call(lambda engine, now: engine.seeking(True, now))
         self.beat = 0.0  # the engine loop's last round, on the table clock
@@ -310,9 +313,11 @@ class Daemon:
 
     def _repair(self) -> None:
         """The judge key's re-pair (a 5 s hold on a ready game; the engine thread): a table
-        paired at the table over http asks the hub to join again, in the background: its
-        pairing and courier stay until the judge accepts (``_rejoined``). The same hold while
-        it asks stops asking."""
+        paired at the table asks the hub to join again, in the background: its pairing stays
+        until the judge accepts (``_rejoined``). Over http its courier goes on meanwhile; over
+        a serial link the joiner needs the port, so the courier stops (results wait in the
+        outbox) and starts again if the re-pairing ends without an accept. The same hold
+        while it asks stops asking."""
         name = self.config.table.name
         with self._joining:
             if self._stopping.is_set():
@@ -324,18 +329,47 @@ class Daemon:
                 return
             hub = self.config.hub
             at_table = paired.path_of(self.config).exists()
-            if self.courier is None or hub.link != "http" or not at_table:
-                log.warning(
-                    "stół %s: parowanie ponowne tylko dla stołu sparowanego przy stole "
-                    "przez http", name,
-                )  # fmt: skip
+            if self.courier is None or hub.link == "off" or not at_table:
+                log.warning("stół %s: parowanie ponowne tylko dla stołu sparowanego przy stole",
+                            name)  # fmt: skip
                 return
             joiner = self._joiner(self.hub_url)
             joiner.on_digits = self._repair_digits
             joiner.on_joined = self._rejoined
             self._rejoiner = joiner
+            courier, serial = self.courier, hub.link == "serial"
+            if serial:
+                self.courier = None  # results kept meanwhile wait in the outbox
+        if serial:
+            log.info("stół %s: parowanie ponowne przez port szeregowy: wyniki czekają", name)
+            threading.Thread(
+                target=self._hand_port_over, args=(courier, joiner), name="klik-repair",
+                daemon=True,
+            ).start()  # fmt: skip
+            return
         log.info("stół %s: parowanie ponowne: pyta hub, dotychczasowe zostaje", name)
         joiner.start()
+
+    def _hand_port_over(self, courier: Courier, joiner: Joiner) -> None:
+        """A re-pairing over the serial port (its own thread): the courier stops and closes
+        the port, then the joiner opens it, unless the re-pairing ended meanwhile."""
+        with self._port:
+            courier.stop()
+            with self._joining:
+                if self._rejoiner is joiner and not self._stopping.is_set():
+                    joiner.start()
+
+    def _courier_again(self) -> None:
+        """A serial re-pairing ended without a new pairing (its joiner stopped): the courier
+        of the pairing the table still has takes the port again."""
+        with self._joining:
+            if self._stopping.is_set() or self.courier is not None or self.outbox is None:
+                return
+            if self.pairing[0] != "paired":
+                return
+            self.courier = self._courier(self.outbox)
+            self.courier.start()
+        log.info("stół %s: parowanie ponowne skończone: wyniki idą dalej", self.config.table.name)
 
     def _repair_digits(self, digits: str | None) -> None:
         """The re-pairing joiner's digits (its thread): seat A shows them; the table stays
@@ -358,6 +392,7 @@ class Daemon:
         except (OSError, ConfigError) as error:
             log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
             self.call(lambda engine, now: engine.pairing(None, None, now))
+            self._courier_again()  # over a serial link it stopped for the joiner
             return
         assert self.outbox is not None  # a paired table over http has one
         old = self.courier
@@ -381,7 +416,17 @@ class Daemon:
         joiner, self._rejoiner = self._rejoiner, None
         if joiner is not None:
             joiner.on_digits = lambda _digits: None
-            threading.Thread(target=joiner.stop, name="klik-rejoiner-stop", daemon=True).start()
+            threading.Thread(
+                target=self._end_rejoining, args=(joiner,), name="klik-rejoiner-stop",
+                daemon=True,
+            ).start()  # fmt: skip
+
+    def _end_rejoining(self, joiner: Joiner) -> None:
+        """Stop a re-pairing joiner (its own thread); over a serial link its port goes back
+        to the courier (``_courier_again``)."""
+        with self._port:
+            joiner.stop()
+            self._courier_again()
 
     def _round(self, said: p.RoundClock | None) -> None:
         """The hub's round clock in its answer to a heartbeat (from the courier's thread):
