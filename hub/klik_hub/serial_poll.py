@@ -310,8 +310,9 @@ class PolledHub(SerialHub):
         # a table has a new frame (a round's end, when every table has a result): every
         # table is due at once. Else most likely two tables that missed their acks: they
         # pick their mini-slots again in the next slot (whose poll tells their acks once
-        # more), and after GARBLED slots in a row so garbled every table is due.
-        self._garbled = self._garbled + 1 if garbled else 0
+        # more), and after GARBLED slots in a row so garbled, with nobody heard, every table
+        # is due (a slot where one was heard has found one of them: the others try again).
+        self._garbled = self._garbled + 1 if garbled and not asked and not joins else 0
         sweep: set[str] = set()
         if garbled and (self._askers() < ASKERS or self._garbled >= GARBLED):
             sweep, self._garbled = set(self._turns), 0
