@@ -34,6 +34,7 @@ was. No answer at all says nothing: the table counts down on its own from the la
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import random
 import threading
@@ -138,6 +139,10 @@ class Courier:
         self._beat_answer: p.Ack | None = None  # the hub's ack to the last heartbeat
         self._round_fault: str | None = None  # the malformed round clock last logged
         self.last: Tracking | None = None
+        #: When the hub last answered with an ack signed with this table's key, and when
+        #: the courier started (``clock``): how long a hub has been silent, for the daemon.
+        self.answered_at = -math.inf
+        self.started_at = -math.inf
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -146,6 +151,7 @@ class Courier:
     # --- the thread ------------------------------------------------------------------------
 
     def start(self) -> None:
+        self.started_at = self.clock()
         self._thread = threading.Thread(target=self._run, name="klik-courier", daemon=True)
         self._thread.start()
 
@@ -155,6 +161,13 @@ class Courier:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self.link.close()
+
+    def relink(self, link: Link) -> None:
+        """Send by ``link`` from the next try on (the hub found at another address), at
+        once; the old link is closed, which ends a try under way on it."""
+        old, self.link = self.link, link
+        old.close()
+        self.wake()
 
     def wake(self) -> None:
         """A result was kept: send it now, whatever the back-off said."""
@@ -320,6 +333,7 @@ class Courier:
         if not p.verify(ack, mac, self.key):
             log.warning("hub: an answer whose ack is not signed with this table's key")
             return None
+        self.answered_at = self.clock()
         return ack
 
     def _heartbeat(self) -> None:

@@ -35,6 +35,7 @@ from klik.table.config import Config, ConfigError, paired
 from klik.table.engine import Engine, Item, Screens
 from klik.table.gpio import JudgeEdge, TableGPIO, make_factory
 from klik.table.health import Readings
+from klik.table.hubwatch import HubWatch
 from klik.table.journal import Journal
 from klik.table.renumbering import renumbered
 
@@ -62,6 +63,8 @@ class Daemon:
         health_root: Path = Path("/"),
     ) -> None:
         self._stopping = threading.Event()
+        # A card with no hub address: the table finds the hub by DNS-SD, and again if it moves.
+        finds_hub = config.hub.finds_hub
         # What pairing at the table gave (``paired.toml`` in the state folder) is laid over
         # the config here, at every start.
         config = paired.applied(config)
@@ -117,6 +120,17 @@ class Daemon:
             on_repair=self._repair,
         )
         self._rejoiner: Joiner | None = None  # while a paired table asks to join again
+        self.hubwatch = (
+            HubWatch(
+                lambda: self.courier if self._rejoiner is None else None,
+                lambda: self.config.hub.url,
+                self._http_link,
+                self._moved,
+                wanted=hub.name,
+            )
+            if finds_hub and self.outbox is not None
+            else None
+        )
         # Over a serial link the courier and a re-pairing joiner take turns with the one port:
         # each hand-over (one stops, the other starts) holds this.
         self._port = threading.Lock()
@@ -238,7 +252,7 @@ class Daemon:
             # hub pushes commands over serial, so the heartbeat only reports the state.
             heartbeat_s = max(heartbeat_s, SERIAL_HEARTBEAT_S)
         else:
-            link = HttpLink(hub.url, tls_pin_sha256=hub.tls_pin_sha256 or None)
+            link = self._http_link(hub.url)
         courier = Courier(
             outbox,
             link,
@@ -253,6 +267,25 @@ class Daemon:
         if isinstance(link, (SerialLink, PolledLink)):
             link.on_push = courier.push
         return courier
+
+    def _http_link(self, url: str) -> HttpLink:
+        """A link to the hub at ``url`` held to the table's pin; ValueError for plain http
+        when the table holds one (a hub found again must not lose the table its TLS)."""
+        pin = self.config.hub.tls_pin_sha256
+        if pin and not url.startswith("https://"):
+            raise ValueError("this table holds the hub's TLS pin: https only")
+        return HttpLink(url, tls_pin_sha256=pin or None)
+
+    def _moved(self, url: str) -> None:
+        """The hub found again at ``url`` answered this table (the watch's thread):
+        ``paired.toml`` keeps the address from now on."""
+        hub = self.config.hub
+        given = {"url": url, "table": hub.table, "device_id": hub.device_id, "key": hub.key,
+                 "tls_pin_sha256": hub.tls_pin_sha256 or None}  # fmt: skip
+        paired.keep(self.config, given)
+        self.config = replace(self.config, hub=replace(hub, url=url))
+        self.hub_url = url
+        log.info("stół %s: hub pod nowym adresem %s", self.config.table.name, url)
 
     def _status(self) -> p.Heartbeat:
         """The heartbeat's state of the table with its health (the courier's thread)."""
@@ -450,6 +483,8 @@ class Daemon:
             self.joiner.start()
         if self.discovery is not None:
             self.discovery.start()
+        if self.hubwatch is not None:
+            self.hubwatch.start()
 
     def put(self, item: Item) -> None:
         """Queue an order or an edge from another thread (the hub, the virtual table)."""
@@ -514,6 +549,8 @@ class Daemon:
             self._stopping.set()
         if self.discovery is not None:
             self.discovery.stop()
+        if self.hubwatch is not None:
+            self.hubwatch.stop()
         if self.joiner is not None:
             self.joiner.stop()
         self._stop_rejoining()
