@@ -5,6 +5,7 @@ its short ack rides the polls after."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,20 +24,27 @@ pytestmark = pytest.mark.slow  # ptys and threads on the real clock
 
 BAUD = 9600
 WAIT_S = 10.0
+GARBLED = b"\x1d\x3f\x9a\x02\x51\x77\n"  # two answers over each other: no good frame
 
 
-@pytest.fixture
-def hall_of_two(tmp_path: Path) -> Iterator[tuple[Store, Tap, PolledHub, str, bytes]]:
-    """A hub polling tables 7 (the tap) and 8 (nobody): the store, the tap, the hub, and
-    table 7's device and key."""
+@contextmanager
+def _polling(
+    tmp_path: Path, tables: list[int], owed: int = 0
+) -> Iterator[tuple[Store, Tap, PolledHub, str, bytes]]:
+    """A hub polling ``tables`` (the tap answers as the first; the others are nobody), with
+    ``owed`` short acks never yet told (tables elsewhere that may miss them): the store, the
+    tap, the hub, and the first table's device and key."""
     store = Store(open_engine(str(tmp_path / "hub.sqlite")), now_ms)
-    device, key_hex = hall.devices.pair(store, 7)
-    hall.devices.pair(store, 8)
+    device, key_hex = hall.devices.pair(store, tables[0])
+    for n in tables[1:]:
+        hall.devices.pair(store, n)
     with Radio(2, BAUD) as radio:
         table = radio.tap(1)
         table.deframer = poll.deframer({})
         # The test's thread answers in the tap's place: a reply window to spare for it.
         hub = PolledHub(store, radio.path(0), BAUD, reply_s=0.5)
+        for n in range(owed):
+            hub._owed[f"elsewhere-{n}"] = _Owed(poll.ShortAck(p.Status.STORED, "", bytes(4)))
         hub.start()
         try:
             yield store, table, hub, device, p.key_bytes(key_hex)
@@ -44,6 +52,14 @@ def hall_of_two(tmp_path: Path) -> Iterator[tuple[Store, Tap, PolledHub, str, by
             hub.stop()
             table.close()
             store.engine.dispose()
+
+
+@pytest.fixture
+def hall_of_two(tmp_path: Path) -> Iterator[tuple[Store, Tap, PolledHub, str, bytes]]:
+    """A hub polling tables 7 (the tap) and 8 (nobody): the store, the tap, the hub, and
+    table 7's device and key."""
+    with _polling(tmp_path, [7, 8]) as hall_of:
+        yield hall_of
 
 
 def _polls(table: Tap) -> list[poll.Poll]:
@@ -119,24 +135,13 @@ def test_a_table_that_answers_nothing_after_a_push_is_pushed_again_at_once(
 
 
 def test_a_slot_with_one_table_heard_beside_a_garble_counts_as_garbled(tmp_path: Path) -> None:
-    store = Store(open_engine(str(tmp_path / "hub.sqlite")), now_ms)
-    hall.devices.pair(store, 7)
-    with Radio(2, BAUD) as radio:
-        table = radio.tap(1)
-        table.deframer = poll.deframer({})
-        hub = PolledHub(store, radio.path(0), BAUD, reply_s=0.5)
-        hub.start()
-        try:
-            _answer_next_poll(table, poll.nothing_frame(7))  # table 7 is then idle a while
-            assert table.wait(lambda: poll.Poll(poll.SLOT) in _polls(table), WAIT_S)
-            # Table 7's "nothing" comes through; two others' answers garbled each other.
-            table.write(poll.nothing_frame(7) + b"\x1d\x3f\x9a\x02\x51\x77\n")
-            assert table.wait(lambda: hub.polls["garbled slots"] == 1, WAIT_S)
-            assert hub.polls["asked"] == 1
-        finally:
-            hub.stop()
-            table.close()
-            store.engine.dispose()
+    with _polling(tmp_path, [7]) as (_, table, hub, _, _):
+        _answer_next_poll(table, poll.nothing_frame(7))  # table 7 is then idle a while
+        assert table.wait(lambda: poll.Poll(poll.SLOT) in _polls(table), WAIT_S)
+        # Table 7's "nothing" comes through; two others' answers garbled each other.
+        table.write(poll.nothing_frame(7) + GARBLED)
+        assert table.wait(lambda: hub.polls["garbled slots"] == 1, WAIT_S)
+        assert hub.polls["asked"] == 1
 
 
 def test_a_slot_with_one_table_heard_while_acks_are_owed_is_no_step_to_a_sweep(
@@ -144,24 +149,11 @@ def test_a_slot_with_one_table_heard_while_acks_are_owed_is_no_step_to_a_sweep(
 ) -> None:
     """Tables that missed their acks garble a slot now and then: one heard among them is
     progress, so only slots garbled with nobody heard count towards polling every table."""
-    store = Store(open_engine(str(tmp_path / "hub.sqlite")), now_ms)
-    hall.devices.pair(store, 7)
-    with Radio(2, BAUD) as radio:
-        table = radio.tap(1)
-        table.deframer = poll.deframer({})
-        hub = PolledHub(store, radio.path(0), BAUD, reply_s=0.5)
-        for n in range(12):  # short acks never yet told: tables that may miss them
-            hub._owed[f"elsewhere-{n}"] = _Owed(poll.ShortAck(p.Status.STORED, "", bytes(4)))
-        hub.start()
-        try:
-            _answer_next_poll(table, poll.nothing_frame(7))
-            slot = lambda: any(t.table == poll.SLOT for t in _polls(table))  # noqa: E731
-            assert table.wait(slot, WAIT_S)
-            table.write(poll.nothing_frame(7) + b"\x1d\x3f\x9a\x02\x51\x77\n")
-            assert table.wait(lambda: hub.polls["garbled slots"] == 1, WAIT_S)
-            assert hub._askers() >= ASKERS  # so the garble is taken as tables that missed acks
-            assert hub._garbled == 0
-        finally:
-            hub.stop()
-            table.close()
-            store.engine.dispose()
+    with _polling(tmp_path, [7], owed=12) as (_, table, hub, _, _):
+        _answer_next_poll(table, poll.nothing_frame(7))
+        slot = lambda: any(t.table == poll.SLOT for t in _polls(table))  # noqa: E731
+        assert table.wait(slot, WAIT_S)
+        table.write(poll.nothing_frame(7) + GARBLED)
+        assert table.wait(lambda: hub.polls["garbled slots"] == 1, WAIT_S)
+        assert hub._askers() >= ASKERS  # so the garble is taken as tables that missed acks
+        assert hub._garbled == 0
