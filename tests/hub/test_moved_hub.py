@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from klik.link.courier import State, Tracking
 from klik.table import config as c
 from klik.table import sim
 from klik.table.config import paired
@@ -20,7 +21,7 @@ from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
 from klik_hub.store import Store
-from tests.helpers.hubkit import live_hub
+from tests.helpers.hubkit import live_hub, result_body
 from tests.hub.test_advert import advertised, kind
 from tests.hub.test_table_renumbering import kept, soon
 from tests.hub.test_table_to_hub import PLAYERS
@@ -92,6 +93,17 @@ def test_a_hub_that_does_not_know_the_table_is_tried_and_never_kept(
     table, _ = _table(store, tmp_path / "table", service)
     old = kept(tmp_path / "table")["url"]
     caplog.set_level("INFO", logger="klik.table.hubwatch")
+    assert table.outbox is not None
+    assert table.courier is not None
+    table.outbox.keep(result_body(table=7, game=1))  # a result waits for the hub
+    said: list[State] = []
+    tell = table.courier.on_tracking
+
+    def tracked(news: Tracking) -> None:
+        said.append(news.state)
+        tell(news)
+
+    table.courier.on_tracking = tracked
     with live_hub(other) as other_url, advertised(service, "other", _port(other_url)):
         table.start()
         try:
@@ -99,6 +111,9 @@ def test_a_hub_that_does_not_know_the_table_is_tried_and_never_kept(
             soon(lambda: let_go in [r.getMessage() for r in caplog.records], 20.0)
             assert kept(tmp_path / "table")["url"] == old
             assert table.config.hub.url == old
+            # The other hub said it does not know the table: no cause to pair it again.
+            assert State.UNREACHABLE in said
+            assert State.UNPAIRED not in said
         finally:
             table.stop()
             other.engine.dispose()

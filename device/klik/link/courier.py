@@ -143,6 +143,9 @@ class Courier:
         #: the courier started (``clock``): how long a hub has been silent, for the daemon.
         self.answered_at = -math.inf
         self.started_at = -math.inf
+        #: The link is to a hub on trial (found again at another address, not yet known to
+        #: hold this table's key): its "unknown table" or certificate is no cause to re-pair.
+        self.on_trial = False
         self._pushed: queue.SimpleQueue[p.Envelope] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -162,10 +165,10 @@ class Courier:
             self._thread.join(timeout=10)
         self.link.close()
 
-    def relink(self, link: Link) -> None:
-        """Send by ``link`` from the next try on (the hub found at another address), at
-        once; the old link is closed, which ends a try under way on it."""
-        old, self.link = self.link, link
+    def relink(self, link: Link, *, trial: bool = False) -> None:
+        """Send by ``link`` from the next try on (the hub found at another address, on
+        ``trial``), at once; the old link is closed, which ends a try under way on it."""
+        old, self.link, self.on_trial = self.link, link, trial
         old.close()
         self.wake()
 
@@ -273,6 +276,11 @@ class Courier:
             certificate = down is not None and down.certificate
             trouble = State.BAD_CERTIFICATE if certificate else State.UNREACHABLE
             kind, detail = trouble.value, str(down) if down is not None else "no answer"
+            if self.on_trial:  # not the table's hub, most likely: it is still away
+                trouble = State.UNREACHABLE
+        elif answer.trouble is p.Trouble.UNPAIRED and self.on_trial:
+            trouble, kind = State.UNREACHABLE, answer.trouble.value
+            detail = f"{answer.seen}: the hub on trial does not know this table"
         elif answer.trouble is p.Trouble.UNPAIRED:
             trouble, kind = State.UNPAIRED, answer.trouble.value
             detail = f"{answer.seen}: this table's key is not the hub's; pair it again"

@@ -16,7 +16,8 @@ the old address for ever. ``HubWatch`` runs on a thread of its own beside the co
   signed with this table's key: only the hub that paired this table holds that key, so
   another hub on the network (another tournament's, or one posing as ours) is never kept;
 - a tried hub that has not so answered within ``lost_s`` is let go: the courier goes back to
-  the address kept.
+  the address kept. Meanwhile its "unknown table" is no cause to re-pair: the screens say
+  the hub is away (``Courier.on_trial``).
 
 What to do is decided by ``step``, pure (times as numbers); the thread and the discovery are
 the adapter around it.
@@ -147,6 +148,7 @@ class HubWatch:
             looking.stop()
             return
         if do is Do.KEEP and watched.trying is not None:
+            courier.on_trial = False  # it answered with the table's key: the table's hub
             self.keep(watched.trying)
             log.info("hub: found again at %s, kept", watched.trying)
             with self._lock:
@@ -189,4 +191,4 @@ class HubWatch:
                 return
             self._watched = Watched(now, found.url, now)
         log.info("hub: %s found at %s; trying it", found.name, found.url)
-        courier.relink(link)
+        courier.relink(link, trial=True)
