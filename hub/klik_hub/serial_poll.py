@@ -266,10 +266,10 @@ class PolledHub(SerialHub):
         owed = sorted(self._owed.values(), key=lambda o: o.told)[: poll.MAX_ACKS]
         for entry in owed:
             entry.told += 1
-        damaged = self._damaged()
         try:
             if not self.channel.wait_quiet(self.quiet_s, self.clock() + self.window_s):
                 return
+            damaged = self._damaged()  # from the slot's poll on: no frame of a turn before
             sent_at = self.clock()
             out_at = self.channel.send(poll.poll_frame(poll.SLOT, [o.ack for o in owed]))
         except LinkDown:
