@@ -41,7 +41,10 @@ from types import TracebackType
 from klik.link import protocol as p
 
 BITS_PER_BYTE = 10
-TICK_S = 0.002  # the broker's step while bytes are on the air
+TICK_S = 0.002  # the broker's step while bytes are on the air, at most
+#: A byte is handed on once this much past its end: a float's rounding must not hold it back
+#: a step (``_deliver``).
+EPSILON_S = 1e-7
 KEEP_S = 1.0  # a burst is kept this long after it ends, for the collision checks
 PACKET = 32  # bytes a radio module sends in one packet (an HC-12 sends up to 60)
 NOISE = -1  # the sender of noise: no node of ours
@@ -176,8 +179,7 @@ class Radio:
         while not self._stop.is_set():
             with self._lock:
                 masters = [fd for fd in self._masters if fd is not None]
-            busy = any(b.done < len(b.data) for b in self._bursts) or any(self._out)
-            wait_s = TICK_S if busy else min(0.1, max(0.0, noise_at - time.monotonic()))
+            wait_s = self._next_s(time.monotonic(), noise_at)
             ready, _, _ = select.select([self._wake_r, *masters], [], [], wait_s)
             now = time.monotonic()
             if self._wake_r in ready:
@@ -200,6 +202,23 @@ class Radio:
                 self._deliver(now)
                 self._release(now)
 
+    def _next_s(self, now: float, noise_at: float) -> float:
+        """How long the broker may wait for a write: until the next frame's end leaves the
+        air (a receiver reacts to a frame's end, so it is handed on then, not up to a step
+        later), a held-up frame's release, or a step while other bytes are on the air."""
+        with self._lock:
+            at = min(noise_at, now + 0.1)
+            for burst in self._bursts:
+                if burst.done < len(burst.data):
+                    at = min(at, now + TICK_S)
+                    end = burst.data.find(b"\n", burst.done)
+                    if end >= 0:
+                        at = min(at, burst.start + (end + 1) * self.byte_s)
+            for queue in self._out:
+                if queue:
+                    at = min(at, queue[0][0])
+        return max(0.0, at - now)
+
     def _next_noise(self, now: float) -> float:
         if not self.faults.noise_s:
             return math.inf
@@ -219,7 +238,7 @@ class Radio:
     def _deliver(self, now: float) -> None:
         """Hand every byte that has finished its time on the air to its receivers."""
         for burst in self._bursts:
-            upto = min(len(burst.data), int((now - burst.start) / self.byte_s))
+            upto = min(len(burst.data), int((now + EPSILON_S - burst.start) / self.byte_s))
             if upto > burst.done:
                 self._deliver_slice(burst, burst.done, upto, now)
                 burst.done = upto

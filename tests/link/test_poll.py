@@ -89,12 +89,26 @@ def test_a_poll_and_a_nothing_are_short_binary_frames() -> None:
     poll_line = poll.poll_frame(7)
     assert poll_line[0] == poll.MARK
     assert poll_line.endswith(b"\n")
-    assert len(poll_line) == 7  # mark, sign, table, CRC-16, newline
+    assert len(poll_line) == 6  # mark, kind, table, CRC-16, newline
     assert poll.turn_of(poll.check_line(poll_line[:-1]) or b"") == poll.Poll(7)
     nothing = poll.nothing_frame(7)
     assert len(nothing) == poll.NOTHING_BYTES
     assert poll.turn_of(poll.check_line(nothing[:-1]) or b"") == poll.Nothing(7)
     assert poll.turn_of(b'{"v":1}') is None
+
+
+@pytest.mark.parametrize("table, size", [(0, 1), (7, 1), (127, 1), (128, 2), (999, 2), (32767, 2)])
+def test_a_table_s_number_takes_one_byte_under_128_else_two(table: int, size: int) -> None:
+    assert len(poll.number_bytes(table)) == size
+    for line in (poll.poll_frame(table), poll.nothing_frame(table)):
+        heard = poll.turn_of(poll.check_line(line[:-1]) or b"")
+        assert heard is not None and heard.table == table
+
+
+@pytest.mark.parametrize("table", [-1, poll.MAX_TABLE + 1])
+def test_a_number_turn_frames_cannot_carry_is_refused(table: int) -> None:
+    with pytest.raises(ValueError, match="turn frames name 0 to 32767"):
+        poll.poll_frame(table)
 
 
 def _ack(device: str, seq: int, status: p.Status, receipt: str, key: bytes) -> p.Json:
@@ -113,7 +127,7 @@ def test_a_short_ack_stands_for_the_full_ack_the_hub_signed() -> None:
     assert short.receipt == ""  # stored: the table works it out
     line = poll.poll_frame(3, [short])
     body = poll.check_line(line[:-1]) or b""
-    assert len(body) == 4 + 1 + 4  # a count, and a stored result's ack is its 4-byte tag
+    assert len(body) == 3 + 4  # a stored result's ack is its 4-byte tag
     heard = poll.turn_of(body)
     assert isinstance(heard, poll.Poll)
     assert heard.table == 3
@@ -133,7 +147,7 @@ def test_a_duplicate_s_short_ack_carries_the_first_copy_s_receipt() -> None:
     short = poll.ShortAck.of(full)
     assert short is not None
     body = poll.check_line(poll.poll_frame(7, [short])[:-1]) or b""
-    assert len(body) == 4 + 1 + 5 + 4  # a count (none stored), the receipt, the tag
+    assert len(body) == 3 + 5 + 4  # the receipt, the tag
     heard = poll.turn_of(body)
     assert isinstance(heard, poll.Poll)
     assert heard.acks[0].opened(request, key) == full
@@ -150,11 +164,15 @@ def test_acks_without_a_short_form_go_whole() -> None:
 @pytest.mark.parametrize(
     "payload",
     [
-        b"?\x00\x07\x00",  # a count of none, and no duplicate after it
-        b"?\x00\x07\x02" + bytes(4),  # two stored acks counted, one there
-        b"?\x00\x07\x00" + b"QX7R" + bytes(4),  # a duplicate one byte short
-        b"?\x00\x07\x05" + bytes(20),  # more acks than a poll carries
-        b"?\x00\x07\x00" + "QX7R\u00e9".encode() + bytes(3),  # a receipt not ASCII
+        b"R\x07" + bytes(4),  # two stored acks counted, one there
+        b"P\x07" + b"QX7R" + bytes(4),  # a duplicate one byte short
+        b"U\x07" + bytes(20),  # more acks than a poll carries
+        b"O\x07",  # a kind of frame there is not
+        b"P\x07" + b"QX7RT" + bytes(4) * 2,  # a duplicate and four bytes more
+        b"P\x07" + "QX7R\u00e9".encode() + bytes(3),  # a receipt not ASCII
+        b"P\x81",  # a number of two bytes cut short
+        b"P\x80\x07",  # table 7 in two bytes: not its one form
+        b".\x07\x00",  # a "nothing" with a byte more
     ],
 )
 def test_a_poll_with_a_bad_ack_list_is_no_poll(payload: bytes) -> None:
@@ -169,7 +187,9 @@ def test_any_bytes_are_a_turn_frame_or_nothing_never_a_crash(data: bytes) -> Non
     poll.turn_of(bytes((poll.MARK,)) + data)
 
 
-@given(st.integers(1, 999), st.lists(st.booleans(), max_size=4), st.binary(min_size=4, max_size=4))
+@given(
+    st.integers(0, poll.MAX_TABLE), st.lists(st.booleans(), max_size=4), st.binary(min_size=4, max_size=4)
+)
 def test_a_poll_frame_round_trips(table: int, duplicates: list[bool], tag: bytes) -> None:
     shorts = [
         poll.ShortAck(p.Status.DUPLICATE, "AB\n\x1bC", tag)

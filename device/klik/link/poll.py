@@ -124,7 +124,9 @@ SLOT = 0  # the table number a contention slot's poll names: any table with a fr
 SLOTS = 4  # a contention slot's mini-slots: a table answers in one picked at random
 SLOT_EVERY_S = 0.15  # with no table due, a contention slot this often
 SLOT_GUARD_S = 0.005  # a mini-slot's margin for the nodes' reaction times
-NOTHING_BYTES = 7  # a "nothing" frame's bytes (``nothing_frame``), escapes aside
+#: A "nothing" frame's bytes (``nothing_frame``) of a table under 128; an escape or a
+#: larger number adds a byte, which the mini-slot's guard covers.
+NOTHING_BYTES = 6
 
 
 def slot_s(baud: int) -> float:
@@ -137,28 +139,52 @@ def slot_s(baud: int) -> float:
 # ``MARK``, then, escaped as a deflated frame is (``deflate.escape``), the payload and its
 # CRC-16/CCITT-FALSE (2 bytes, big-endian), then ``\n``. The payload:
 #
-# - a poll (hub → every table): ``?``, the polled table's number (2 bytes); with short acks,
-#   then the count of "stored" acks (1 byte), each of them ``TAG_BYTES`` bytes: the start of
-#   the MAC of the full ack the hub would have sent (the table knows that ack's receipt, it
-#   is the hash of what it sent); then each "duplicate" ack: the five signs of its receipt
-#   (the first copy's) and its tag;
+# - a poll (hub → every table): ``POLL`` plus the count of "stored" short acks it carries
+#   (one byte: ``P`` for none), the polled table's number (``number_bytes``), then those
+#   acks, each ``TAG_BYTES`` bytes: the start of the MAC of the full ack the hub would
+#   have sent (the table knows that ack's receipt, it is the hash of what it sent); then
+#   each "duplicate" ack: the five signs of its receipt (the first copy's) and its tag;
 # - a "nothing" (table → hub): ``.`` and the table's number.
 #
+# Every byte of a turn is the channel's overhead on a result's turn, so none is spare: the
+# count rides in the kind's byte and a number under 128 takes one byte.
 # A short ack names neither table nor seq: the tag is of the ack of one table's one result,
 # under that table's key, and the table with that result out knows which tag to look for.
 # Polls are not signed, but every short ack is: a forged poll makes a table answer, a
 # forged "nothing" delays one table's next poll by its idle time, and a believed short ack
 # must carry 32 bits of the table's own HMAC, so nobody without the key can make a table
-# believe a result kept. Tables are named by number here, not device id: two bytes, not a
-# dozen.
+# believe a result kept. Tables are named by number here, not device id: a byte or two, not
+# a dozen.
 
 MARK = 0x1D  # never the first byte of a plain (``{``) or deflated (0x1e) frame
 CRC_START = 0xFFFF  # CRC-16/CCITT-FALSE: a turn frame is a few dozen bytes
-POLL = ord("?")
+POLL = ord("P")  # a poll carrying no stored ack; ``POLL + k``: carrying k of them
 NOTHING = ord(".")
 TAG_BYTES = 4
 MAX_ACKS = 4  # short acks a poll carries at most
-MAX_TABLE = 0xFFFF
+MAX_TABLE = 0x7FFF  # the most a number's two bytes hold (``number_bytes``)
+
+
+def number_bytes(table: int) -> bytes:
+    """A table's number as turn frames carry it: one byte under 128, else two, big-endian,
+    the first with its top bit set. Each number has this one form."""
+    if not 0 <= table <= MAX_TABLE:
+        raise ValueError(f"table {table}: turn frames name 0 to {MAX_TABLE}")
+    return bytes((table,)) if table < 0x80 else (0x8000 | table).to_bytes(2, "big")
+
+
+def _number_at(data: bytes, at: int) -> tuple[int, int] | None:
+    """The table's number (``number_bytes``) at ``data[at:]`` and the index after it; None
+    if cut short or not in its one form."""
+    if at >= len(data):
+        return None
+    first = data[at]
+    if first < 0x80:
+        return first, at + 1
+    if at + 1 >= len(data):
+        return None
+    table = (first & 0x7F) << 8 | data[at + 1]
+    return (table, at + 2) if table >= 0x80 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,21 +260,19 @@ def poll_frame(table: int, acks: Iterable[ShortAck] = ()) -> bytes:
     acks = list(acks)
     if len(acks) > MAX_ACKS:
         raise ValueError(f"a poll carries at most {MAX_ACKS} acks")
-    payload = bytearray((POLL, *table.to_bytes(2, "big")))
-    if acks:
-        stored = [ack for ack in acks if not ack.receipt]
-        payload.append(len(stored))
-        for ack in stored:
-            payload += ack.tag
-        for ack in acks:
-            if ack.receipt:
-                payload += ack.receipt.encode("ascii") + ack.tag
+    stored = [ack for ack in acks if not ack.receipt]
+    payload = bytearray((POLL + len(stored),)) + number_bytes(table)
+    for ack in stored:
+        payload += ack.tag
+    for ack in acks:
+        if ack.receipt:
+            payload += ack.receipt.encode("ascii") + ack.tag
     return _frame(bytes(payload))
 
 
 def nothing_frame(table: int) -> bytes:
     """The frame of table ``table``'s "nothing waiting"."""
-    return _frame(bytes((NOTHING, *table.to_bytes(2, "big"))))
+    return _frame(bytes((NOTHING,)) + number_bytes(table))
 
 
 def _frame(payload: bytes) -> bytes:
@@ -277,16 +301,17 @@ def deframer(dropped: dict[str, int]) -> p.Deframer:
 
 def turn_of(body: bytes) -> Poll | Nothing | None:
     """The poll or "nothing" ``check_line`` gave; None for an envelope or a bad payload."""
-    if len(body) < 4 or body[0] != MARK:
+    if len(body) < 3 or body[0] != MARK:
         return None
-    kind, table, rest = body[1], int.from_bytes(body[2:4], "big"), body[4:]
+    kind, number = body[1], _number_at(body, 2)
+    if number is None:
+        return None
+    table, rest = number[0], body[number[1] :]
     if kind == NOTHING:
         return Nothing(table) if not rest else None
-    if kind != POLL:
+    stored = kind - POLL
+    if not 0 <= stored <= MAX_ACKS:
         return None
-    if not rest:
-        return Poll(table)
-    stored, rest = rest[0], rest[1:]
     duplicate = p.RECEIPT_LENGTH + TAG_BYTES
     if len(rest) < stored * TAG_BYTES or (len(rest) - stored * TAG_BYTES) % duplicate:
         return None
@@ -301,6 +326,4 @@ def turn_of(body: bytes) -> Poll | Nothing | None:
             return None
         tag = rest[i + p.RECEIPT_LENGTH : i + duplicate]
         acks.append(ShortAck(p.Status.DUPLICATE, receipt, tag))
-    if len(acks) == 0:
-        return None  # a count byte with no acks: not how a hub writes a poll
     return Poll(table, tuple(acks))
