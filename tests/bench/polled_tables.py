@@ -34,7 +34,6 @@ from klik.link.courier import Command, Courier, Tracking
 from klik.link.outbox import Outbox
 from klik.link.polled import PolledLink
 
-
 NICE = 5  # the tables' niceness: below the hub's and the radio's process
 
 

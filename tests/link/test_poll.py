@@ -97,12 +97,15 @@ def test_a_poll_and_a_nothing_are_short_binary_frames() -> None:
     assert poll.turn_of(b'{"v":1}') is None
 
 
-@pytest.mark.parametrize("table, size", [(0, 1), (7, 1), (127, 1), (128, 2), (999, 2), (32767, 2)])
+@pytest.mark.parametrize(
+    ("table", "size"), [(0, 1), (7, 1), (127, 1), (128, 2), (999, 2), (32767, 2)]
+)
 def test_a_table_s_number_takes_one_byte_under_128_else_two(table: int, size: int) -> None:
     assert len(poll.number_bytes(table)) == size
     for line in (poll.poll_frame(table), poll.nothing_frame(table)):
         heard = poll.turn_of(poll.check_line(line[:-1]) or b"")
-        assert heard is not None and heard.table == table
+        assert heard is not None
+        assert heard.table == table
 
 
 @pytest.mark.parametrize("table", [-1, poll.MAX_TABLE + 1])
@@ -188,7 +191,9 @@ def test_any_bytes_are_a_turn_frame_or_nothing_never_a_crash(data: bytes) -> Non
 
 
 @given(
-    st.integers(0, poll.MAX_TABLE), st.lists(st.booleans(), max_size=4), st.binary(min_size=4, max_size=4)
+    st.integers(0, poll.MAX_TABLE),
+    st.lists(st.booleans(), max_size=4),
+    st.binary(min_size=4, max_size=4),
 )
 def test_a_poll_frame_round_trips(table: int, duplicates: list[bool], tag: bytes) -> None:
     shorts = [
