@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from klik.link import protocol as p
+from klik.link.courier import Command
 from klik.table import config as c
 from klik.table import sim
 from klik.table.config import paired
@@ -74,6 +77,44 @@ def test_a_renumbered_table_shows_and_keeps_its_new_number(hub: Hub, tmp_path: P
         assert again.config.hub.device_id == device
     finally:
         again.stop()
+
+
+def test_a_renumber_while_the_hub_s_new_address_is_kept_keeps_both(
+    hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The watch's thread keeps a hub found again while the courier's carries out a renumber:
+    # each rewrites paired.toml from what it read, so without one lock the later write
+    # would undo the other's change, on the card and in the config.
+    url, store = hub
+    table = paired_at_the_table(store, url, tmp_path, 7)
+    moved = "https://192.0.2.9:8443"
+    writing, go_on = threading.Event(), threading.Event()
+    keep = paired.keep
+
+    def slow_keep(config: c.Config, given: dict[str, Any]) -> Path:
+        if given.get("url") == moved and not writing.is_set():
+            writing.set()
+            assert go_on.wait(10)
+        return keep(config, given)
+
+    monkeypatch.setattr(paired, "keep", slow_keep)
+    table.start()
+    try:
+        mover = threading.Thread(target=table._moved, args=(moved,))
+        mover.start()
+        assert writing.wait(10)
+        order = Command("r1", p.CommandKind.RENUMBER, {"table": 12})
+        renumber = threading.Thread(target=table._renumber, args=(order,))
+        renumber.start()
+        renumber.join(0.3)  # sleep-ok: the renumber's thread gets to the file meanwhile
+        go_on.set()
+        mover.join(10)
+        renumber.join(10)
+        assert (kept(tmp_path)["url"], kept(tmp_path)["table"]) == (moved, 12)
+        assert (table.config.hub.url, table.config.hub.table) == (moved, 12)
+    finally:
+        go_on.set()
+        table.stop()
 
 
 def hold_judge_key(table: Daemon, seconds: float) -> None:

@@ -89,6 +89,10 @@ class Daemon:
         # it found one
         self.discovery: Discovery | None = None
         self._joining = threading.Lock()  # discovery's thread and stop() both touch joiner
+        # ``paired.toml`` and the config's [hub] are read and rewritten under this: the
+        # judge's accept (the joiner's thread), a renumber (the courier's) and a hub found
+        # again (the watch's) each keep their own change and the others' too.
+        self._pairing_file = threading.Lock()
         hub = config.hub
         self.hub_url = hub.url  # the hub it asks to join, or the one discovery found
         # "none", "asking" (with the digits once the exchange gave them) or "paired"
@@ -204,8 +208,9 @@ class Daemon:
         state folder, the config takes it, and the courier starts."""
         given = self._given(joined)
         try:
-            paired.keep(self.config, given)
-            self.config = paired.applied(self.config)
+            with self._pairing_file:
+                paired.keep(self.config, given)
+                self.config = paired.applied(self.config)
         except (OSError, ConfigError) as error:
             log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
             self.pairing = ("none", None)
@@ -279,12 +284,13 @@ class Daemon:
     def _moved(self, url: str) -> None:
         """The hub found again at ``url`` answered this table (the watch's thread):
         ``paired.toml`` keeps the address from now on."""
-        hub = self.config.hub
-        given = {"url": url, "table": hub.table, "device_id": hub.device_id, "key": hub.key,
-                 "tls_pin_sha256": hub.tls_pin_sha256 or None}  # fmt: skip
-        paired.keep(self.config, given)
-        self.config = replace(self.config, hub=replace(hub, url=url))
-        self.hub_url = url
+        with self._pairing_file:
+            hub = self.config.hub
+            given = {"url": url, "table": hub.table, "device_id": hub.device_id, "key": hub.key,
+                     "tls_pin_sha256": hub.tls_pin_sha256 or None}  # fmt: skip
+            paired.keep(self.config, given)
+            self.config = replace(self.config, hub=replace(hub, url=url))
+            self.hub_url = url
         log.info("stół %s: hub pod nowym adresem %s", self.config.table.name, url)
 
     def _status(self) -> p.Heartbeat:
@@ -327,11 +333,13 @@ class Daemon:
         if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 999:
             log.error("stół %s: polecenie renumber bez numeru 1-999: %r", name, order.args)
             return True  # it never gets better: acknowledged, nothing done
-        try:
-            config, kept = renumbered(self.config, table)
-        except OSError as error:
-            log.error("stół %s: nowy numer %d nie zapisany (%s)", name, table, error)
-            return False
+        with self._pairing_file:
+            try:
+                config, kept = renumbered(self.config, table)
+            except OSError as error:
+                log.error("stół %s: nowy numer %d nie zapisany (%s)", name, table, error)
+                return False
+            self.config = config
         if not kept:
             log.warning(
                 "stół %s: teraz stół %d do restartu: wpisz [hub] table = %d i [table] name "
@@ -339,7 +347,6 @@ class Daemon:
                 name, table, table, table,
             )  # fmt: skip
         log.info("stół %s: teraz stół %d (hub)", name, table)
-        self.config = config
         if self.courier is not None and isinstance(self.courier.link, PolledLink):
             self.courier.link.renumbered(table)  # the hub polls the new number from now
         return self._on_engine(lambda engine, now: engine.renumbered(config, now))
@@ -418,10 +425,11 @@ class Daemon:
                 return  # stopped meanwhile
             self._rejoiner = None
         given = self._given(joined)
-        asking = replace(self.config, hub=replace(self.config.hub, device_id="", key=""))
         try:
-            paired.keep(self.config, given)
-            config = paired.applied(asking)
+            with self._pairing_file:
+                asking = replace(self.config, hub=replace(self.config.hub, device_id="", key=""))
+                paired.keep(self.config, given)
+                config = self.config = paired.applied(asking)
         except (OSError, ConfigError) as error:
             log.error("stół %s: parowanie nie zapisane (%s)", self.config.table.name, error)
             self.call(lambda engine, now: engine.pairing(None, None, now))
@@ -429,7 +437,6 @@ class Daemon:
             return
         assert self.outbox is not None  # a paired table over http has one
         old = self.courier
-        self.config = config
         courier = self._courier(self.outbox)
         if old is not None:
             old.stop()
