@@ -26,6 +26,8 @@ import pytest
 
 from klik.link.protocol import pairing as x
 from klik_hub.tls import CERT_FILE, fingerprint
+from tests.crash.test_crash_campaign import VirtualTable
+from tests.crash.test_delivery_faults import play
 from tests.hub.test_demo import until  # waits on real servers, on the real clock
 
 pytestmark = pytest.mark.slow  # real `klik hub` and `klik sim` processes on the real clock
@@ -138,6 +140,28 @@ def test_the_judge_pairs_a_table_by_its_digits_and_its_heartbeats_reach_the_hub(
     text = kept.read_text(encoding="utf-8")
     assert "table = 7" in text
     assert f'device_id = "{said["device"]}"' in text
+
+
+def test_a_game_played_before_the_judge_paired_the_table_reaches_the_hub_with_its_number(
+    tmp_path: Path,
+) -> None:
+    """The players did not wait for the judge: their game, kept at the table while it asked,
+    goes to the hub at the accept, as table 7's, and its receipt reaches the table."""
+    with hub_and_table(tmp_path) as (hub, sim):
+        shown = until(lambda: (p := pairing_of(sim))["digits"] and p)
+        seats = VirtualTable(tmp_path / "table")  # the seats' buttons of the running sim
+        seats.port = int(sim.rsplit(":", 1)[1])
+        play(seats)
+        assert seats.state()["delivery"]["state"] == "kept"
+        assert call(f"{hub}/api/v1/results")[1] == []
+        (asking,) = until(lambda: call(f"{hub}/api/v1/pairing")[1])
+        accept = {"table": 7, "digits": shown["digits"]}
+        assert call(f"{hub}/api/v1/pairing/{asking['id']}", accept)[0] == 201
+        (stored,) = until(lambda: call(f"{hub}/api/v1/results")[1])
+        assert (stored["table"], stored["game"], stored["tournament"]) == (7, 1, None)
+        delivery = until(lambda: (d := seats.state()["delivery"])["receipt"] and d)
+        assert (delivery["state"], delivery["waiting"]) == ("sent", 0)
+        assert delivery["receipt"] == stored["receipt"]
 
 
 def test_a_refused_request_pairs_nothing_and_the_table_asks_again(tmp_path: Path) -> None:

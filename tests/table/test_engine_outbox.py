@@ -166,3 +166,52 @@ def _all_waiting(outbox: Outbox) -> list[Any]:
         found.append(pending)
         outbox.acknowledged(pending.seq, f"R{pending.seq}")
     return found
+
+
+def test_games_finished_while_the_table_asked_to_join_go_to_the_hub_once_it_is_paired(
+    tmp_path: Path,
+) -> None:
+    """The judge had not paired the table yet when its players played two games: both wait
+    in their files (no number, no outbox) and go to the outbox at the accept, oldest first,
+    carrying the number the judge gave; the game on the result screen shows its way."""
+    asking = begun(Table(tmp_path))  # the shipped default: table 0, no outbox
+    finish(asking, 120.0)
+    assert asking.engine.new_game(130.0)
+    asking.press("D", 131.0).press("A", 140.0)
+    finish(asking, 150.0)
+    assert [json.loads(path.read_bytes())["body"]["table"] for path in
+            sorted(tmp_path.glob("result-*.json"))] == [0, 0]  # fmt: skip
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    woken: list[int] = []
+    asking.engine.keeper.on_kept = lambda: woken.append(outbox.waiting())
+    asking.engine.pairing(None, HUB, 160.0, outbox=outbox)
+    assert {view.waiting for view in asking.engine.views.values()} == {2}
+    kept = [(p.seq, p.body) for p in _all_waiting(outbox)]
+    assert [(seq, body["table"], body["game"]) for seq, body in kept] == [(1, 7, 1), (2, 7, 2)]
+    for _, body in kept:
+        check_result(body)  # table 0 would be refused for good: 1 to 999
+    assert woken == [2]  # the courier is woken once they are in
+    assert asking.engine.result_seq == 2
+    assert {view.delivery for view in asking.engine.views.values()} == {Delivery.KEPT}
+    # pairing again (a re-pair while paired) changes nothing in the outbox
+    asking.engine.pairing(None, HUB, 170.0, outbox=outbox)
+    assert outbox.last_seq() == 2
+
+
+def test_a_game_kept_before_pairing_carries_the_same_number_at_every_restart(
+    tmp_path: Path,
+) -> None:
+    """The outbox lost after the accept: the result file (table 0) goes back with the
+    number again, the same bytes as the first time, so the hub sees a duplicate."""
+    finish(begun(Table(tmp_path)), 120.0).journal.close()
+    first = Outbox(tmp_path / "outbox.sqlite")
+    paired = linked(tmp_path, first)
+    paired.engine.start(BOOT)  # a restart of the paired table: restore, as at the accept
+    (sent,) = _all_waiting(first)
+    first.close()
+    for name in ("outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    fresh = Outbox(tmp_path / "outbox.sqlite")
+    linked(tmp_path, fresh).engine.start(BOOT + 50.0)
+    (again,) = _all_waiting(fresh)
+    assert (sent.body["table"], again.body) == (7, sent.body)

@@ -115,7 +115,8 @@ class Daemon:
             screens,
             set_outputs=self.gpio.set,
             # While it asks to join, a result is kept in its file only: it has no table number
-            # the hub knows yet. The outbox is the engine's once the judge accepted it.
+            # the hub knows yet. The outbox is the engine's once the judge accepted it, and
+            # the games kept meanwhile go to it then, with the number (``Keeper.adopt``).
             outbox=None if self.pairing[0] == "asking" else self.outbox,
             on_kept=None if self.outbox is None else self._wake,
             wall_clock=wall_clock,

@@ -124,10 +124,11 @@ class Engine:
         """Pairing at the table (on the engine thread): the digits to show on seat A while
         it asks the hub to join, or, once the judge accepted it, the config with what pairing
         gave (the table's number, its device id) and the ``outbox`` its results go to from
-        now on, carrying that number."""
+        now on, carrying that number (with the games finished while it asked: ``adopt``)."""
         if paired is not None:
             self.keeper.config = self.presenter.config = paired
-            self.keeper.outbox = self.keeper.outbox or outbox
+            if self.keeper.outbox is None and outbox is not None:
+                self.session.adopt(outbox, now)
             self.session.rounds.table = paired.table.name
         self.session.pairing(digits, paired, now)
 

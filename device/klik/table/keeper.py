@@ -86,11 +86,27 @@ class Keeper:
         """The next game began: nothing of its result is known yet."""
         self.delivery, self.receipt, self.result_seq = Delivery.KEPT, None, None
 
-    def restore(self) -> None:
+    def adopt(self, outbox: Outbox, game: g.Game, played: Played, now: float) -> None:
+        """The judge accepted the table: its results go to ``outbox`` from now on, and the
+        games it finished while it asked to join, kept in their files only, go first, oldest
+        first, carrying the number pairing gave (``_numbered``): a round played at a table
+        the judge had not paired yet reaches the hub's unplaced results, not a paper slip."""
+        self.outbox = outbox
+        self.restore(went="idzie do skrzynki po parowaniu")
+        self.find(game, played, now)
+        try:
+            self.waiting = outbox.waiting()
+        except KlikError as error:
+            log.error("wyniki: the outbox cannot be read (%s)", error)
+            return
+        if self.waiting and self.on_kept is not None:
+            self.on_kept()  # the courier may have looked before they were in
+
+    def restore(self, went: str = "wraca do skrzynki") -> None:
         """At start: every finished game whose result file is on the card but whose result
         the outbox lacks (a lost WAL, a damaged outbox started anew) goes back into it, with
         the very body written at the game's end, oldest first; a result the hub already has
-        comes back to it as a duplicate of itself."""
+        comes back to it as a duplicate of itself. ``went`` is the log's word for it."""
         if self.outbox is None or self.folder is None:
             return
         try:
@@ -109,8 +125,8 @@ class Keeper:
                 if body is not None:
                     self.unsaved.append(body)
                 continue
-            log.warning("stół %s: wynik gry %d wraca do skrzynki (z pliku wyniku)",
-                        self.table, game_no)  # fmt: skip
+            log.warning("stół %s: wynik gry %d %s (z pliku wyniku)",
+                        self.table, game_no, went)  # fmt: skip
 
     def find(self, game: g.Game, played: Played, now: float) -> None:
         """After a restart: the outbox's seq of a finished game's result, kept now if a power
@@ -184,7 +200,17 @@ class Keeper:
         except (OSError, ValueError):
             return None
         body = record.get("body") if isinstance(record, dict) else None
-        return body if isinstance(body, dict) and body.get("game") == game_no else None
+        if not isinstance(body, dict) or body.get("game") != game_no:
+            return None
+        return self._numbered(body)
+
+    def _numbered(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` as the outbox takes it: a result kept before the table had a number
+        (``table`` 0, while it asked to join) carries the number pairing gave, which the hub
+        checks against the device's. Nothing else changes, and the same number gives the
+        same bytes at every restart, so a result sent again is a duplicate of itself."""
+        number = self.config.hub.table
+        return {**body, "table": number} if body.get("table") == 0 and number else body
 
     def _body(self, ready: g.ResultReady, game: g.Game, played: Played) -> dict[str, Any]:
         """The body of this game's result as the hub takes it (``klik.link.results``)."""

@@ -34,7 +34,7 @@ from klik.table.config import Config
 from klik.table.driver import Driver
 from klik.table.durable import GameCounter
 from klik.table.gpio import JudgeEdge
-from klik.table.keeper import Keeper, Played
+from klik.table.keeper import Keeper, Outbox, Played
 from klik.table.lineup import Lineup
 from klik.table.lineup import parse as parse_lineup
 from klik.table.presenter import Presenter
@@ -398,6 +398,11 @@ class Session:
             self.config, self.paired, self.seeking_hub = paired, True, False
             self.round_time = RoundTime(paired.table.name)
         self.refresh(max(now, self.driver.now))
+
+    def adopt(self, outbox: Outbox, now: float) -> None:
+        """The judge accepted the table: results go to ``outbox`` from now on, the games
+        finished while it asked first (``Keeper.adopt``)."""
+        self.keeper.adopt(outbox, self.game, self.played(), now)
 
     def seeking(self, on: bool, now: float) -> None:
         """Whether the table asks to join: seat A says it looks for the hub until a hub's
