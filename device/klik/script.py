@@ -67,27 +67,27 @@ def parse(text: str) -> Script:
     started = False
     set_line = 0  # settings are checked together, and blamed on the last 'set' line
     for number, raw in enumerate(text.splitlines(), start=1):
-        words = raw.split("#", 1)[0].split()
-        if not words:
+        tokens = raw.split("#", 1)[0].split()
+        if not tokens:
             continue
         try:
             if end is not None:
                 raise InputError("nothing may follow 'T end'")
-            if words[0] == "set":
+            if tokens[0] == "set":
                 if started:
                     raise InputError("'set' must come before the first event")
-                settings, gestures = _set(settings, gestures, words[1:])
+                settings, gestures = _set(settings, gestures, tokens[1:])
                 set_line = number
                 continue
             if not started:
                 settings = _checked(settings, gestures, set_line)
                 started = True
-            t = _time(words[0], last_t)
+            t = _time(tokens[0], last_t)
             last_t = t
-            if words[1:] == ["end"]:
+            if tokens[1:] == ["end"]:
                 end = t
                 continue
-            for offset, event in _event(settings, t, words[1:]):
+            for offset, event in _event(settings, t, tokens[1:]):
                 timed.append((offset, len(timed), event))
         except InputError as error:
             message = str(error)
@@ -151,10 +151,10 @@ def _set(
     return settings, gestures
 
 
-def _event(settings: Settings, t: float, words: list[str]) -> Iterable[tuple[float, Edge | Order]]:
-    if len(words) < 2:
+def _event(settings: Settings, t: float, tokens: list[str]) -> Iterable[tuple[float, Edge | Order]]:
+    if len(tokens) < 2:
         raise InputError("expected 'T WHO ACTION [ARG]' or 'T end'")
-    who, action, *args = words
+    who, action, *args = tokens
     if who in ("judge", "hub"):
         orders = Choice(ORDER_ACTIONS)
         if args or not orders.allows(action):  # an order with an argument is no order
