@@ -237,7 +237,7 @@ def test_klik_score_imports_no_hardware_web_or_database_modules(tmp_path: Path) 
         "threading",
     }
     assert loaded & heavy == set()
-    assert "klik.table.replay" not in done.stderr.split()
+    assert "klik.table.record.replay" not in done.stderr.split()
 
 
 # --- the table and the virtual table: a folder or a port they cannot use is one line -------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from klik import script
-from klik.table import replay
+from klik.table.record import replay
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

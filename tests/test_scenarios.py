@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from klik import script
-from klik.table import replay
+from klik.table.record import replay
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.klik"))
 EXPECT = re.compile(r"^#>\s*(?P<path>\S+)\s*=\s*(?P<value>.+?)\s*$")

@@ -55,7 +55,7 @@ def unit() -> Unit:
 @pytest.mark.parametrize(
     ("section", "key", "expected"),
     [
-        ("Service", "Type", "notify"),  # READY=1 from the daemon, see klik.table.notify
+        ("Service", "Type", "notify"),  # READY=1 from the daemon, see klik.table.service.notify
         ("Service", "NotifyAccess", "main"),  # only the daemon may notify
         ("Service", "WatchdogSec", "10"),  # pinged every 5 s
         ("Service", "Restart", "always"),

@@ -13,8 +13,8 @@ from klik import scorefile, script
 from klik.errors import InputError, KlikError
 from klik.link.protocol import ProtocolError
 from klik.link.protocol import lineup as wire
-from klik.table import journal
 from klik.table.config import ConfigError, schema
+from klik.table.game import journal
 from klik.validate import (
     NUMBER,
     OBJECT,

@@ -312,7 +312,7 @@ def _replay(name: str, frames: str | None) -> int:
 
     from klik import script
     from klik.errors import InputError
-    from klik.table import replay
+    from klik.table.record import replay
 
     text = _read(name)
     try:
@@ -322,7 +322,7 @@ def _replay(name: str, frames: str | None) -> int:
     if frames is None:
         done = replay.run(parsed)
     else:
-        from klik.table.frames import run_with_frames
+        from klik.table.sim.frames import run_with_frames
 
         done = run_with_frames(parsed, Path(frames))
     print(json.dumps(replay.record(done), ensure_ascii=False, indent=2))
@@ -338,8 +338,8 @@ def _config(name: str | None) -> int:
 
 def _table(name: str) -> int:
     from klik.table import config
-    from klik.table.daemon import Daemon, serve
-    from klik.table.panels import open_panels
+    from klik.table.hardware.panels import open_panels
+    from klik.table.service.daemon import Daemon, serve
 
     _logging()
     table_config = config.load(name)
@@ -354,8 +354,8 @@ def _table(name: str) -> int:
 # What the daemon imports on a Pi, beyond the standard library: a bundle or an install that
 # lacks one would fail only at the first start.
 TABLE_MODULES = (
-    "klik.table.daemon",
-    "klik.table.panels",
+    "klik.table.service.daemon",
+    "klik.table.hardware.panels",
     "gpiozero",
     "luma.oled.device",
     "PIL.Image",
@@ -392,7 +392,8 @@ def _reason(error: OSError) -> str:
 
 
 def _sim(names: list[str] | None, port: int | None, state_dir: str | None) -> int:
-    from klik.table import config, sim
+    from klik.table import config
+    from klik.table.sim import virtual as sim
 
     _logging()
     configs = [config.load(name) for name in names] if names else [config.load(None)]

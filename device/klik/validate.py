@@ -4,7 +4,7 @@ Six readers take a document someone wrote (or a file the table wrote and now rea
 trusting nothing): the table's config (``klik.table.config``), the hub's tournament formats
 (``klik_hub.tournament.formats``), score sheets (``klik.scorefile``), game scripts
 (``klik.script``), a round's lineup (``klik.link.protocol.lineup``) and the journal
-(``klik.table.journal``). Each asks the same questions, here:
+(``klik.table.game.journal``). Each asks the same questions, here:
 
 - ``known``: is every key one the reader knows? If not, the one "did you mean" (``klik.suggest``);
 - ``required``: is a key the reader needs there?

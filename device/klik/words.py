@@ -7,7 +7,7 @@ are the ids, and gettext's English plural rule is the default one.
 
 Where the words are used:
 
-* the table's screens (``klik.table.screens``) and its virtual table's page;
+* the table's screens (``klik.table.screens.render``) and its virtual table's page;
 * the hub's printed pages (Jinja2's i18n extension with these translations), its CSV
   headers, its console and projector (``/words/{lang}.json``, the same catalogue as JSON);
 * every error a person reads: a ``KlikError`` carries ``Words``, the message still in no

@@ -26,8 +26,8 @@ from PIL import Image
 
 from klik.core import game as g
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms

@@ -10,7 +10,7 @@ takes 9 clock cycles, so at 400 kHz 1000 bytes are about 22.5 ms of bus). When l
 a bus object instead (the virtual table does), it splits data into 32-byte blocks, two more
 bytes per block for both drivers alike.
 
-The screens are ``klik.table.screens.render`` of ``klik.table.view`` views when that module imports, or
+The screens are ``klik.table.screens.render.render`` of ``klik.table.screens.view`` views when that module imports, or
 drawn here with PIL otherwise. Each figure is the bytes of one update at all four seats,
 from a screen already on the panel to the next.
 """
@@ -26,8 +26,8 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageDraw, ImageFont
 
-from klik.table.i2cbus import Driver, RecordingBus
-from klik.table.panels import PanelConfig, make_device
+from klik.table.hardware.i2cbus import Driver, RecordingBus
+from klik.table.hardware.panels import PanelConfig, make_device
 
 SEATS = "ABCD"
 NAMES = {"A": "Ala", "B": "Bartek", "C": "Celina", "D": "Darek"}
@@ -38,11 +38,11 @@ Screens = dict[str, Image.Image]
 
 
 def drawn_screens(mover: str, seconds: int) -> Screens:
-    """Every seat's screen while ``mover`` has ``seconds`` left, from klik.table.screens if it is
+    """Every seat's screen while ``mover`` has ``seconds`` left, from klik.table.screens.render if it is
     there, else drawn here: big digits for the mover, one line for the others."""
     try:
-        from klik.table.screens import render  # noqa: PLC0415  # written in parallel; may be absent
-        from klik.table.view import Screen, SeatView  # noqa: PLC0415
+        from klik.table.screens.render import render  # noqa: PLC0415  # written in parallel; may be absent
+        from klik.table.screens.view import Screen, SeatView  # noqa: PLC0415
     except ImportError:
         return {seat: _own_screen(seat, mover, seconds) for seat in SEATS}
     return {

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from klik.core.tabletop import Edge
 from klik.table import config as c
-from klik.table import journal as j
-from klik.table.engine import Engine
+from klik.table.game import journal as j
+from klik.table.game.engine import Engine
 from tests.bench.quick import size
 
 MOVES = size(300, 10)

@@ -26,7 +26,7 @@ from pathlib import Path
 from PIL import Image
 
 from klik.table import config as c
-from klik.table import sim
+from klik.table.sim import virtual as sim
 from tests.bench.quick import seconds, size
 
 TAPS = size(120, 10)
@@ -88,7 +88,7 @@ def daemon_run(seconds: float) -> tuple[float, int]:
     # A small driver inside the daemon's process: start the clock, then hand over every 5 s.
     driver = (
         "import threading, time, sys\n"
-        "from klik import cli\nfrom klik.table import daemon\n"
+        "from klik import cli\nfrom klik.table.service import daemon\n"
         "real = daemon.Daemon.start\n"
         "def start(self):\n"
         "    real(self)\n"

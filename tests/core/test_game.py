@@ -20,13 +20,13 @@ from klik.core.game import (
 from klik.core.scoring import Ending
 
 # --- ready ------------------------------------------------------------------------------
-from klik.table import notes
+from klik.table.record import notes
 from klik.words import Language
 from tests.helpers.play import Play
 
 
 def said(note: Note) -> str:
-    """The note as the table's log says it in Polish (``klik.table.notes``)."""
+    """The note as the table's log says it in Polish (``klik.table.record.notes``)."""
     return notes.said(note, Language.PL)
 
 

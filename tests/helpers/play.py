@@ -10,7 +10,7 @@ from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
 from klik.core.scoring import RULE_SETS
 from klik.core.tabletop import Edge, new_tabletop
-from klik.table.driver import Driver
+from klik.table.record.driver import Driver
 
 
 class Play:

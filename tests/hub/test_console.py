@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik.core import game as g
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
 from klik_hub import judge
 from klik_hub.store import Store
 from tests.helpers.browser import chromium_page

@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub import hall, judge
 from klik_hub.store import Store
 from tests.helpers.browser import chromium_page

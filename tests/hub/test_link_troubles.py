@@ -19,8 +19,8 @@ from klik.link import protocol as p
 from klik.link.courier import Courier, State, Tracking
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
-from klik.table import screens
-from klik.table.view import Delivery
+from klik.table.screens import render as screens
+from klik.table.screens.view import Delivery
 from klik.words import Language, catalogue
 from klik_hub import hall
 from klik_hub.store import Store

@@ -14,9 +14,9 @@ import pytest
 
 from klik.link.courier import State, Tracking
 from klik.table import config as c
-from klik.table import sim
 from klik.table.config import paired
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.db import open_engine
 from klik_hub.main import now_ms
@@ -92,7 +92,7 @@ def test_a_hub_that_does_not_know_the_table_is_tried_and_never_kept(
     service = kind()
     table, _ = _table(store, tmp_path / "table", service)
     old = kept(tmp_path / "table")["url"]
-    caplog.set_level("INFO", logger="klik.table.hubwatch")
+    caplog.set_level("INFO", logger="klik.table.service.hubwatch")
     assert table.outbox is not None
     assert table.courier is not None
     table.outbox.keep(result_body(table=7, game=1))  # a result waits for the hub

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from klik.table import config as c
-from klik.table import sim
 from klik.table.config import paired
+from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store

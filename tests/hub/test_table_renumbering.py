@@ -19,9 +19,9 @@ import pytest
 from klik.link import protocol as p
 from klik.link.courier import Command
 from klik.table import config as c
-from klik.table import sim
 from klik.table.config import paired
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.store import Store
 from tests.hub.test_table_to_hub import PLAYERS

@@ -14,9 +14,9 @@ import pytest
 
 from klik.core import game as g
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
-from klik.table.view import Delivery
+from klik.table.screens.view import Delivery
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.serial_hub import SerialHub
 from klik_hub.store import Store

@@ -18,9 +18,9 @@ from sqlalchemy import select
 
 from klik.core import game as g
 from klik.link.http import HttpLink
-from klik.table import sim
-from klik.table.daemon import Daemon
-from klik.table.view import Screen
+from klik.table.screens.view import Screen
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik_hub.schema import commands
 from klik_hub.store import Store
 from tests.helpers.hubkit import Clock
@@ -101,7 +101,7 @@ def test_the_rounds_clock_ends_the_round_at_both_tables_one_of_them_cut_off(
     contact ends the round by itself at its own zero."""
     url, store = hub
     assert isinstance(store.now_ms, Clock)
-    caplog.set_level(logging.INFO, logger="klik.table.engine")
+    caplog.set_level(logging.INFO, logger="klik.table.game.engine")
     tables = [paired_table(store, url, tmp_path / f"t{k}", table_no=k) for k in (1, 2)]
     try:
         tid = httpx.post(url + API, json={"name": "Turniej", "format": "open", "move_time_s": 60,

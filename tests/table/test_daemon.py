@@ -19,8 +19,8 @@ import pytest
 
 from klik.core import game as g
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 
 
 def test_a_pin_edge_reaches_the_engine_and_the_screens(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_press_while_the_table_starts_never_costs_the_game(
 
     clock.now = 12.0 if reboot else clock.now + 100.0
     second = _table(tmp_path, clock)
-    with caplog.at_level(logging.WARNING, "klik.table.daemon"):
+    with caplog.at_level(logging.WARNING, "klik.table.service.daemon"):
         _tap(second, clock, "A")  # pressed while the daemon starts
         second.start()
         second.wait_idle()

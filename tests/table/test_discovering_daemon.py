@@ -11,9 +11,9 @@ from pathlib import Path
 from klik.link.discovery import Found
 from klik.link.joining import Joined
 from klik.table import config as c
-from klik.table import sim
 from klik.table.config import paired
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 
 KEY = "ab" * 32
 

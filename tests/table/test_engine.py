@@ -17,14 +17,14 @@ import pytest
 from klik.core import game as g
 from klik.core.tabletop import Edge
 from klik.table import config as c
-from klik.table import journal as j
-from klik.table.engine import Engine, Outbox
-from klik.table.gpio import JudgeEdge
-from klik.table.i2cbus import RecordingBus
-from klik.table.panels import PanelConfig, Panels, open_panels, recording_serials
-from klik.table.screens import render
-from klik.table.signals import Outputs
-from klik.table.view import Alert, AlertKind, PausedBy, Screen
+from klik.table.game import journal as j
+from klik.table.game.engine import Engine, Outbox
+from klik.table.hardware.gpio import JudgeEdge
+from klik.table.hardware.i2cbus import RecordingBus
+from klik.table.hardware.panels import PanelConfig, Panels, open_panels, recording_serials
+from klik.table.hardware.signals import Outputs
+from klik.table.screens.render import render
+from klik.table.screens.view import Alert, AlertKind, PausedBy, Screen
 
 CONFIG = c.from_text('[panels]\ninterface = "sim"\n[players]\nA = "Ania"\nB = "Bartek"\n')
 

@@ -20,7 +20,7 @@ import pytest
 from klik.link import courier as c
 from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.results import check_result, points_check
-from klik.table.view import Delivery
+from klik.table.screens.view import Delivery
 from tests.table.test_engine import CONFIG, Table
 from tests.table.test_recovery import BOOT, begun, finish, playing
 

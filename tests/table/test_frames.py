@@ -10,9 +10,9 @@ from PIL import Image
 
 from klik.cli import main
 from klik.script import parse
-from klik.table.replay import run
-from klik.table.screens import render
-from klik.table.view import TableInfo, seat_views
+from klik.table.record.replay import run
+from klik.table.screens.render import render
+from klik.table.screens.view import TableInfo, seat_views
 
 SAMPLE = Path(__file__).parents[2] / "device/klik/samples/sample-game.klik"
 

@@ -10,8 +10,8 @@ from gpiozero.pins.mock import MockFactory
 
 from klik.core.tabletop import Edge
 from klik.table import config as c
-from klik.table.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
-from klik.table.signals import Outputs
+from klik.table.hardware.gpio import HardwareError, JudgeEdge, TableGPIO, make_factory
+from klik.table.hardware.signals import Outputs
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from klik.link import protocol as p
-from klik.table import health as h
+from klik.table.service import health as h
 from klik.version import installed
 
 THROTTLED = "sys/devices/platform/soc/soc:firmware/get_throttled"
@@ -91,7 +91,7 @@ def test_a_missing_reading_on_a_pi_is_null_and_one_error(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     found = readings(tmp_path, {str(h.TEMP): "40000\n"}, timesync=False)
-    with caplog.at_level(logging.INFO, logger="klik.table.health"):
+    with caplog.at_level(logging.INFO, logger="klik.table.service.health"):
         first = found.health(0.0)
         again = found.health(31.0)  # read again: not said again
     assert (first.throttled, first.clock_synced, first.cpu_temp_c) == (None, None, 40)
@@ -109,7 +109,7 @@ def test_a_laptop_without_the_files_says_so_once_not_as_an_error(
 ) -> None:
     found = readings(tmp_path, {}, pi=False, timesync=False)
     assert not found.on_pi
-    with caplog.at_level(logging.INFO, logger="klik.table.health"):
+    with caplog.at_level(logging.INFO, logger="klik.table.service.health"):
         said = found.health(0.0)
         found.health(60.0)
     assert (said.cpu_temp_c, said.throttled, said.clock_synced) == (None, None, None)
@@ -139,7 +139,7 @@ def test_garbage_is_null_and_one_log_line(
     (root / path).parent.mkdir(parents=True, exist_ok=True)
     (root / path).write_bytes(text.encode("latin-1"))
     found = h.Readings(state, root=root, statvfs=statvfs(100))  # type: ignore[arg-type]
-    with caplog.at_level(logging.INFO, logger="klik.table.health"):
+    with caplog.at_level(logging.INFO, logger="klik.table.service.health"):
         got = found.read()
         found.read()
     assert getattr(got, reading) is None
@@ -164,7 +164,7 @@ def test_readings_are_read_again_only_every_30_s_and_said_again_after_coming_bac
     temp.write_text("70000\n")
     assert found.health(129.9).cpu_temp_c == 50  # the last reading, not the file's
     assert found.health(130.0).cpu_temp_c == 70
-    with caplog.at_level(logging.INFO, logger="klik.table.health"):
+    with caplog.at_level(logging.INFO, logger="klik.table.service.health"):
         temp.unlink()
         assert found.health(160.0).cpu_temp_c is None
         temp.write_text("55000\n")
@@ -185,8 +185,8 @@ def test_the_daemon_s_heartbeat_carries_its_health_with_the_engine_s_alerts(
     tmp_path: Path,
 ) -> None:
     from klik.table import config as c  # noqa: PLC0415 - the daemon's test only
-    from klik.table import sim  # noqa: PLC0415
-    from klik.table.daemon import Daemon  # noqa: PLC0415
+    from klik.table.service.daemon import Daemon  # noqa: PLC0415
+    from klik.table.sim import virtual as sim  # noqa: PLC0415
 
     root = tree(tmp_path / "root", {str(h.TEMP): "48200\n", THROTTLED: "0\n"})
     config = sim.sim_config(c.load(None), str(tmp_path / "state"))

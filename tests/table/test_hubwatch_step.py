@@ -1,4 +1,4 @@
-"""What a table's watch for a moved hub does (``klik.table.hubwatch.step``), times as numbers."""
+"""What a table's watch for a moved hub does (``klik.table.service.hubwatch.step``), times as numbers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klik.table.hubwatch import Do, Watched, step
+from klik.table.service.hubwatch import Do, Watched, step
 
 NEVER = -math.inf  # no signed ack yet
 

@@ -13,7 +13,7 @@ import pytest
 from klik.core import game as g
 from klik.core import tabletop as t
 from klik.core.tabletop import Edge
-from klik.table import journal as j
+from klik.table.game import journal as j
 
 HEADER = {"table": "7", "game_no": 3, "seats": ["A", "B", "C", "D"], "at": 0.0}
 ENTRIES: list[j.Entry] = [
@@ -231,7 +231,7 @@ def test_a_journal_with_a_torn_last_line_is_cut_back_before_appending(tmp_path: 
 FULL_DISK = r"""
 import json, os, sys
 from pathlib import Path
-from klik.table import journal as j
+from klik.table.game import journal as j
 from klik.core.tabletop import Edge
 
 folder = Path(sys.argv[1])

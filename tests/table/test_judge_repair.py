@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from klik.core import game as g
-from klik.table import journal as j
-from klik.table.engine import Engine
-from klik.table.gpio import JudgeEdge
-from klik.table.panels import open_panels
+from klik.table.game import journal as j
+from klik.table.game.engine import Engine
+from klik.table.hardware.gpio import JudgeEdge
+from klik.table.hardware.panels import open_panels
 from tests.table.test_engine import CONFIG
 
 

@@ -14,9 +14,9 @@ from klik.core.tabletop import Edge
 from klik.link import courier as c
 from klik.link.outbox import Outbox
 from klik.link.results import check_result
-from klik.table import journal as j
-from klik.table.lineup import LineupError, parse
-from klik.table.view import Screen
+from klik.table.game import journal as j
+from klik.table.game.lineup import LineupError, parse
+from klik.table.screens.view import Screen
 from tests.table.test_engine import Table
 from tests.table.test_engine_outbox import linked
 from tests.table.test_recovery import BOOT, finish

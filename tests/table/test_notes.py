@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from klik.core import game as g
-from klik.table import notes
+from klik.table.record import notes
 from klik.words import Language
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from klik.table import notify
+from klik.table.service import notify
 
 POLISH = "Stół 7: gra trwa — ruch B"
 

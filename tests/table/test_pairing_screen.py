@@ -11,8 +11,8 @@ import pytest
 
 from klik.core import game as g
 from klik.core.tabletop import new_tabletop
-from klik.table import screens
-from klik.table.view import Alert, AlertKind, TableInfo, seat_views
+from klik.table.screens import render as screens
+from klik.table.screens.view import Alert, AlertKind, TableInfo, seat_views
 from klik.words import Language
 
 SETTINGS = g.Settings(seats=("A", "B", "C", "D"))

@@ -19,8 +19,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from klik.errors import InputError, KlikError
 from klik.table.config import Config
-from klik.table.i2cbus import Driver, Gddram, RecordingBus
-from klik.table.panels import (
+from klik.table.hardware.i2cbus import Driver, Gddram, RecordingBus
+from klik.table.hardware.panels import (
     IO_ERRORS,
     PanelConfig,
     PanelError,
@@ -267,7 +267,7 @@ def test_panels_show_only_what_differs(driver: Driver, monkeypatch: pytest.Monke
 def test_a_failing_panel_goes_out_with_one_warning_and_comes_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="klik.table.panels")
+    caplog.set_level(logging.DEBUG, logger="klik.table.hardware.panels")
     buses = table()
     panels = Panels.open(seats(), now=0.0, make_serial=recording_serials(buses), retry_s=5.0)
     panels.show("C", line("Ruch: B 0:02"), 1.0)

@@ -17,10 +17,10 @@ from klik.link import courier as c
 from klik.link import protocol as p
 from klik.link.outbox import Outbox
 from klik.table import config as cfg
-from klik.table import sim
-from klik.table.daemon import Daemon
-from klik.table.panels import open_panels
-from klik.table.screens import layout
+from klik.table.hardware.panels import open_panels
+from klik.table.screens.render import layout
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik.words import Language
 from tests.helpers.courier import Clock
 from tests.link.test_courier_round import DEVICE, KEY, Hub
@@ -29,7 +29,7 @@ from tests.table.test_engine import Table
 from tests.table.test_lineup import lineup, received
 from tests.table.test_recovery import BOOT
 
-ENGINE = "klik.table.engine"
+ENGINE = "klik.table.game.engine"
 OWN = "stół 1: czas rundy minął (własny zegar)"
 
 

@@ -21,9 +21,9 @@ from klik.core import game as g
 from klik.core.gestures import Held, Mark, Tap
 from klik.core.pile import DrawPile
 from klik.core.tabletop import new_tabletop
-from klik.table import screens
-from klik.table.driver import Driver
-from klik.table.view import (
+from klik.table.record.driver import Driver
+from klik.table.screens import render as screens
+from klik.table.screens.view import (
     STEPS,
     Alert,
     AlertKind,
@@ -199,7 +199,7 @@ SAMPLES = {
 def sample_driver(until: float | None = None) -> Driver:
     """The bundled sample game (3 seats) played to ``until`` seconds, or to its end."""
     parsed = script.parse(
-        (Path(screens.__file__).parents[1] / "samples" / "sample-game.klik").read_text()
+        (Path(screens.__file__).parents[2] / "samples" / "sample-game.klik").read_text()
     )
     stop = parsed.end if until is None else until
     played = Driver(new_tabletop(parsed.settings))

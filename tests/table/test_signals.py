@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from klik.core import game as g
-from klik.table import signals
+from klik.table.hardware import signals
 from tests.helpers.play import Play
 
 

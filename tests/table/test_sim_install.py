@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import klik.table
 from klik.cli import main
 from klik.errors import KlikError
 
 LINE = "the virtual table is not installed here (starlette): pip install 'klik[sim]'"
-SIM = ("klik.table.sim", "klik.table.simserver")
+SIM = ("klik.table.sim.virtual", "klik.table.sim.server")
 
 
 @pytest.fixture
@@ -29,17 +28,18 @@ def without_starlette(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "starlette", None)  # `import starlette` fails
     for name in SIM:
         monkeypatch.delitem(sys.modules, name, raising=False)
-        monkeypatch.delattr(klik.table, name.rpartition(".")[2], raising=False)
+        parent, _, child = name.rpartition(".")
+        monkeypatch.delattr(importlib.import_module(parent), child, raising=False)
 
 
 @pytest.mark.usefixtures("without_starlette")
 def test_importing_the_virtual_table_without_starlette_says_what_to_install() -> None:
     with pytest.raises(ImportError) as caught:
-        importlib.import_module("klik.table.sim")
+        importlib.import_module("klik.table.sim.virtual")
     assert isinstance(caught.value, KlikError)
     assert str(caught.value) == LINE
     assert caught.value.__cause__ is None  # from None: one line, not a chain
-    assert "klik.table.sim" not in sys.modules  # a later import tries again
+    assert "klik.table.sim.virtual" not in sys.modules  # a later import tries again
 
 
 @pytest.mark.usefixtures("without_starlette")
@@ -55,7 +55,7 @@ def test_klik_sim_without_starlette_is_one_line_and_exit_2(
 @pytest.mark.slow  # a real Python process, so that nothing is imported yet
 def test_the_table_daemon_and_the_cli_import_no_web_stack() -> None:
     probe = (
-        "import sys, klik.cli, klik.table.daemon, klik.table.panels, klik.table.replay\n"
+        "import sys, klik.cli, klik.table.service.daemon, klik.table.hardware.panels, klik.table.record.replay\n"
         "print(sorted({m.partition('.')[0] for m in sys.modules} & {'starlette', 'uvicorn'}))"
     )
     done = subprocess.run(

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from klik.core import game as g
-from klik.table.view import Alert, AlertKind, PausedBy, pauser
+from klik.table.screens.view import Alert, AlertKind, PausedBy, pauser
 
 
 @pytest.mark.parametrize(

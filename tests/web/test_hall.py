@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from klik.words import Language
 from tests.helpers.browser import chromium_page
 from tests.web.test_virtual_table import JSON, PLAYERS, pin_down

@@ -1,4 +1,4 @@
-"""The virtual table's server below its routes (``klik.table.simserver``): what http.server
+"""The virtual table's server below its routes (``klik.table.sim.server``): what http.server
 did by itself and uvicorn does not, kept so that the API answers as it always has."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from tests.web.test_virtual_table import PLAYERS, pin_down
 
 

@@ -28,8 +28,8 @@ import pytest
 from playwright.sync_api import Page
 
 from klik.table import config as c
-from klik.table import sim
-from klik.table.daemon import Daemon
+from klik.table.service.daemon import Daemon
+from klik.table.sim import virtual as sim
 from tests.helpers.browser import chromium_page
 
 DOCS = Path(__file__).parents[2] / "docs"

@@ -231,7 +231,7 @@ class Note:
     """One line for the table's log: what happened, who, and why it was not acted on.
 
     Typed, never prose: ``kind``, for IGNORED ``why``, and the names the line needs in
-    ``args``; the table's log says it in its language (``klik.table.notes``)."""
+    ``args``; the table's log says it in its language (``klik.table.record.notes``)."""
 
     at: float
     kind: NoteKind

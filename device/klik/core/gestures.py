@@ -26,7 +26,7 @@ Gestures, each dated with ``at``:
 What a gesture *means* (end a move, call the judge, add 10 points) is the engine's business.
 
 The judge key is simpler: no debounce, no marks, no double taps; its raw edges come from
-``klik.table.gpio``. A press let go before ``long_hold_s`` is a ``JudgeTap``, one held for
+``klik.table.hardware.gpio``. A press let go before ``long_hold_s`` is a ``JudgeTap``, one held for
 ``long_hold_s`` or more a ``JudgeHold``; both are known only at the release and dated with
 it (``judge_edge``).
 

@@ -12,7 +12,7 @@ pause a running one, resume a paused one, begin the next game once one is done. 
 
 The gesture is known only at the release (``klik.core.gestures.judge_edge``), and re-pairing
 itself is harmless: the table asks the hub to join in the background and keeps its pairing
-until the judge's accept replaces it (``klik.table.daemon``).
+until the judge's accept replaces it (``klik.table.service.daemon``).
 
 Pure: no clock, no I/O; the phase and the gesture's times are passed in.
 """

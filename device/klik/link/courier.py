@@ -85,7 +85,7 @@ CERTAIN = (State.UNPAIRED, State.BAD_CERTIFICATE)
 @dataclass(frozen=True, slots=True)
 class Tracking:
     """Where the results are, as a parcel's tracking says: the screens show it (a
-    ``klik.table.view.Delivery``), ``GET /api/state`` reports it (its ``delivery``)."""
+    ``klik.table.screens.view.Delivery``), ``GET /api/state`` reports it (its ``delivery``)."""
 
     state: State
     seq: int | None  # the result this is about (the newest kept), or None

@@ -1,6 +1,6 @@
 """The result body: what a finished game tells the hub, checked the same way on both sides.
 
-The table builds it (``klik.table.engine``), the hub checks it before storing it, and
+The table builds it (``klik.table.game.engine``), the hub checks it before storing it, and
 recomputes the points from the racks with the rule set, so a table with a wrong rule set or a
 bug shows up on the judge's page as a points mismatch instead of in the standings. Pure: no
 I/O, no clock. ``docs/protocol.md`` is the contract in prose.
@@ -27,7 +27,7 @@ from klik.link.protocol.moves import check_moves
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
 MAX_ROUND_GAMES = 9  # games of one round at one table (the lineup's ``games``)
-# A table writes whole seconds (``klik.table.daemon.wall_clock``); ASCII digits only, as
+# A table writes whole seconds (``klik.table.service.daemon.wall_clock``); ASCII digits only, as
 # ``\d`` would take any script's.
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$", re.ASCII)
 SEAT_FIELDS = {"name", "player", "rack", "opened", "small", "big"}

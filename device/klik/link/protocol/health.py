@@ -7,7 +7,7 @@ none), and the protocol's revision the hub compares with its own::
 
 Every reading may be null: the table could not read it (no such file on this machine; on a
 Pi that is a fault the table logs). Whole numbers only (a signed object holds no float).
-Keys it does not know are kept, as a body's are. Read on the table by ``klik.table.health``;
+Keys it does not know are kept, as a body's are. Read on the table by ``klik.table.service.health``;
 the hub's console turns it into plain words (``klik_hub.hall.health``).
 """
 

@@ -65,7 +65,7 @@ class Heartbeat:
     acks: tuple[str, ...] = ()
     refused: tuple[Refusal, ...] = ()
     seq_in_doubt: bool = False  # asks the hub for the last result seq it holds from us
-    health: Health | None = None  # the table's own health (``klik.table.health``)
+    health: Health | None = None  # the table's own health (``klik.table.service.health``)
 
     def json(self) -> Json:
         body: Json = {

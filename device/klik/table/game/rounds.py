@@ -1,7 +1,7 @@
 """The tournament round this table plays: the hub's lineup, kept in the state folder.
 
-The hub's ``game`` command brings a round's lineup (``klik.table.lineup``); the table's
-session (``klik.table.session``) plays the round's games with it, one after the other, and
+The hub's ``game`` command brings a round's lineup (``klik.table.game.lineup``); the table's
+session (``klik.table.game.session``) plays the round's games with it, one after the other, and
 counts each game it begins in ``begun``. What is kept here, in ``lineup.json`` (written
 atomically), is the lineup with that count and the drawn starter, so a restart goes on with
 the round's next game. The lineup each game began with is in that game's journal header too;
@@ -16,11 +16,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from klik.table.durable import write_atomic
-from klik.table.lineup import Lineup, LineupError
-from klik.table.lineup import parse as parse_lineup
+from klik.table.game.durable import write_atomic
+from klik.table.game.lineup import Lineup, LineupError
+from klik.table.game.lineup import parse as parse_lineup
 
-log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
+log = logging.getLogger("klik.table.game.engine")  # the engine's parts log under its name
 
 LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state folder
 

@@ -1,16 +1,17 @@
 """The game's session: the table's games one after the other, from the queue's items.
 
-The engine (``klik.table.engine``) makes one and hands it every item, tick and hub command on
+The engine (``klik.table.game.engine``) makes one and hands it every item, tick and hub command on
 the engine thread. For every item: journal it (fsynced) → step the core through the driver →
 carry out its effects (a sound to the presenter, a note to the log, a finished result to the
 keeper) → redraw through the presenter.
 
 The session owns the game's life: it recovers the journalled game at start (or begins a new
-one), numbers the games (``klik.table.durable.GameCounter``: numbers never go back), begins
+one), numbers the games (``klik.table.game.durable.GameCounter``: numbers never go back), begins
 each game's journal, checkpoints a running clock, turns the judge key's taps and holds
 (``klik.core.gestures.judge_edge``) into orders, plays a tournament round's games with its
-lineup (``klik.table.rounds``) and keeps the round's clock (``klik.table.roundclock``): at its
-zero it takes the round-over itself. Time comes in as numbers (``now``, the table's clock).
+lineup (``klik.table.game.rounds``) and keeps the round's clock
+(``klik.table.game.roundclock``): at its zero it takes the round-over itself. Time comes in
+as numbers (``now``, the table's clock).
 """
 
 from __future__ import annotations
@@ -28,22 +29,22 @@ from klik.core.pace import pace
 from klik.faults import kill_point
 from klik.link import courier as c
 from klik.link.protocol import CommandKind, Heartbeat, RoundClock
-from klik.table import journal as j
-from klik.table import notes
 from klik.table.config import Config
-from klik.table.driver import Driver
-from klik.table.durable import GameCounter
-from klik.table.gpio import JudgeEdge
-from klik.table.keeper import Keeper, Outbox, Played
-from klik.table.lineup import Lineup
-from klik.table.lineup import parse as parse_lineup
-from klik.table.presenter import Presenter
-from klik.table.roundclock import RoundTime
-from klik.table.rounds import Rounds
-from klik.table.view import PausedBy, TableInfo
+from klik.table.game import journal as j
+from klik.table.game.durable import GameCounter
+from klik.table.game.keeper import Keeper, Outbox, Played
+from klik.table.game.lineup import Lineup
+from klik.table.game.lineup import parse as parse_lineup
+from klik.table.game.roundclock import RoundTime
+from klik.table.game.rounds import Rounds
+from klik.table.hardware.gpio import JudgeEdge
+from klik.table.record import notes
+from klik.table.record.driver import Driver
+from klik.table.screens.presenter import Presenter
+from klik.table.screens.view import PausedBy, TableInfo
 from klik.words import DEFAULT, Language
 
-log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
+log = logging.getLogger("klik.table.game.engine")  # the engine's parts log under its name
 
 Item = t.Edge | JudgeEdge | g.Order
 ORDERS = frozenset(action.value for action in g.Action)  # what a command may order the clock

@@ -1,9 +1,9 @@
 """The presenter: what the table shows and sounds, drawn from the game and the table's info.
 
-The table's session (``klik.table.session``) calls ``refresh`` after everything that may have
+The table's session (``klik.table.game.session``) calls ``refresh`` after everything that may have
 changed a screen, ``sound`` for each sound the core asked for and ``next_wake`` to learn when
 time alone changes what is shown. The presenter redraws only the seats whose view changed
-(``klik.table.view``), hands each new image to the panels and to ``on_frame``, sets the LEDs
+(``klik.table.screens.view``), hands each new image to the panels and to ``on_frame``, sets the LEDs
 and the buzzer, and, on the virtual table, publishes a snapshot for its web server's thread.
 It keeps no game state of its own: the game and the info are handed in.
 """
@@ -18,16 +18,17 @@ from typing import Any, Protocol
 from PIL import Image
 
 from klik.core import game as g
-from klik.table import replay as r
-from klik.table import signals
 from klik.table.config import Config
-from klik.table.driver import Driver
-from klik.table.view import SeatView, TableInfo, next_view_change, seat_views
+from klik.table.hardware import signals
+from klik.table.record import replay as r
+from klik.table.record.driver import Driver
+from klik.table.screens.view import SeatView, TableInfo, next_view_change, seat_views
 from klik.words import Language
 
 
 class Screens(Protocol):
-    """The seat panels (``klik.table.panels.Panels``): shown only when the image changed."""
+    """The seat panels (``klik.table.hardware.panels.Panels``): shown only when the image
+    changed."""
 
     def show(self, seat: str, image: Image.Image, now: float) -> None: ...
     def retry(self, now: float) -> None: ...
@@ -79,7 +80,8 @@ class Presenter:
         self._snapshot = Snapshot({}, {}, {}, {})
 
     def sound(self, sound: g.Sound) -> None:
-        """A sound the core asked for: it plays from ``sound.at`` (``klik.table.signals``)."""
+        """A sound the core asked for: it plays from ``sound.at``
+        (``klik.table.hardware.signals``)."""
         self.sounds = (*signals.still_sounding(self.sounds, sound.at), sound)
 
     def silence(self) -> None:

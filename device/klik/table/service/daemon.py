@@ -1,9 +1,9 @@
 """The table daemon: the real clock, the threads, systemd, and the hardware put together.
 
 Threads: gpiozero's callback thread only stamps edges and queues them; one engine thread
-takes them off the queue and does all the work (``engine.py``); the main thread tells systemd
-it is ready once the hardware is up and pings the watchdog only while the engine thread is
-alive and has come round its loop lately, so a hung engine is restarted by systemd.
+takes them off the queue and does all the work (``klik.table.game.engine``); the main thread
+tells systemd it is ready once the hardware is up and pings the watchdog only while the engine
+thread is alive and has come round its loop lately, so a hung engine is restarted by systemd.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from klik.link.outbox import Outbox, OutboxCorruptError
 from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
 from klik.link.serial_join import SerialJoin
-from klik.table import notify
 from klik.table.config import Config, ConfigError, paired
-from klik.table.engine import Engine, Item, Screens
-from klik.table.gpio import JudgeEdge, TableGPIO, make_factory
-from klik.table.health import Readings
-from klik.table.hubwatch import HubWatch
-from klik.table.journal import Journal
-from klik.table.renumbering import renumbered
+from klik.table.game.engine import Engine, Item, Screens
+from klik.table.game.journal import Journal
+from klik.table.hardware.gpio import JudgeEdge, TableGPIO, make_factory
+from klik.table.service import notify
+from klik.table.service.health import Readings
+from klik.table.service.hubwatch import HubWatch
+from klik.table.service.renumbering import renumbered
 
-log = logging.getLogger("klik.table.daemon")
+log = logging.getLogger("klik.table.service.daemon")
 
 IDLE_WAKE_S = 1.0  # the engine comes round at least this often, for the watchdog
 SERIAL_HEARTBEAT_S = 30.0  # the least heartbeat interval on a shared serial channel
@@ -76,7 +76,7 @@ class Daemon:
             factory = make_factory(config.hardware.pin_factory)
         self.gpio = TableGPIO(config, factory, self.events, self.clock)
         state = Path(config.table.state_dir)
-        # The heartbeat's health readings (``klik.table.health``), of the machine under
+        # The heartbeat's health readings (``klik.table.service.health``), of the machine under
         # ``health_root`` (a test's fake sysfs tree).
         self.readings = Readings(state, root=health_root)
         self.journal = Journal(state / "journal.jsonl") if journal else None
@@ -326,7 +326,7 @@ class Daemon:
 
     def _renumber(self, order: Command) -> bool:
         """The hub's ``renumber`` command (the courier's thread): ``paired.toml`` rewritten
-        with the new number (``klik.table.renumbering``), then the engine shows it and the
+        with the new number (``klik.table.service.renumbering``), then the engine shows it and the
         next results carry it. False (not acknowledged: the courier tries again) while the
         file cannot be written."""
         table = order.args.get("table")

@@ -14,8 +14,8 @@ from PIL import Image
 from klik.errors import InputError
 from klik.script import Script
 from klik.table import config as c
-from klik.table.driver import Driver
-from klik.table.engine import Engine
+from klik.table.game.engine import Engine
+from klik.table.record.driver import Driver
 
 
 def run_with_frames(script: Script, directory: Path) -> Driver:

@@ -1,6 +1,6 @@
 """The result keeper: each finished game's result on the card and in the outbox to the hub.
 
-The table's session (``klik.table.session``) calls ``keep`` when the core says a result is
+The table's session (``klik.table.game.session``) calls ``keep`` when the core says a result is
 ready, ``restore`` and ``find`` at start, ``retry`` on every tick and ``new_game`` when the
 next game begins; the engine hands it the courier's news (``delivered``). The keeper writes
 ``result-<game>.json`` next to the journal (fsynced, whole or not at all, never over another
@@ -23,14 +23,14 @@ from klik.core import game as g
 from klik.errors import KlikError
 from klik.link import courier as c
 from klik.link.results import make_result
-from klik.table import replay as r
 from klik.table.config import Config
-from klik.table.durable import RESULT as RESULT_NAME
-from klik.table.durable import write_atomic
-from klik.table.lineup import Lineup
-from klik.table.view import Delivery
+from klik.table.game.durable import RESULT as RESULT_NAME
+from klik.table.game.durable import write_atomic
+from klik.table.game.lineup import Lineup
+from klik.table.record import replay as r
+from klik.table.screens.view import Delivery
 
-log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
+log = logging.getLogger("klik.table.game.engine")  # the engine's parts log under its name
 
 UNSAVED_RETRY_S = 2.0  # a result the outbox could not commit is tried again this often
 

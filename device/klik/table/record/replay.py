@@ -12,8 +12,8 @@ from klik.core import game as g
 from klik.core import tabletop as t
 from klik.core.scoring import Result
 from klik.script import Script
-from klik.table import notes
-from klik.table.driver import Driver
+from klik.table.record import notes
+from klik.table.record.driver import Driver
 from klik.words import DEFAULT, Language
 
 Json = dict[str, Any]
@@ -30,9 +30,9 @@ def run(script: Script) -> Driver:
 
 def record(driver: Driver, language: Language = DEFAULT) -> Json:
     """The game record ``klik replay`` prints; times in seconds, rounded to the millisecond,
-    the log's lines in ``language`` (``klik.table.notes``).
+    the log's lines in ``language`` (``klik.table.record.notes``).
 
-    Also the virtual table's snapshot (``klik.table.presenter``), from its live driver."""
+    Also the virtual table's snapshot (``klik.table.screens.presenter``), from its live driver."""
     game, now = driver.tabletop.game, driver.now
     left = game.time_left(now)
     started = game.moves[0].start if game.moves else game.move_start

@@ -1,7 +1,7 @@
 """The driver: one tabletop stepped through events and time, with every effect it gave.
 
-The live table's session (``klik.table.session``) drives its game with one, the journal's
-replay and ``klik replay`` (``klik.table.replay``) theirs. It only calls the pure core
+The live table's session (``klik.table.game.session``) drives its game with one, the journal's
+replay and ``klik replay`` (``klik.table.record.replay``) theirs. It only calls the pure core
 (``klik.core.tabletop``); what the effects mean is its caller's business. Time is the
 caller's numbers: ``now`` never runs backwards.
 """

@@ -28,7 +28,7 @@ from math import ceil
 from PIL import Image, ImageDraw, ImageFont
 from PIL.Image import Transpose as Turn
 
-from klik.table.view import STEPS, Alert, AlertKind, Delivery, Screen, SeatScore, SeatView
+from klik.table.screens.view import STEPS, Alert, AlertKind, Delivery, Screen, SeatScore, SeatView
 from klik.words import N_, catalogue
 
 WIDTH, HEIGHT = 128, 64
@@ -104,7 +104,9 @@ _FILES = {False: "DejaVuSansCondensed.ttf", True: "DejaVuSansCondensed-Bold.ttf"
 @cache
 def font(bold: bool, size: int) -> Font:
     """The shipped font at ``size`` pixels per em, read from the package once per size."""
-    data = BytesIO(resources.files("klik.table").joinpath("fonts", _FILES[bold]).read_bytes())
+    data = BytesIO(
+        resources.files("klik.table.screens").joinpath("fonts", _FILES[bold]).read_bytes()
+    )
     return ImageFont.truetype(data, size, layout_engine=ImageFont.Layout.BASIC)
 
 

@@ -3,13 +3,13 @@
 A tournament round may have a time of its own (000 o). While the hub runs one for this table,
 its answer to every heartbeat says how much of it is left (``klik.link.protocol.RoundClock``);
 the courier hands that to the engine thread with the moment it was heard, and the session
-(``klik.table.session``) keeps it here as the moment the round's time is up on the table's
+(``klik.table.game.session``) keeps it here as the moment the round's time is up on the table's
 clock: heard + left. So the count does not stop with the connection: a table that hears
 nothing more counts down on its own from the last answer, and at its zero takes the
 round-over itself, as the hub's command would. A later answer moves the zero (the judge gave
 this table more time); an answer without a round clock forgets it.
 
-The clock is the round's of the lineup the table keeps (``klik.table.rounds``); one for
+The clock is the round's of the lineup the table keeps (``klik.table.game.rounds``); one for
 another round is not this table's and is ignored, said once in the log. It is not kept across
 a restart: the table's clock then goes on from the journal, not from the time the table was
 down, so the next answer sets it again.
@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass
 
 from klik.link.protocol import RoundClock
-from klik.table.lineup import Lineup
+from klik.table.game.lineup import Lineup
 
-log = logging.getLogger("klik.table.engine")  # the engine's parts log under its name
+log = logging.getLogger("klik.table.game.engine")  # the engine's parts log under its name
 
 MOVED_S = 5.0  # a zero moved by more than this is news for the log (the judge's extra time)
 

@@ -82,7 +82,7 @@ class AlertKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Alert:
     """One alert of a seat's screen: its kind and the seat it is about, if any
-    (``klik.table.screens`` finds its words by the kind)."""
+    (``klik.table.screens.render`` finds its words by the kind)."""
 
     kind: AlertKind
     seat: str | None = None
@@ -119,7 +119,7 @@ class TableInfo:
     hub_down: bool = False  # the hub has not answered lately
     seats: tuple[str, ...] = ()  # the table's seats (with a screen each), used or not
     # When the round's time is up (the table's clock, seconds), while the hub's round clock
-    # runs for this game's round (``klik.table.roundclock``); None without one.
+    # runs for this game's round (``klik.table.game.roundclock``); None without one.
     round_ends: float | None = None
     # Pairing at the table (``klik.link.joining``): the digits while it asks the hub to join;
     # ``paired``: the judge accepted it since the daemon started.

@@ -34,7 +34,7 @@ from enum import Enum
 from klik.link.courier import Courier, Link
 from klik.link.discovery import SERVICE, Discovery, Found
 
-log = logging.getLogger("klik.table.hubwatch")
+log = logging.getLogger("klik.table.service.hubwatch")
 
 LOST_S = 60.0  # a hub silent this long is looked for again
 EVERY_S = 5.0  # how often the watch looks at the courier

@@ -35,11 +35,11 @@ from klik.core import tabletop as t
 from klik.core.game import SEATS
 from klik.core.tabletop import Edge, Event
 from klik.errors import KlikError
-from klik.table.lineup import LineupError
-from klik.table.lineup import parse as parse_lineup
+from klik.table.game.lineup import LineupError
+from klik.table.game.lineup import parse as parse_lineup
 from klik.validate import TEXT, TRUE_FALSE, Choice, Number, Voice, check
 
-log = logging.getLogger("klik.table.journal")
+log = logging.getLogger("klik.table.game.journal")
 
 VERSION = 1
 Json = dict[str, Any]

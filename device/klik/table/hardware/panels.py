@@ -27,7 +27,7 @@ marked out (one warning in the log), the latest image is kept, and ``retry(now)`
 again every ``retry_s``. Time comes in as ``now`` (monotonic seconds); nothing here sleeps
 or reads a clock. ``make_serial`` is the seam: on the Pi it is ``hardware_serial`` (luma's
 ``i2c(port=N, address=A)`` or ``spi(...)``); the virtual table and the tests pass
-``recording_serials`` with a ``klik.table.i2cbus.RecordingBus`` per seat.
+``recording_serials`` with a ``klik.table.hardware.i2cbus.RecordingBus`` per seat.
 """
 
 from __future__ import annotations
@@ -48,12 +48,12 @@ from luma.oled.device import sh1106, ssd1306
 from PIL import Image
 
 from klik.errors import InputError, KlikError
-from klik.table.i2cbus import RecordingBus
+from klik.table.hardware.i2cbus import RecordingBus
 
 if TYPE_CHECKING:
     from klik.table.config import Config
 
-log = logging.getLogger("klik.table.panels")
+log = logging.getLogger("klik.table.hardware.panels")
 
 Driver = Literal["ssd1306", "sh1106"]
 Interface = Literal["i2c", "spi"]

@@ -2,16 +2,16 @@
 
 It is where the table's parts are put together, each with its collaborators passed in:
 
-- the session (``klik.table.session``): the game's life, the journal and its replay, game
-  numbers, the judge key, a round's lineup (``klik.table.rounds``);
-- the keeper (``klik.table.keeper``): each finished game's result file and the outbox;
-- the presenter (``klik.table.presenter``): the screens, LEDs and buzzer, the snapshot.
+- the session (``klik.table.game.session``): the game's life, the journal and its replay, game
+  numbers, the judge key, a round's lineup (``klik.table.game.rounds``);
+- the keeper (``klik.table.game.keeper``): each finished game's result file and the outbox;
+- the presenter (``klik.table.screens.presenter``): the screens, LEDs and buzzer, the snapshot.
 
-The daemon (``klik.table.daemon``), the virtual table and ``klik replay --frames``
-(``klik.table.frames``) call only the engine. Everything here runs on the engine thread, so
+The daemon (``klik.table.service.daemon``), the virtual table and ``klik replay --frames``
+(``klik.table.sim.frames``) call only the engine. Everything here runs on the engine thread, so
 nothing needs a lock except the snapshot the virtual table's web server reads. Time comes in
-as numbers (``now``, the table's clock), so tests drive it without sleeping; ``daemon.py``
-owns the real clock and the threads.
+as numbers (``now``, the table's clock), so tests drive it without sleeping;
+``klik.table.service.daemon`` owns the real clock and the threads.
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ from PIL import Image
 from klik.core import game as g
 from klik.link import courier as c
 from klik.link.protocol import Heartbeat, RoundClock
-from klik.table import journal as j
-from klik.table import signals
 from klik.table.config import Config
-from klik.table.driver import Driver
-from klik.table.durable import GameCounter
-from klik.table.keeper import Keeper, Outbox
-from klik.table.lineup import Lineup
-from klik.table.presenter import Presenter, Screens, Snapshot
-from klik.table.rounds import Rounds
-from klik.table.screens import render as render_screen
-from klik.table.session import Item, Session
-from klik.table.view import SeatView, TableInfo
+from klik.table.game import journal as j
+from klik.table.game.durable import GameCounter
+from klik.table.game.keeper import Keeper, Outbox
+from klik.table.game.lineup import Lineup
+from klik.table.game.rounds import Rounds
+from klik.table.game.session import Item, Session
+from klik.table.hardware import signals
+from klik.table.record.driver import Driver
+from klik.table.screens.presenter import Presenter, Screens, Snapshot
+from klik.table.screens.render import render as render_screen
+from klik.table.screens.view import SeatView, TableInfo
 
 __all__ = ["Engine", "Item", "Outbox", "Screens", "Snapshot"]
 

@@ -1,5 +1,6 @@
 """The virtual table's HTTP server: uvicorn on a socket bound at once, kept to the manners the
-virtual table's API promises (README, "The virtual table"). ``klik.table.sim`` is its only user.
+virtual table's API promises (README, "The virtual table"). ``klik.table.sim.virtual`` is its
+only user.
 
 Why not ``uvicorn.run``: ``klik sim`` must say that its port is busy before any table starts,
 and both ``klik sim`` and the tests serve from a thread of their own and stop it. So the
@@ -39,7 +40,7 @@ from uvicorn.config import Config
 from klik.errors import KlikError
 from klik.serving import deadline
 
-log = logging.getLogger("klik.table.sim")
+log = logging.getLogger("klik.table.sim.virtual")
 
 # The methods http.server's handler answered (404 or 405 where no route takes them).
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE")

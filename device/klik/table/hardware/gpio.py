@@ -24,9 +24,9 @@ from gpiozero import LED, Buzzer, DigitalInputDevice
 from klik.core.tabletop import Edge
 from klik.errors import KlikError
 from klik.table.config import Config
-from klik.table.signals import Outputs
+from klik.table.hardware.signals import Outputs
 
-log = logging.getLogger("klik.table.gpio")
+log = logging.getLogger("klik.table.hardware.gpio")
 
 
 class HardwareError(KlikError, OSError):

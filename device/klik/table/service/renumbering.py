@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from klik.table.config import Config, paired
 
-log = logging.getLogger("klik.table.renumbering")
+log = logging.getLogger("klik.table.service.renumbering")
 
 
 def renumbered(config: Config, table: int) -> tuple[Config, bool]:

@@ -161,7 +161,7 @@ function clock(at, t0) {
 }
 function said(line) {
   if (line.sound) return SOUNDS[line.sound] || `♪ ${line.sound}`;
-  return line.text;  // the table's log line, in the table's language (klik.table.notes)
+  return line.text;  // the table's log line, in the table's language (klik.table.record.notes)
 }
 function logLines(state) {
   const t0 = state.started_at;

@@ -54,8 +54,8 @@ from klik.core import game as g
 from klik.errors import KlikError
 from klik.link.courier import Command
 from klik.table.config import Config, make_state_dir
-from klik.table.daemon import Daemon
-from klik.table.panels import open_panels
+from klik.table.hardware.panels import open_panels
+from klik.table.service.daemon import Daemon
 from klik.words import Language, script, spoken, templates
 
 EXTRA = ("starlette", "uvicorn", "httptools", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
@@ -76,8 +76,8 @@ try:
     from starlette.responses import Response
     from starlette.routing import BaseRoute, Mount, Route, Router
 
-    from klik.table.simserver import METHODS, json_line
-    from klik.table.simserver import Server as HttpServer
+    from klik.table.sim.server import METHODS, json_line
+    from klik.table.sim.server import Server as HttpServer
 except ModuleNotFoundError as missing:
     package = (missing.name or "").partition(".")[0]
     if package not in EXTRA:  # not the extra's: a bug to see whole
@@ -86,9 +86,9 @@ except ModuleNotFoundError as missing:
         f"the virtual table is not installed here ({package}): pip install 'klik[sim]'"
     ) from None
 
-log = logging.getLogger("klik.table.sim")
+log = logging.getLogger("klik.table.sim.virtual")
 
-TEMPLATES = templates("klik.table")  # the hall's, compiled once
+TEMPLATES = templates("klik.table.sim")  # the hall's, compiled once
 
 MAX_BODY = 1024  # bytes; a longer body is not read (simserver.Gate)
 EMPTY: Mapping[str, str] = {}
@@ -243,7 +243,7 @@ class Api:
 
     def page(self, request: Request) -> Response:
         self._table(request)
-        page = resources.files("klik.table").joinpath("web/index.html").read_bytes()
+        page = resources.files("klik.table.sim").joinpath("web/index.html").read_bytes()
         return _send(HTTPStatus.OK, page, HTML)
 
     def hall_page(self, request: Request) -> Response:
@@ -257,7 +257,7 @@ class Api:
 
     def table_js(self, request: Request) -> Response:
         self._table(request)
-        page = resources.files("klik.table").joinpath("web/table.js").read_bytes()
+        page = resources.files("klik.table.sim").joinpath("web/table.js").read_bytes()
         return _send(HTTPStatus.OK, page, JS)
 
     def favicon(self, request: Request) -> Response:

@@ -33,7 +33,7 @@ from klik.link import protocol as p
 from klik.link.protocol.health import TEMP_C, seats_of
 from klik.version import installed
 
-log = logging.getLogger("klik.table.health")
+log = logging.getLogger("klik.table.service.health")
 
 EVERY_S = 30.0  # how often the files are read again; a heartbeat between takes the last
 TEMP = Path("sys/class/thermal/thermal_zone0/temp")
