@@ -38,24 +38,19 @@ from klik import words as catalogue_script
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import Language, words
-from klik_hub import (
-    answers,
-    faults,
-    hall,
-    install_api,
-    judge,
-    office,
-    pairing_api,
-    public_api,
-    tournament_api,
-)
-from klik_hub.answers import JUDGE, Answer, refusals
-from klik_hub.feed import Feed, Pokes
-from klik_hub.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
-from klik_hub.inbox import Clerk, TooLargeError
+from klik_hub import hall, office
+from klik_hub.api import install as install_api
+from klik_hub.api import pairing as pairing_api
+from klik_hub.api import public as public_api
+from klik_hub.api import tournaments as tournament_api
+from klik_hub.api.feed import Feed, Pokes
+from klik_hub.door import answers, faults, judge
+from klik_hub.door.answers import JUDGE, Answer, refusals
+from klik_hub.door.guard import TROUBLE_CODES, Guard, Troubles, refusal, session_of
+from klik_hub.hall.inbox import Clerk, TooLargeError
 from klik_hub.office.errors import TournamentError
 from klik_hub.office.tally import Tallies
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -183,7 +178,7 @@ def make_app(  # noqa: PLR0915 (the app and its routes, wired in one place)
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:
         """A request that breaks its schema: the first fault in one line, as every error,
-        in the reader's language (``klik_hub.faults``)."""
+        in the reader's language (``klik_hub.door.faults``)."""
         said = faults.one_line(problem.errors()[0], tournament_api.reader(request))
         return JSONResponse({"error": said}, 422)
 

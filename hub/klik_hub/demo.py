@@ -29,9 +29,9 @@ import threading
 from pathlib import Path
 
 from klik_hub import office
-from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from klik_hub.tournament.roster import Entrant
 
 TABLES = 4

@@ -15,11 +15,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from klik.errors import InputError
-from klik_hub import backup, hall, judge
-from klik_hub import tls as certs  # "tls" is the option
-from klik_hub.backup import Checkpoints
-from klik_hub.db import open_engine, url_of
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.door import judge
+from klik_hub.door import tls as certs  # "tls" is the option
+from klik_hub.storage import backup
+from klik_hub.storage.backup import Checkpoints
+from klik_hub.storage.db import open_engine, url_of
+from klik_hub.storage.store import Store
 
 if TYPE_CHECKING:
     from klik_hub.advert import Advert
@@ -105,9 +107,9 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
     (InputError) and nothing is written; so is a DIR that cannot be written (what was
     written before the failure stays)."""
     from klik.words import Language
-    from klik_hub import archive
     from klik_hub.office.errors import NotFoundError
     from klik_hub.office.tally import Tallies
+    from klik_hub.reports import archive
 
     path = sqlite_path(db)
     if path is not None and not path.exists():
@@ -205,8 +207,8 @@ def serve(
 
     from klik.serving import Deadline
     from klik_hub.app import make_app
-    from klik_hub.serial_hub import SerialHub
-    from klik_hub.serial_poll import PolledHub
+    from klik_hub.serial.hub import SerialHub
+    from klik_hub.serial.poll import PolledHub
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
@@ -297,7 +299,7 @@ def _advert(host: str, port: int, scheme: str, name: str | None) -> Advert:
 def _bundle(folder: str | None) -> Path | None:
     """``--bundle DIR``: the folder, if it holds a bundle (its hash logged for the organiser
     to compare with the one ``make bundle`` printed); a folder without one is one line."""
-    from klik_hub.install_api import SUMS, bundle_hash
+    from klik_hub.api.install import SUMS, bundle_hash
 
     if folder is None:
         return None

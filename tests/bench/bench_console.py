@@ -26,8 +26,8 @@ import httpx
 from playwright.sync_api import sync_playwright
 
 from klik_hub import hall
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.bench.quick import size
 from tests.helpers.hubkit import Clock, live_hub, post, sealed
 

@@ -29,9 +29,9 @@ from klik.table import config as c
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 from klik_hub import hall
-from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.bench.bench_hub import running_hub
 from tests.bench.quick import size
 

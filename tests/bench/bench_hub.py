@@ -46,9 +46,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from klik.link.http import HttpLink
-from klik_hub import hall, tls
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.door import tls
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.bench.quick import size
 from tests.helpers.hubkit import Clock, result_body, sealed
 

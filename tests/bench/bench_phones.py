@@ -29,8 +29,8 @@ from typing import Any
 
 import httpx
 
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.bench.bench_hub import hub_process
 from tests.bench.quick import seconds, size
 from tests.helpers.hubkit import Clock

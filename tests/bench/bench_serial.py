@@ -43,11 +43,11 @@ from klik.link.courier import Courier, State, Tracking
 from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
 from klik_hub import hall
-from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.serial_hub import SerialHub
-from klik_hub.serial_poll import PolledHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import SerialHub
+from klik_hub.serial.poll import PolledHub
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.bench.polled_tables import TableSpec
 from tests.bench.quick import size
 from tests.helpers.hubkit import result_body
@@ -137,7 +137,7 @@ def report(label: str, faults: Faults) -> None:
     )
 
 
-# --- the polled channel (klik_hub.serial_poll, klik.link.polled) ------------------------------
+# --- the polled channel (klik_hub.serial.poll, klik.link.polled) ------------------------------
 
 POLLED_TABLES = size(30, 2)
 POLLED_RUNS = size(5, 1)

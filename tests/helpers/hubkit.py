@@ -22,8 +22,8 @@ from sqlalchemy import Connection, create_engine
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik.link import protocol as p
 from klik_hub.app import make_app
-from klik_hub.db import url_of
-from klik_hub.store import Store
+from klik_hub.storage.db import url_of
+from klik_hub.storage.store import Store
 
 NOW_MS = 1_795_000_000_000  # 2026-11-18, the hub's clock in these tests
 

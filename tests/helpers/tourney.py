@@ -13,7 +13,7 @@ import httpx
 
 from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, sealed
 
 API = "/api/v1/tournaments"

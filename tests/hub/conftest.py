@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub
 from tests.helpers.pgserver import Cluster, fresh_database, running_cluster
 

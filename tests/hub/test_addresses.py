@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
-from klik_hub import addresses
-from klik_hub.addresses import hall_base
-from klik_hub.store import Store
+from klik_hub.door import addresses
+from klik_hub.door.addresses import hall_base
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub
 from tests.helpers.tourney import API, create, enrol
 

@@ -25,11 +25,12 @@ from playwright.sync_api import Page, expect
 
 from klik.cli import main
 from klik.errors import InputError
-from klik_hub import archive, office
-from klik_hub.db import open_engine
+from klik_hub import office
 from klik_hub.main import export_site
 from klik_hub.office.tally import Tallies
-from klik_hub.store import Store
+from klik_hub.reports import archive
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.roster import Entrant
 from tests.helpers.hubkit import Clock

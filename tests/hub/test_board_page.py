@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, Hall, create, lowest_goes_out
 
 Hub = tuple[str, Store]

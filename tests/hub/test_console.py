@@ -23,8 +23,8 @@ from playwright.sync_api import Page, expect
 
 from klik.core import game as g
 from klik.table.service.daemon import Daemon
-from klik_hub import judge
-from klik_hub.store import Store
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.hub.test_hub_page import DOCS
 from tests.hub.test_table_to_hub import double, paired_table, until

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub import judge
-from klik_hub.store import Store
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.hub.test_console import PASSWORD
 

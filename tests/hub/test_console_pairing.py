@@ -22,8 +22,9 @@ from playwright.sync_api import Page, expect
 from klik.table import config as c
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
-from klik_hub import hall, judge
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.hub.test_hub_page import DOCS
 from tests.hub.test_table_to_hub import PLAYERS, until

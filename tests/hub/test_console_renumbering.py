@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub import hall, judge
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.hub.test_console_pairing import PASSWORD
 from tests.hub.test_table_renumbering import kept, paired_at_the_table, soon

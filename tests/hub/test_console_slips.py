@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results
 

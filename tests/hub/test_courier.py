@@ -17,7 +17,7 @@ from klik.link.courier import Command, State, Tracking
 from klik.link.http import HttpLink
 from klik.link.outbox import Outbox
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import result_body
 

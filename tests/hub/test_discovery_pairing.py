@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from klik_hub.tls import CERT_FILE, fingerprint
+from klik_hub.door.tls import CERT_FILE, fingerprint
 from tests.hub.test_demo import until  # waits on real servers, on the real clock
 from tests.hub.test_pairing_at_the_table import call, free_port, pairing_of, running
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post
 from tests.helpers.tourney import Hall, lowest_goes_out
 from tests.hub.test_tournament_api import API, ROSTER, create, enrol_csv

@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
-from klik_hub import feed as feed_module
 from klik_hub import office, sql
-from klik_hub.feed import Feed
-from klik_hub.store import Store
+from klik_hub.api import feed as feed_module
+from klik_hub.api.feed import Feed
+from klik_hub.storage.store import Store
 from klik_hub.tournament.roster import Entrant
 from tests.helpers.pgserver import free_port
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
@@ -186,7 +186,7 @@ def test_a_stream_of_no_tournament_is_404_in_one_line(hub: Hub) -> None:
 def test_streams_past_the_hubs_limit_are_refused_and_ask_again_later(hub: Hub, mocker: Any) -> None:
     url, _ = hub
     tid = create(url)
-    mocker.patch("klik_hub.feed.Feed.full", return_value=True)
+    mocker.patch("klik_hub.api.feed.Feed.full", return_value=True)
     answer = httpx.get(f"{url}{API}/{tid}/events")
     assert answer.status_code == 503
     assert answer.headers["retry-after"] == "10"

@@ -21,10 +21,11 @@ from klik.link import protocol as p
 from klik.link.http import HttpLink
 from klik.link.outbox import HEARTBEAT_BLOCK, Outbox
 from klik.link.serial import SerialLink
-from klik_hub import hall, inbox
-from klik_hub.schema import commands, status
-from klik_hub.serial_hub import SerialHub
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.hall import inbox
+from klik_hub.serial.hub import SerialHub
+from klik_hub.sql.schema import commands, status
+from klik_hub.storage.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import Clock, post, result_body, sealed
 from tests.helpers.radio import Radio

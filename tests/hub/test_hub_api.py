@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from klik.link import protocol as p
 from klik_hub import hall
-from klik_hub.schema import claims, commands, results
-from klik_hub.store import Store
+from klik_hub.sql.schema import claims, commands, results
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, result_body, sealed
 
 Hub = tuple[str, Store]

@@ -21,10 +21,12 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
-from klik_hub import backup, guard, hall
-from klik_hub.db import open_engine
+from klik_hub import hall
+from klik_hub.door import guard
 from klik_hub.main import RoundBackups, save_copy
-from klik_hub.store import Store
+from klik_hub.storage import backup
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub, post, result_body, sealed
 from tests.helpers.tourney import Hall, create, draw, enrol, lowest_goes_out
 

@@ -24,7 +24,7 @@ from schemathesis.checks import (
 )
 
 from klik_hub import sql
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub
 from tests.helpers.tourney import Hall, create, enrol
 

@@ -21,9 +21,9 @@ from sqlalchemy import func, select
 
 from klik.link import protocol as p
 from klik_hub import hall
-from klik_hub.schema import claims
 from klik_hub.sql.results import CLAIM_LENGTH
-from klik_hub.store import Store
+from klik_hub.sql.schema import claims
+from klik_hub.storage.store import Store
 from klik_hub.tournament.draw import repeats
 from tests.helpers.hubkit import post, result_body, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, results

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub import guard, hall
-from klik_hub.store import Store
+from klik_hub import hall
+from klik_hub.door import guard
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.helpers.hubkit import live_hub, post, result_body, sealed
 

@@ -27,10 +27,10 @@ import uvicorn
 from klik import serving
 from klik.link import protocol as p
 from klik.link.http import PIN_MISMATCH, HttpLink, LinkDown
-from klik_hub import guard, judge, tls
 from klik_hub.app import make_app
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub.door import guard, judge, tls
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import result_body, sealed
 
 KLIK = Path(sys.executable).parent / "klik"

@@ -18,9 +18,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, select, text
 
 from klik_hub import hall, office
-from klik_hub.db import open_engine, url_of
-from klik_hub.schema import metadata, results
-from klik_hub.store import Store
+from klik_hub.sql.schema import metadata, results
+from klik_hub.storage.db import open_engine, url_of
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import at_revision, post, result_body, sealed
 
 KLIK = Path(sys.executable).with_name("klik")

@@ -17,10 +17,10 @@ import httpx
 import pytest
 
 from klik.errors import InputError
-from klik_hub.db import open_engine
-from klik_hub.install_api import NO_BUNDLE
+from klik_hub.api.install import NO_BUNDLE
 from klik_hub.main import _bundle
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub
 from tests.test_bundle import fake_bundle, fake_pi, sums_of
 

@@ -13,11 +13,12 @@ import httpx
 import pytest
 
 from klik.errors import InputError
-from klik_hub import hall, judge
-from klik_hub.db import open_engine
-from klik_hub.guard import NEED_JUDGE
+from klik_hub import hall
+from klik_hub.door import judge
+from klik_hub.door.guard import NEED_JUDGE
 from klik_hub.main import judge_password
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub
 
 PASSWORD = "sędzia-główny-2026"

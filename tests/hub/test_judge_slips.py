@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.tourney import (
     API,
     Hall,

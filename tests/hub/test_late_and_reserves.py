@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from klik_hub.tournament.standings import Row, break_ties
 from tests.helpers.tourney import (
     API,

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from klik_hub import office
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock
 from tests.helpers.tourney import API, Hall, create, draw, enrol, lowest_goes_out, standings
 

@@ -23,7 +23,7 @@ from klik.table.screens import render as screens
 from klik.table.screens.view import Delivery
 from klik.words import Language, catalogue
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.courier import Clock
 from tests.helpers.hubkit import result_body
 from tests.hub.test_hub_security import klik_hub, pair

@@ -18,9 +18,9 @@ from klik.table.config import paired
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 from klik_hub import hall
-from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub, result_body
 from tests.hub.test_advert import advertised, kind
 from tests.hub.test_table_renumbering import kept, soon

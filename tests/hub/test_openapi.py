@@ -1,4 +1,4 @@
-"""The hub's OpenAPI description says what every route answers (``klik_hub.answers``): each
+"""The hub's OpenAPI description says what every route answers (``klik_hub.door.answers``): each
 operation's success answer has a model, or is a file of its declared media type; each refusal
 is the hub's one line. The fuzz test (``test_hub_fuzz``) holds the answers to it."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from klik.core.game import SEATS
 from klik_hub.app import make_app
-from klik_hub.db import open_engine
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock
 
 FILES = {"text/csv"}  # the exports: a file, not JSON

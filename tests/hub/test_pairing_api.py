@@ -13,9 +13,10 @@ import pytest
 
 from klik.link.joining import HttpJoin, Joined, Joiner
 from klik.link.protocol import pairing as x
-from klik_hub import hall, judge
+from klik_hub import hall
+from klik_hub.door import judge
 from klik_hub.hall.pairing import EXPIRES_MS, MAX_REQUESTS
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub
 from tests.hub.test_judge import PASSWORD, basic
 

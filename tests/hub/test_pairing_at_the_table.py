@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from klik.link.protocol import pairing as x
-from klik_hub.tls import CERT_FILE, fingerprint
+from klik_hub.door.tls import CERT_FILE, fingerprint
 from tests.crash.test_crash_campaign import VirtualTable
 from tests.crash.test_delivery_faults import play
 from tests.hub.test_demo import until  # waits on real servers, on the real clock

@@ -6,11 +6,11 @@ from __future__ import annotations
 import httpx
 from sqlalchemy import select, text
 
-from klik_hub import judge
-from klik_hub.db import open_engine
+from klik_hub.door import judge
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
-from klik_hub.schema import players
-from klik_hub.store import Store
+from klik_hub.sql.schema import players
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import at_revision, live_hub
 from tests.helpers.tourney import Hall, create, lowest_goes_out
 from tests.hub.test_judge import PASSWORD, basic

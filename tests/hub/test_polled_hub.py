@@ -1,4 +1,4 @@
-"""The hub's end of a polled channel (``klik_hub.serial_poll``) on the simulated radio, a
+"""The hub's end of a polled channel (``klik_hub.serial.poll``) on the simulated radio, a
 table played by a tap: a result it hears is kept while the next poll's answer comes, and
 its short ack rides the polls after."""
 
@@ -13,10 +13,10 @@ import pytest
 from klik.link import deflate, poll
 from klik.link import protocol as p
 from klik_hub import hall
-from klik_hub.db import open_engine
 from klik_hub.main import now_ms
-from klik_hub.serial_poll import ASKERS, PolledHub, _Owed
-from klik_hub.store import Store
+from klik_hub.serial.poll import ASKERS, PolledHub, _Owed
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import result_body
 from tests.helpers.radio import Radio, Tap
 

@@ -18,8 +18,8 @@ import httpx
 import pytest
 import segno
 
-from klik_hub import printing
-from klik_hub.store import Store
+from klik_hub.reports import printing
+from klik_hub.storage.store import Store
 from tests.hub.test_console import pdf_pages
 from tests.hub.test_hub_page import DOCS
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub import judge
-from klik_hub.store import Store
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
 from tests.hub.test_feed import events, revision
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from klik.link import protocol as p
-from klik_hub import judge
-from klik_hub.store import Store
+from klik_hub.door import judge
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub, post, sealed
 from tests.helpers.tourney import API, Hall, create, draw, enrol, lowest_goes_out
 from tests.hub.test_judge import PASSWORD, basic

@@ -14,8 +14,8 @@ from klik.table import config as c
 from klik.table.config import paired
 from klik.table.sim import virtual as sim
 from klik_hub import hall
-from klik_hub.serial_hub import SerialHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import SerialHub
+from klik_hub.storage.store import Store
 from tests.helpers.radio import Radio
 from tests.hub.test_table_renumbering import hold_judge_key, kept, soon
 from tests.hub.test_table_to_hub import PLAYERS

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from klik_hub import office
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from tests.helpers.hubkit import NOW_MS, Clock, post, sealed
 from tests.helpers.tourney import API, Hall, create, draw, enrol, lowest_goes_out
 

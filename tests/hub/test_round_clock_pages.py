@@ -15,7 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock
 from tests.helpers.tourney import API, Hall, create, draw, enrol
 from tests.hub.test_hub_page import DOCS

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from klik_hub import hall
 from klik_hub.hall.heartbeats import watch
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, body_of, create, enrol

@@ -27,8 +27,8 @@ from klik.link.http import LinkDown
 from klik.link.outbox import Outbox
 from klik.link.serial import SerialLink
 from klik_hub import hall
-from klik_hub.serial_hub import SerialHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import SerialHub
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import result_body, sealed
 from tests.helpers.radio import Faults, Radio, Tap
 

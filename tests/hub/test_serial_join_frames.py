@@ -14,8 +14,8 @@ from klik.link.protocol import join_frames as jf
 from klik.link.protocol import pairing as x
 from klik_hub import hall
 from klik_hub.hall.pairing import MAX_REQUESTS
-from klik_hub.serial_hub import SerialHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import SerialHub
+from klik_hub.storage.store import Store
 
 ON_SQLITE = pytest.mark.parametrize("db", ["sqlite"], indirect=True)  # as test_serial_hub
 
@@ -174,7 +174,7 @@ def test_a_bad_join_frame_gets_no_answer_one_log_line_and_the_hub_goes_on(
     store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
     hub = SerialHub(store, Idle())
-    caplog.set_level(logging.WARNING, logger="klik_hub.serial_hub")
+    caplog.set_level(logging.WARNING, logger="klik_hub.serial.hub")
     assert hub.answer_join(b"join " + T[:40].encode()) is None
     assert hub.answer_join(b"join " + b"1" * 5000) is None
     assert hub.answer_join(jf.body_of(jf.Asking(ID))) is None  # a hub's answer: not for us

@@ -8,7 +8,7 @@ import pytest
 
 from klik_hub import hall
 from klik_hub.office import counting
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results, standings
 
 Hub = tuple[str, Store]

@@ -16,7 +16,7 @@ import pytest
 from klik.link import protocol as p
 from klik.version import installed
 from klik_hub.hall.health import LOW_FREE_MB, HealthWarning, other_protocol, warnings
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, create, draw, enrol
 

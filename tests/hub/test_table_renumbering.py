@@ -23,7 +23,7 @@ from klik.table.config import paired
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 from klik_hub import hall
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.hub.test_table_to_hub import PLAYERS
 
 Hub = tuple[str, Store]

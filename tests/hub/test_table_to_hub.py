@@ -18,8 +18,8 @@ from klik.table.screens.view import Delivery
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 from klik_hub import hall
-from klik_hub.serial_hub import SerialHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import SerialHub
+from klik_hub.storage.store import Store
 from tests.helpers.radio import Radio
 
 PLAYERS = '[players]\nA = "Ania"\nB = "Bożena"\nC = "Łukasz"\nD = "Źdźisław"\n'

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post
 from tests.helpers.tourney import Hall, lowest_goes_out
 

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from klik_hub.db import open_engine
 from klik_hub.office.sanctions import SANCTIONS
-from klik_hub.store import Store
+from klik_hub.storage.db import open_engine
+from klik_hub.storage.store import Store
 from klik_hub.tournament.formats import load_format
 from tests.helpers.hubkit import Clock, live_hub
 from tests.helpers.pgserver import fresh_database

@@ -21,8 +21,8 @@ from klik.link.http import HttpLink
 from klik.table.screens.view import Screen
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
-from klik_hub.schema import commands
-from klik_hub.store import Store
+from klik_hub.sql.schema import commands
+from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock
 from tests.hub.test_table_to_hub import double, paired_table, until
 

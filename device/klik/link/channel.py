@@ -23,7 +23,7 @@ The rules (``docs/protocol.md``, "The shared serial channel"):
   logs it once and opens the port again every ``REOPEN_S``. Nothing here ends the daemon.
 
 ``Channel`` is one node's end of the channel, the table's (``klik.link.serial``) and the
-hub's (``klik_hub.serial_hub``): the one piece of I/O both sides share. Standard library and
+hub's (``klik_hub.serial.hub``): the one piece of I/O both sides share. Standard library and
 pyserial only, as everything on the table. Its log is the serial link's
 (``klik.link.serial``).
 """

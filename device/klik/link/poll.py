@@ -11,7 +11,7 @@ asks ``next_table`` whom to poll; after the turn it records what came of it:
   ``SLOT_EVERY_S`` (a poll of table ``SLOT``); a table with a frame waiting answers it
   with its "nothing" in one of ``SLOTS`` mini-slots picked at random, and is due at once.
   Two that pick the same mini-slot garble each other (the hub decides whom that makes due:
-  ``klik_hub.serial_poll``);
+  ``klik_hub.serial.poll``);
 - **no answer** (the poll or the answer lost, or the table away): due again after a back-off
   that doubles with each miss in a row, from ``retry_s`` up to ``max_retry_s``, so a table
   that is switched off costs the channel little.

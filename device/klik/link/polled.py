@@ -1,7 +1,7 @@
 """The table's end of a polled serial channel: it talks only when the hub polls it.
 
 ``[hub] link = "serial"`` with ``serial_channel = "polled"`` (``docs/protocol.md``, "The
-polled channel"). The hub (``klik_hub.serial_poll``) polls each table in turn, by its
+polled channel"). The hub (``klik_hub.serial.poll``) polls each table in turn, by its
 number (``poll.poll_frame``); the table answers at once, in its turn, with its waiting frame
 (a result or a heartbeat, deflated: ``klik.link.deflate``) or a "nothing". No listening
 before talking and no back-off: nobody else talks in its turn.

@@ -1,7 +1,7 @@
 """The serial link: the table's requests and the hub's acks over the shared channel.
 
 The channel's own rules (frames, listen before talking, a frame that stops coming, a port
-that vanishes) are ``klik.link.channel``'s, which the hub's end (``klik_hub.serial_hub``) uses
+that vanishes) are ``klik.link.channel``'s, which the hub's end (``klik_hub.serial.hub``) uses
 too. The link's (``docs/protocol.md``, "The shared serial channel"):
 
 - **One exchange at a time.** A table sends one request (a result or a heartbeat) and waits

@@ -7,7 +7,7 @@ from typing import Any
 
 from klik.link import protocol as p
 from klik_hub import sql
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 
 def send(store: Store, table_no: int, kind: str, args: dict[str, Any] | None = None) -> str:

@@ -21,7 +21,7 @@ from klik_hub import sql
 from klik_hub.hall.health import warnings
 from klik_hub.hall.heartbeats import watch
 from klik_hub.sql.devices import Device
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 
 __all__ = ["Device", "RefusedError", "Unbelieved", "believed", "of", "pair", "paired", "tables"]
 

@@ -23,7 +23,7 @@ from sqlalchemy import Connection
 from klik.link import protocol as p
 from klik_hub import sql
 from klik_hub.sql.devices import Device
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from klik_hub.tournament import clock
 
 #: A slow mover: its mean move time is at least this share of the move time...

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from klik.link.protocol import pairing as x
 from klik_hub import sql
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 
 SETTING = "pairing_key"  # the hub's long-term X25519 private key, hex
 EXPIRES_MS = 10 * 60 * 1000  # a request is forgotten this long after it was asked

@@ -2,7 +2,7 @@
 
 A result is committed before its receipt is returned; a resend is recognised by the unique
 constraint on (device, seq, digest), a conflicting result by a taken row in ``claims`` (see
-``klik_hub.schema``): the database decides, on any number of hub processes.
+``klik_hub.sql.schema``): the database decides, on any number of hub processes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from klik_hub import sql
 from klik_hub.hall.devices import RefusedError, Unbelieved
 from klik_hub.sql.devices import Device
 from klik_hub.sql.results import Stored, claim_of
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 
 __all__ = ["Stored", "keep", "newest"]
 

@@ -1,10 +1,10 @@
-"""Alembic's environment: the hub hands it an open connection (``klik_hub.db.migrate``)."""
+"""Alembic's environment: the hub hands it an open connection (``klik_hub.storage.db.migrate``)."""
 
 from __future__ import annotations
 
 from alembic import context
 
-from klik_hub.schema import metadata
+from klik_hub.sql.schema import metadata
 
 connection = context.config.attributes["connection"]
 context.configure(connection=connection, target_metadata=metadata)

@@ -24,7 +24,7 @@ from klik_hub.office.errors import ConflictError, NotFoundError
 from klik_hub.office.player_page import NO_PAGE, is_code
 from klik_hub.office.players import active
 from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 
 OPEN, CLOSED = "open", "closed"
 ABSENT = words("absent at check-in")  # the reason logged for an absentee withdrawn

@@ -24,7 +24,7 @@ from klik_hub import sql
 from klik_hub.office import counting
 from klik_hub.office.errors import ConflictError, NotFoundError
 from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament.clock import ends_ms, left_ms
 
 MAX_EXTRA_S = 3600  # the most one extension gives a table

@@ -15,7 +15,7 @@ from klik_hub import sql
 from klik_hub.office import counting
 from klik_hub.office.errors import NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import corrections as cr
 
 

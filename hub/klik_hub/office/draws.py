@@ -28,7 +28,7 @@ from klik_hub.office.errors import ConflictError, MissingResultsError
 from klik_hub.office.standings import of_stage, seated
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament.standings import break_ties, standings

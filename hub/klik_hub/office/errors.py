@@ -1,5 +1,5 @@
 """The tournament's errors: what the judge asked that the tournament cannot take. They know
-no HTTP; ``klik_hub.tournament_api`` answers each kind with its status."""
+no HTTP; ``klik_hub.api.tournaments`` answers each kind with its status."""
 
 from __future__ import annotations
 

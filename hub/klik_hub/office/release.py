@@ -27,7 +27,7 @@ from klik_hub import sql
 from klik_hub.office import corrections, counting, results, standings
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from klik_hub.tournament.standings import Row
 
 

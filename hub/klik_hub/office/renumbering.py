@@ -32,7 +32,7 @@ from klik_hub import sql
 from klik_hub.office import counting
 from klik_hub.office.errors import ConflictError, NotFoundError
 from klik_hub.office.tournaments import in_play
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 
 log = logging.getLogger("klik_hub.office.renumbering")
 

@@ -32,7 +32,7 @@ from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.players import active
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import slots as sl
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from klik_hub import sql
 from klik_hub.office import corrections, counting
 from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 
 def listed(store: Store, tid: int) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from klik_hub.office.draws import Drawn, seen
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 

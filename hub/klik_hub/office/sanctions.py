@@ -12,7 +12,7 @@ from klik.words import words
 from klik_hub import sql
 from klik_hub.office.errors import ConflictError, TournamentError
 from klik_hub.office.tournaments import tournament
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import formats as f
 
 SANCTIONS = ("warning", "deduction", "exclusion")

@@ -16,7 +16,7 @@ from klik_hub.office import counting
 from klik_hub.office.errors import TournamentError
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import standings as st
 from klik_hub.tournament.standings import Row, Score, TieBreak

@@ -2,7 +2,7 @@
 out once for each of its revisions.
 
 Why: when a result comes, every phone in the hall that has a page of the tournament open is
-told at once (``klik_hub.feed``) and asks again; three hundred phones asking in the same
+told at once (``klik_hub.api.feed``) and asks again; three hundred phones asking in the same
 second must not count the tournament three hundred times. A ``Tally`` is read in one
 transaction and worked out once; ``Tallies`` keeps the latest of each tournament while its
 revision (``sql.tournaments.revision``, read from the database on every request) is the
@@ -30,7 +30,7 @@ from klik_hub import sql
 from klik_hub.office import counting, release, sanctions, standings
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 from klik_hub.tournament.standings import Row
 
 KEPT = 16  # tournaments whose tally is kept: a hub runs one or a few at a time

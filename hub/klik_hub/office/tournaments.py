@@ -10,7 +10,7 @@ from sqlalchemy import Connection
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office.errors import NotFoundError, TournamentError
-from klik_hub.store import Store, utc_iso
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import formats as f
 
 IN_PLAY = "tournament_in_play"  # the hub's setting: the id of the tournament in play

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, bindparam, insert, select, update
 
-from klik_hub.schema import round_clocks, tournaments
+from klik_hub.sql.schema import round_clocks, tournaments
 
 #: A table's latest clock, with its tournament's round time (the heartbeat's answer).
 OF_TABLE = (

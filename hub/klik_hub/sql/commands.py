@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from klik.link import protocol as p
-from klik_hub.schema import commands
+from klik_hub.sql.schema import commands
 
 PENDING = (
     select(commands.c.id, commands.c.table_no, commands.c.kind, commands.c.args)

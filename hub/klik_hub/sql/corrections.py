@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, insert, select
 
-from klik_hub.schema import corrections
+from klik_hub.sql.schema import corrections
 
 
 def of_tournament(db: Connection, tid: int) -> Sequence[Any]:

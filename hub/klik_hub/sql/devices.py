@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from klik_hub.schema import devices, status
+from klik_hub.sql.schema import devices, status
 
 DEVICE = select(devices.c.table_no, devices.c.key_hex).where(
     devices.c.device == bindparam("device")

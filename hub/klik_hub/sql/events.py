@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
-from klik_hub.schema import events
+from klik_hub.sql.schema import events
 
 
 def log(

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.expression import Executable
 
-from klik_hub.schema import status
+from klik_hub.sql.schema import status
 
 LAST_BEAT = select(status.c.seq).where(status.c.device == bindparam("device"))
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
-from klik_hub.schema import pairing_requests as requests
+from klik_hub.sql.schema import pairing_requests as requests
 
 
 def ask(

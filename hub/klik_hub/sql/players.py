@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
-from klik_hub.schema import players
+from klik_hub.sql.schema import players
 
 
 def count(db: Connection, tid: int) -> int:

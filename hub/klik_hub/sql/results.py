@@ -20,8 +20,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.expression import Executable
 
 from klik.link import protocol as p
-from klik_hub.schema import claims, results, tournaments
 from klik_hub.sql import corrections
+from klik_hub.sql.schema import claims, results, tournaments
 
 CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
 LARGEST_ID = 2**31 - 1  # an INTEGER column's

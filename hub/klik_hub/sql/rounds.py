@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select
 
-from klik_hub.schema import replacements as replacements_table
-from klik_hub.schema import round_clocks, rounds, seatings
+from klik_hub.sql.schema import replacements as replacements_table
+from klik_hub.sql.schema import round_clocks, rounds, seatings
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
 """The judge's console sessions (``sessions``): each kept as its token's SHA-256 with the
-digest of the password it was opened with (``klik_hub.judge`` says why)."""
+digest of the password it was opened with (``klik_hub.door.judge`` says why)."""
 
 from __future__ import annotations
 
 from sqlalchemy import Connection, delete, insert, select
 
-from klik_hub.schema import sessions
+from klik_hub.sql.schema import sessions
 
 
 def forget_expired(db: Connection, now_ms: int) -> None:

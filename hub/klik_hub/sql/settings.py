@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, delete, insert, select
 
-from klik_hub.schema import settings
+from klik_hub.sql.schema import settings
 
 
 def value(db: Connection, name: str) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
-from klik_hub.schema import corrections, events, players, results, rounds, tournaments
+from klik_hub.sql.schema import corrections, events, players, results, rounds, tournaments
 
 
 def create(

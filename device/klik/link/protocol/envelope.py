@@ -280,7 +280,7 @@ def frame_signed(signed: Json) -> bytes:
     """The serial frame of an envelope someone has already signed (a dict with its ``mac``).
 
     The table's courier hands the serial link bytes it has sealed, and the hub's ``ack``
-    comes out of ``klik_hub.inbox`` already signed: framing them needs no key, and the MAC is
+    comes out of ``klik_hub.hall.inbox`` already signed: framing them needs no key, and the MAC is
     not checked here. Raises ProtocolError when the frame would be over ``MAX_FRAME`` bytes.
     """
     body = canonical(signed, max_depth=ENVELOPE_DEPTH)

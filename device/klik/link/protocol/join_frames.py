@@ -21,7 +21,7 @@ the hub has given an id, the ``ID`` after); ``N``: the table's number, 1 to 999;
 sealed answer in hex; ``WHY``: a ``Why``. A request's body is at most ``MAX_REQUEST`` bytes,
 an answer's ``MAX_ANSWER``; both are checked before anything else is read.
 
-Who calls it: the table's ``klik.link.serial_join`` and the hub's ``klik_hub.serial_hub``.
+Who calls it: the table's ``klik.link.serial_join`` and the hub's ``klik_hub.serial.hub``.
 ``parse_request`` and ``parse_answer`` raise ``JoinFrameError`` (a ``ProtocolError``) naming
 what is wrong; ``word_of`` tells a join frame from the channel's other traffic.
 """

@@ -2,7 +2,7 @@
 
 Every error is one line of JSON, ``{"error": "..."}``, saying what is wrong and what is
 allowed; a draw refused for missing results also lists them (``"missing"``). The routes are
-documented in ``/openapi.json``, every answer by its model (``klik_hub.answers``); the README's
+documented in ``/openapi.json``, every answer by its model (``klik_hub.door.answers``); the README's
 table of them is the contract.
 
 What comes in is held to what the database can keep, as the tables' envelopes are
@@ -28,16 +28,18 @@ from klik.core.limits import GAME
 from klik.errors import KlikError
 from klik.link import protocol as p
 from klik.words import N_, Language, Words, language_of, words
-from klik_hub import answers, exports, faults, office, printing
-from klik_hub.addresses import hall_base
-from klik_hub.answers import JUDGE, Seat, refusals
+from klik_hub import office
+from klik_hub.door import answers, faults
+from klik_hub.door.addresses import hall_base
+from klik_hub.door.answers import JUDGE, Seat, refusals
 from klik_hub.office.errors import (
     ConflictError,
     MissingResultsError,
     NotFoundError,
     TournamentError,
 )
-from klik_hub.store import Store
+from klik_hub.reports import exports, printing
+from klik_hub.storage.store import Store
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import roster

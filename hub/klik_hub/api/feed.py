@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from klik.link import protocol as p
 from klik_hub import sql
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 PERIOD_S = 1.0  # how often the revisions are read without a poke
 SPACING_S = 0.25  # the least time between two rounds of events of one tournament

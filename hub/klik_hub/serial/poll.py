@@ -3,7 +3,7 @@
 ``klik hub --serial DEVICE --serial-channel polled`` starts a ``PolledHub`` instead of a
 ``SerialHub``. On a polled channel (``docs/protocol.md``, "The polled channel") a table
 talks only when polled, so no two tables ever talk at once and nobody listens before
-talking. What differs from the listen-before-talk end (``klik_hub.serial_hub``, whose
+talking. What differs from the listen-before-talk end (``klik_hub.serial.hub``, whose
 taking, answering and pushing this reuses):
 
 - **Turns.** One worker thread polls the paired tables in the order ``klik.link.poll``
@@ -55,8 +55,8 @@ from klik.link.channel import Port, airtime_s, table_quiet_s
 from klik.link.protocol import join_frames as jf
 from klik.link.reply import LinkDown
 from klik_hub import hall
-from klik_hub.serial_hub import BAUD, SerialHub
-from klik_hub.store import Store
+from klik_hub.serial.hub import BAUD, SerialHub
+from klik_hub.storage.store import Store
 
 log = logging.getLogger(__name__)
 

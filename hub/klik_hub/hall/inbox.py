@@ -32,7 +32,7 @@ from klik.link import protocol as p
 from klik.link import results as r
 from klik_hub import hall
 from klik_hub.hall.devices import Device, RefusedError, Unbelieved
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 
 class TooLargeError(KlikError, ValueError):

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from klik.errors import InputError
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 CERT_FILE, KEY_FILE = "klik-hub-cert.pem", "klik-hub-key.pem"
 CERT_SETTING, KEY_SETTING = "tls_cert", "tls_key"  # a PostgreSQL hub's certificate

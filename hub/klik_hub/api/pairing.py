@@ -24,9 +24,9 @@ from pydantic_core import PydanticCustomError
 from klik.link import protocol as p
 from klik.link.protocol import pairing as x
 from klik_hub import hall, office
-from klik_hub.answers import JUDGE, Refusal, refusals
+from klik_hub.door.answers import JUDGE, Refusal, refusals
 from klik_hub.hall.pairing import PairingError, Problem
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 STATUS = {
     Problem.UNKNOWN: 404,

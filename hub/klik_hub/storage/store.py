@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine
 
 from klik_hub import sql
-from klik_hub.db import BEST_EFFORT, READ
+from klik_hub.storage.db import BEST_EFFORT, READ
 
 __all__ = ["Store", "utc_iso"]
 

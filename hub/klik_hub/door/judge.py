@@ -30,7 +30,7 @@ from pathlib import Path
 from anyio import to_thread
 
 from klik.errors import InputError
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 log = logging.getLogger("klik_hub")
 

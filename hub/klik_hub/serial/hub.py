@@ -51,10 +51,11 @@ from klik.link.channel import (
 )
 from klik.link.protocol import join_frames as jf
 from klik.link.reply import LinkDown
-from klik_hub import hall, inbox
+from klik_hub import hall
+from klik_hub.hall import inbox
 from klik_hub.hall.devices import Device, Unbelieved
 from klik_hub.hall.pairing import PairingError, Problem
-from klik_hub.store import Store
+from klik_hub.storage.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ SEATS_SAID = " or ".join([", ".join(map(repr, SEATS[:-1])), repr(SEATS[-1])])  #
 
 def _seat(value: object) -> str:
     # As a Literal of the letters would, to the letter (pydantic's literal_error and its
-    # "expected"), so klik_hub.faults says it in the reader's language as before.
+    # "expected"), so klik_hub.door.faults says it in the reader's language as before.
     if isinstance(value, str) and value in SEATS:
         return value
     raise PydanticCustomError(

@@ -22,10 +22,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from klik.words import Language, spoken, templates, words
-from klik_hub import answers, office
-from klik_hub.addresses import hall_base
-from klik_hub.answers import refusals, refusals_in_json
-from klik_hub.feed import Feed
+from klik_hub import office
+from klik_hub.api.feed import Feed
+from klik_hub.door import answers
+from klik_hub.door.addresses import hall_base
+from klik_hub.door.answers import refusals, refusals_in_json
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.tally import Tallies
 

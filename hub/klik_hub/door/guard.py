@@ -45,7 +45,7 @@ from sqlalchemy.exc import DBAPIError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from klik.link import protocol as p
-from klik_hub import judge
+from klik_hub.door import judge
 
 ENVELOPE_PATHS = frozenset(p.PATHS.values())
 SESSION_PATH = "/api/v1/session"
