@@ -8,10 +8,12 @@ Every test is fast unless it is marked (the marks are registered in pyproject.to
   fixture, or a case parametrised on ``"postgresql"``);
 - ``slow``: real processes, real threads on the real clock, or just slow (over half a second).
   Whole folders and files are marked in ``SLOW`` below, the users of a live hub by
-  ``SLOW_FIXTURES``; a slow test among fast ones carries its own ``@pytest.mark.slow``.
+  ``SLOW_FIXTURES``; a slow test among fast ones carries its own ``@pytest.mark.slow``;
+- ``solo``: slow tests that time real events closely (the files in ``SOLO`` below).
 
-``make check`` runs the fast tests (``-m "not slow and not browser and not postgres"``) in
-well under a minute; ``make test`` runs them all.
+``make check`` runs the fast tests (``-m "not slow and not browser and not postgres and not
+solo"``) in well under a minute. ``make test`` runs them all: the ``solo`` ones one at a time,
+and meanwhile all the others in parallel (pytest-xdist, ``-n``) at the lowest priority.
 
 A fast test passes time as numbers (STYLE.md: time is data). So in a fast test the test's own
 code (anything under tests/, on the test's thread) may neither ``time.sleep`` nor wait out the
@@ -52,6 +54,18 @@ SLOW = {
     "hub/test_tournament_tables.py": "real daemons playing a round with the hub",
 }
 
+#: Files whose tests time real events to tens of milliseconds, and why. `make test` runs the
+#: other tests in parallel (pytest-xdist), more workers than cores, at the lowest priority,
+#: and these meanwhile in a run of their own, one at a time at the normal priority, so that
+#: no other test's load stretches the gaps they time (a radio's frames missed under load
+#: looked like a fault). They are slow too.
+SOLO = {
+    "web/test_virtual_table.py": "a browser's taps, double taps and holds, timed by the table",
+    "hub/test_serial_hub.py": "a radio's airtime and frame gaps, simulated on the real clock",
+    "hub/test_repair_over_serial.py": "a daemon on the simulated radio, re-paired by the key",
+    "hub/test_polled_hub.py": "the polled channel's turns on the simulated radio",
+}
+
 #: Fixtures that make every test using them slow, and why.
 SLOW_FIXTURES = {
     "hub": "a live hub: uvicorn on a loopback socket, a third of a second to start and stop",
@@ -78,8 +92,11 @@ def _tier_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     if names & POSTGRES_FIXTURES or any(isinstance(p, str) and p == "postgresql" for p in params):
         marks.append(pytest.mark.postgres)
     where = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
-    if names & SLOW_FIXTURES.keys() or any(where.startswith(path) for path in SLOW):
+    solo = any(where.startswith(path) for path in SOLO)
+    if solo or names & SLOW_FIXTURES.keys() or any(where.startswith(path) for path in SLOW):
         marks.append(pytest.mark.slow)
+    if solo:
+        marks.append(pytest.mark.solo)
     return marks
 
 

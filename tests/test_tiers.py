@@ -10,7 +10,7 @@ import tomllib
 
 import pytest
 
-from tests.conftest import SLOW, TESTS
+from tests.conftest import SLOW, SOLO, TESTS
 
 ROOT = TESTS.parent
 
@@ -70,6 +70,10 @@ def test_every_folder_and_file_said_to_be_slow_is_there() -> None:
     assert [path for path in SLOW if not (TESTS / path).exists()] == []
 
 
+def test_every_file_said_to_be_solo_is_there() -> None:
+    assert [path for path in SOLO if not (TESTS / path).is_file()] == []
+
+
 def test_make_check_leaves_out_every_tier_and_make_test_none() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     markers = options["tool"]["pytest"]["ini_options"]["markers"]
@@ -78,5 +82,11 @@ def test_make_check_leaves_out_every_tier_and_make_test_none() -> None:
     check = re.search(r"^check:.*\n(?:\t.*\n)*?\t\$\(BIN\)/pytest (.*)$", makefile, re.MULTILINE)
     assert check is not None
     assert set(re.findall(r"not (\w+)", check[1])) == tiers
-    unit = re.search(r"^unit:.*\n\t\$\(BIN\)/pytest$", makefile, re.MULTILINE)
-    assert unit is not None, "make test runs every test: a bare pytest"
+    unit = re.search(r"^unit:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert unit is not None
+    runs = re.findall(r"\$\(BIN\)/pytest ([^;&>]*)", unit[1])
+    # make test runs every test: the solo ones in one run, all the others in the other
+    assert [run.strip() for run in runs] == [
+        "-m solo",
+        '-n $(JOBS) --dist worksteal -m "not solo"',
+    ], runs
