@@ -4,7 +4,7 @@ state and the commands waiting for it; ``commands``: queueing them; ``pairing``:
 asking to join).
 
 The tables' side of the hub, as ``klik_hub.office`` is the judge's: between the links (HTTP in
-``app``, the serial channel in ``serial_hub``, both through ``inbox``) and the database
+``app``, the serial channel in ``klik_hub.serial``, both through ``inbox``) and the database
 (``klik_hub.sql``). Each use case is a function of the hub's ``Store``, which gives the
 transactions and the clock. It raises the hub's own errors, which know no HTTP.
 

@@ -1,7 +1,7 @@
 """What the hub does with one envelope from a table, whichever link brought it.
 
-HTTP (``app``) and the serial channel (``serial_hub``) both hand the envelope's bytes to
-``take``; the answer is a status code (HTTP's) and a JSON body that carries an ``ack``
+HTTP (``app``) and the serial channel (``klik_hub.serial.hub``) both hand the envelope's
+bytes to ``take``; the answer is a status code (HTTP's) and a JSON body that carries an ``ack``
 envelope signed with the table's key. The order of the checks is the contract's
 (``docs/protocol.md``): the envelope's shape (422), who signed it (401), the result's schema
 or the heartbeat's ``acks`` (422), then whether the device may speak for that table (401).
