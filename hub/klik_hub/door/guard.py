@@ -49,7 +49,7 @@ from klik_hub.door import judge
 
 ENVELOPE_PATHS = frozenset(p.PATHS.values())
 SESSION_PATH = "/api/v1/session"
-JOIN_PATH = "/api/v1/join"  # a table asking to join (``pairing_api``): anyone may
+JOIN_PATH = "/api/v1/join"  # a table asking to join (``api.pairing``): anyone may
 PAIRING_PATH = "/api/v1/pairing"  # the tables asking, which only the judge reads
 MAX_JOIN = 1024  # a join's body is a key or a nonce
 JUDGE_PROBE = "/api/v1/judge"  # a GET, but it answers whether the caller is the judge
