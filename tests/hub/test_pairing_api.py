@@ -1,4 +1,4 @@
-"""Pairing at the table, the hub's API (``pairing_api``, ``hall.pairing``) on a live hub: the
+"""Pairing at the table, the hub's API (``api.pairing``, ``hall.pairing``) on a live hub: the
 table's three requests need no password, the judge's list, accept and refusal do; a refused,
 expired or unknown request, a nonce sent twice and a full list each answer as documented.
 The table's side runs in this process (``klik.link.joining``)."""

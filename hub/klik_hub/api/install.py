@@ -19,8 +19,9 @@ import hashlib
 import re
 from importlib import resources
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 SUMS = "SHA256SUMS"  # as firmware/bundle.py writes it
@@ -50,29 +51,34 @@ def bundle_hash(bundle: Path) -> str | None:
         return None
 
 
-def router(bundle: Path | None) -> APIRouter:
-    """The two routes, on the folder ``bundle`` (None: the hub serves none)."""
-    api = APIRouter(include_in_schema=False)  # a script and files, as the console's
+async def bundle_of(request: Request) -> Path | None:
+    """The folder the tables' install is served from (``app.state.bundle``; None: none)."""
+    bundle: Path | None = request.app.state.bundle
+    return bundle
 
-    @api.get("/install")
-    def script(request: Request) -> Response:
-        if bundle is None or listed(bundle) is None:
-            return JSONResponse({"error": NO_BUNDLE}, 404)
-        host = request.headers.get("host", "")
-        if not HOST.fullmatch(host):
-            return JSONResponse({"error": f"Host {host[:100]!r}: not an address"}, 400)
-        hub = f"{request.url.scheme}://{host}"
-        text = resources.files("klik_hub").joinpath("web/install.sh").read_text(encoding="utf-8")
-        return Response(text.replace("@HUB@", hub), media_type=SHELL_SCRIPT)
 
-    @api.get("/install/files/{path:path}")
-    def file(path: str) -> Response:
-        paths = listed(bundle) if bundle is not None else None
-        if bundle is None or paths is None:
-            return JSONResponse({"error": NO_BUNDLE}, 404)
-        inside = (bundle / path).resolve().is_relative_to(bundle.resolve())  # no symlink out
-        if path not in paths or not inside or not (bundle / path).is_file():
-            return JSONResponse({"error": f"{path[:200]}: not in the bundle"}, 404)
-        return FileResponse(bundle / path, media_type="application/octet-stream")
+Bundle = Annotated[Path | None, Depends(bundle_of)]
+router = APIRouter(include_in_schema=False)  # a script and files, as the console's
 
-    return api
+
+@router.get("/install")
+def script(request: Request, bundle: Bundle) -> Response:
+    if bundle is None or listed(bundle) is None:
+        return JSONResponse({"error": NO_BUNDLE}, 404)
+    host = request.headers.get("host", "")
+    if not HOST.fullmatch(host):
+        return JSONResponse({"error": f"Host {host[:100]!r}: not an address"}, 400)
+    hub = f"{request.url.scheme}://{host}"
+    text = resources.files("klik_hub").joinpath("web/install.sh").read_text(encoding="utf-8")
+    return Response(text.replace("@HUB@", hub), media_type=SHELL_SCRIPT)
+
+
+@router.get("/install/files/{path:path}")
+def file(path: str, bundle: Bundle) -> Response:
+    paths = listed(bundle) if bundle is not None else None
+    if bundle is None or paths is None:
+        return JSONResponse({"error": NO_BUNDLE}, 404)
+    inside = (bundle / path).resolve().is_relative_to(bundle.resolve())  # no symlink out
+    if path not in paths or not inside or not (bundle / path).is_file():
+        return JSONResponse({"error": f"{path[:200]}: not in the bundle"}, 404)
+    return FileResponse(bundle / path, media_type="application/octet-stream")

@@ -16,17 +16,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field
 
-from klik.link import protocol as p
 from klik.link.protocol import pairing as x
 from klik_hub import hall, office
+from klik_hub.api.deps import JUDGE_ONLY, StoreDep, Text
 from klik_hub.door.answers import JUDGE, Refusal, refusals
 from klik_hub.hall.pairing import PairingError, Problem
-from klik_hub.storage.store import Store
 
 STATUS = {
     Problem.UNKNOWN: 404,
@@ -41,15 +39,6 @@ RequestId = Annotated[
 # Anchored: a pydantic pattern matches anywhere in the text.
 Hex64 = Annotated[str, Field(pattern=f"^{x.HEX_KEY.pattern}$")]
 Hex32 = Annotated[str, Field(pattern=f"^{x.HEX_NONCE.pattern}$")]
-
-
-def _storable(text: str) -> str:
-    if p.UNSTORABLE.search(text):  # PostgreSQL refuses NUL; a lone surrogate has no UTF-8
-        raise PydanticCustomError("text", p.NOT_STORABLE)
-    return text
-
-
-Text = Annotated[str, AfterValidator(_storable)]
 
 
 class Strict(BaseModel):
@@ -127,117 +116,130 @@ def _refused(error: PairingError) -> JSONResponse:
     return JSONResponse({"error": str(error)}, STATUS[error.problem])
 
 
-def router(store: Store, judge_only: Any, tls_pin: str | None) -> APIRouter:
-    """The pairing routes on ``store``; ``tls_pin``: the SHA-256 of the hub's certificate
-    (None: plain http), sealed into each accepted table's answer; ``judge_only`` (a
-    ``Depends``) guards the judge's routes."""
-    api = APIRouter(tags=["pairing"])
+async def tls_pin_of(request: Request) -> str | None:
+    """The SHA-256 of the hub's certificate (``app.state.tls_pin``; None: plain http), sealed
+    into each accepted table's answer."""
+    pin: str | None = request.app.state.tls_pin
+    return pin
 
-    @api.post(
-        "/api/v1/join",
-        status_code=201,
-        response_model=Joined,
-        responses={**_said({429: "too many tables are asking to join"}), **refusals(413, 422)},
-    )
-    def join(asked: JoinIn) -> Joined | JSONResponse:
-        """A table asks to join with its ephemeral public key (step 1 of 3)."""
-        try:
-            return Joined(**hall.pairing.ask(store, asked.table_key, asked.link))
-        except PairingError as error:
-            return _refused(error)
 
-    @api.post(
-        "/api/v1/join/{request_id}/nonce",
-        response_model=HubNonce,
-        responses={
-            **_said({404: "no such request", 409: "another nonce was sent"}),
-            **refusals(413, 422),
-        },
-    )
-    def nonce(request_id: RequestId, sent: NonceIn) -> HubNonce | JSONResponse:
-        """The table's nonce; the answer reveals the hub's (step 2 of 3)."""
-        try:
-            return HubNonce(nonce=hall.pairing.reveal(store, request_id, sent.nonce))
-        except PairingError as error:
-            return _refused(error)
+TlsPin = Annotated[str | None, Depends(tls_pin_of)]
+router = APIRouter(tags=["pairing"])
 
-    @api.get(
-        "/api/v1/join/{request_id}",
-        response_model=JoinAnswer,
-        response_model_exclude_none=True,
-        responses={
-            **_said({404: "no such request (or it expired)", 410: "the judge refused it"}),
-            **refusals(422),
-        },
-    )
-    def polled(request_id: RequestId) -> JoinAnswer | JSONResponse:
-        """The asking table polls: still asking, or accepted with its sealed answer."""
-        try:
-            return JoinAnswer(**hall.pairing.answer(store, request_id))
-        except PairingError as error:
-            return _refused(error)
 
-    @api.get(
-        "/api/v1/pairing",
-        dependencies=[judge_only],
-        response_model=list[Asking],
-        responses=refusals(401, 403, 429),
-    )
-    def asking() -> list[dict[str, Any]]:
-        """The tables asking to join, oldest first, with the digits each shows on seat A."""
-        return hall.pairing.asking(store)
+@router.post(
+    "/api/v1/join",
+    status_code=201,
+    response_model=Joined,
+    responses={**_said({429: "too many tables are asking to join"}), **refusals(413, 422)},
+)
+def join(asked: JoinIn, store: StoreDep) -> Joined | JSONResponse:
+    """A table asks to join with its ephemeral public key (step 1 of 3)."""
+    try:
+        return Joined(**hall.pairing.ask(store, asked.table_key, asked.link))
+    except PairingError as error:
+        return _refused(error)
 
-    @api.post(
-        "/api/v1/pairing/{request_id}",
-        dependencies=[judge_only],
-        status_code=201,
-        response_model=Accepted,
-        responses={
-            **_said({404: "no such request", 409: "the digits are not the request's"}),
-            **refusals(422, *JUDGE),
-        },
-    )
-    def accept(request_id: RequestId, accepted: AcceptIn) -> Accepted | JSONResponse:
-        """Accept a table asking to join as table ``table``, its digits compared."""
-        try:
-            device, _key = hall.pairing.accept(
-                store, request_id, accepted.table, accepted.digits, tls_pin
-            )
-        except PairingError as error:
-            return _refused(error)
-        return Accepted(status="paired", table=accepted.table, device=device)
 
-    @api.delete(
-        "/api/v1/pairing/{request_id}",
-        dependencies=[judge_only],
-        response_model=Refused,
-        responses={
-            **_said({404: "no such request", 409: "accepted already"}),
-            **refusals(422, *JUDGE),
-        },
-    )
-    def refuse(request_id: RequestId) -> Refused | JSONResponse:
-        """Refuse a table asking to join: nothing is paired; the table hears so."""
-        try:
-            hall.pairing.refuse(store, request_id)
-        except PairingError as error:
-            return _refused(error)
-        return Refused(status="refused")
+@router.post(
+    "/api/v1/join/{request_id}/nonce",
+    response_model=HubNonce,
+    responses={
+        **_said({404: "no such request", 409: "another nonce was sent"}),
+        **refusals(413, 422),
+    },
+)
+def nonce(request_id: RequestId, sent: NonceIn, store: StoreDep) -> HubNonce | JSONResponse:
+    """The table's nonce; the answer reveals the hub's (step 2 of 3)."""
+    try:
+        return HubNonce(nonce=hall.pairing.reveal(store, request_id, sent.nonce))
+    except PairingError as error:
+        return _refused(error)
 
-    @api.post(
-        "/api/v1/tables/{table}/renumber",
-        dependencies=[judge_only],
-        response_model=Renumbered,
-        responses=refusals(404, 409, 422, *JUDGE),
-    )
-    def renumber(table: Annotated[int, Path(ge=1, le=999)], wanted: RenumberIn) -> Renumbered:
-        """Give paired table ``table`` the number ``wanted.table``: the hub's records follow
-        it, the table is told (a ``renumber`` command) and the judge's log keeps it. 404 when
-        ``table`` is not paired; 409 when the number is taken, the table is in a game or has
-        results to send, or it owes games of a round whose lineup it took."""
-        done = office.renumbering.renumber(
-            store, table, wanted.table, reason=wanted.reason, by=wanted.by
+
+@router.get(
+    "/api/v1/join/{request_id}",
+    response_model=JoinAnswer,
+    response_model_exclude_none=True,
+    responses={
+        **_said({404: "no such request (or it expired)", 410: "the judge refused it"}),
+        **refusals(422),
+    },
+)
+def polled(request_id: RequestId, store: StoreDep) -> JoinAnswer | JSONResponse:
+    """The asking table polls: still asking, or accepted with its sealed answer."""
+    try:
+        return JoinAnswer(**hall.pairing.answer(store, request_id))
+    except PairingError as error:
+        return _refused(error)
+
+
+@router.get(
+    "/api/v1/pairing",
+    dependencies=JUDGE_ONLY,
+    response_model=list[Asking],
+    responses=refusals(401, 403, 429),
+)
+def asking(store: StoreDep) -> list[dict[str, Any]]:
+    """The tables asking to join, oldest first, with the digits each shows on seat A."""
+    return hall.pairing.asking(store)
+
+
+@router.post(
+    "/api/v1/pairing/{request_id}",
+    dependencies=JUDGE_ONLY,
+    status_code=201,
+    response_model=Accepted,
+    responses={
+        **_said({404: "no such request", 409: "the digits are not the request's"}),
+        **refusals(422, *JUDGE),
+    },
+)
+def accept(
+    request_id: RequestId, accepted: AcceptIn, store: StoreDep, tls_pin: TlsPin
+) -> Accepted | JSONResponse:
+    """Accept a table asking to join as table ``table``, its digits compared."""
+    try:
+        device, _key = hall.pairing.accept(
+            store, request_id, accepted.table, accepted.digits, tls_pin
         )
-        return Renumbered(status="renumbered", **done)
+    except PairingError as error:
+        return _refused(error)
+    return Accepted(status="paired", table=accepted.table, device=device)
 
-    return api
+
+@router.delete(
+    "/api/v1/pairing/{request_id}",
+    dependencies=JUDGE_ONLY,
+    response_model=Refused,
+    responses={
+        **_said({404: "no such request", 409: "accepted already"}),
+        **refusals(422, *JUDGE),
+    },
+)
+def refuse(request_id: RequestId, store: StoreDep) -> Refused | JSONResponse:
+    """Refuse a table asking to join: nothing is paired; the table hears so."""
+    try:
+        hall.pairing.refuse(store, request_id)
+    except PairingError as error:
+        return _refused(error)
+    return Refused(status="refused")
+
+
+@router.post(
+    "/api/v1/tables/{table}/renumber",
+    dependencies=JUDGE_ONLY,
+    response_model=Renumbered,
+    responses=refusals(404, 409, 422, *JUDGE),
+)
+def renumber(
+    table: Annotated[int, Path(ge=1, le=999)], wanted: RenumberIn, store: StoreDep
+) -> Renumbered:
+    """Give paired table ``table`` the number ``wanted.table``: the hub's records follow
+    it, the table is told (a ``renumber`` command) and the judge's log keeps it. 404 when
+    ``table`` is not paired; 409 when the number is taken, the table is in a game or has
+    results to send, or it owes games of a round whose lineup it took."""
+    done = office.renumbering.renumber(
+        store, table, wanted.table, reason=wanted.reason, by=wanted.by
+    )
+    return Renumbered(status="renumbered", **done)

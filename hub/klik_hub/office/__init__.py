@@ -8,7 +8,7 @@ and ``board``, what a player's own page and the tournament's public board say, f
 counts for, which several of them read).
 
 Why "office": it is the tournament office's work (Tabbycat's folders, one per thing a
-tournament director does), between the routes (``klik_hub.api.tournaments``) and the
+tournament director does), between the routes (``klik_hub.api``) and the
 database. Each use case is a function of the hub's ``Store``: it opens a transaction, reads
 through ``klik_hub.sql``, asks the pure core (``klik_hub.tournament``: draws, formats, slots,
 corrections, standings) and keeps what it decided in that same transaction (``rounds.send``
