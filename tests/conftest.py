@@ -54,7 +54,7 @@ SLOW = {
     "hub/test_tournament_tables.py": "real daemons playing a round with the hub",
 }
 
-#: Files whose tests time real events to tens of milliseconds, and why. `make test` runs the
+#: Folders and files whose tests time real events to tens of milliseconds, and why. `make test` runs the
 #: other tests in parallel (pytest-xdist), more workers than cores, at the lowest priority,
 #: and these meanwhile in a run of their own, one at a time at the normal priority, so that
 #: no other test's load stretches the gaps they time (a radio's frames missed under load
@@ -64,6 +64,10 @@ SOLO = {
     "hub/test_serial_hub.py": "a radio's airtime and frame gaps, simulated on the real clock",
     "hub/test_repair_over_serial.py": "a daemon on the simulated radio, re-paired by the key",
     "hub/test_polled_hub.py": "the polled channel's turns on the simulated radio",
+    "crash/": "a real daemon's taps and double taps, 0.1 s apart, between the kills",
+    "hub/test_table_to_hub.py": "a real daemon's double taps, timed by its debounce",
+    "hub/test_tournament_tables.py": "real daemons' presses, timed by their debounce",
+    "hub/test_demo.py": "`make demo`'s tables played by double taps 0.06 s apart",
 }
 
 #: Fixtures that make every test using them slow, and why.
