@@ -23,10 +23,10 @@ demo: $(STAMP)
 test: lint typecheck unit
 
 # For every edit, in well under a minute: lint, types and the fast tests, none of those marked
-# slow (real processes, the real clock), browser (Chromium), postgres or solo
+# slow (real processes, the real clock), browser (Chromium), postgres, solo or quiet
 # (tests/conftest.py tells which are which). `make test` runs every test.
 check: $(STAMP) lint typecheck
-	$(BIN)/pytest -q -n 2 -m "not slow and not browser and not postgres and not solo"
+	$(BIN)/pytest -q -n 2 -m "not slow and not browser and not postgres and not solo and not quiet"
 
 lint: $(STAMP)
 	$(BIN)/ruff check device hub tests hardware firmware
@@ -38,17 +38,19 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/mypy --strict hardware/generate.py firmware/bundle.py
 
-# Every test, in two runs at once: the solo ones (they time real events closely: a browser's
-# double tap, a radio's frame gaps) one at a time at the normal priority, and all the others
-# on JOBS workers (pytest-xdist) at the lowest, so that their load never stretches what the
-# solo ones time. Most tests wait on processes, sockets and the clock: twice the cores keeps
-# both busy. The solo run's report follows the other's; either failing fails `make test`.
+# Every test, in three runs: the solo ones (they time real events closely: a browser's or a
+# daemon's double taps) one at a time at the normal priority, and meanwhile all the others
+# but the quiet ones on JOBS workers (pytest-xdist) at the lowest, so that their load never
+# stretches what the solo ones time; then the quiet ones (the simulated radio, whose airtime
+# is the real clock's) one at a time on a quiet machine. Most tests wait on processes,
+# sockets and the clock: twice the cores keeps both busy. Any run failing fails `make test`.
 JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 unit: $(STAMP) $(CHROMIUM)
 	@$(BIN)/pytest -m solo >$(VENV)/solo.log 2>&1 & solo=$$!; \
-	nice -n 19 $(BIN)/pytest -n $(JOBS) --dist worksteal -m "not solo"; others=$$?; \
-	wait $$solo; alone=$$?; echo "--- the solo tests, run alone meanwhile:"; \
-	cat $(VENV)/solo.log; exit $$(( others || alone ))
+	nice -n 19 $(BIN)/pytest -n $(JOBS) --dist worksteal -m "not solo and not quiet"; others=$$?; \
+	wait $$solo; alone=$$?; echo "--- the solo tests, run one at a time meanwhile:"; \
+	cat $(VENV)/solo.log; echo "--- the quiet tests, last:"; \
+	$(BIN)/pytest -m quiet; quiet=$$?; exit $$(( others || alone || quiet ))
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.bench_core

@@ -7,10 +7,11 @@ import re
 import threading
 import time
 import tomllib
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import SLOW, SOLO, TESTS
+from tests.conftest import QUIET, SLOW, SOLO, TESTS
 
 ROOT = TESTS.parent
 
@@ -70,8 +71,21 @@ def test_every_folder_and_file_said_to_be_slow_is_there() -> None:
     assert [path for path in SLOW if not (TESTS / path).exists()] == []
 
 
-def test_every_file_said_to_be_solo_is_there() -> None:
-    assert [path for path in SOLO if not (TESTS / path).exists()] == []
+def test_every_file_said_to_be_solo_or_quiet_is_there() -> None:
+    assert [path for path in (*SOLO, *QUIET) if not (TESTS / path).exists()] == []
+
+
+def test_the_simulated_radio_s_tests_are_quiet() -> None:
+    """Every test file that starts the simulated radio is quiet, or marks its tests that do."""
+    loud = [
+        str(path.relative_to(TESTS))
+        for path in sorted(TESTS.rglob("test_*.py"))
+        if path != Path(__file__)
+        and "Radio(" in (text := path.read_text(encoding="utf-8"))
+        and not any(str(path.relative_to(TESTS)).startswith(q) for q in QUIET)
+        and text.count("Radio(") > text.count("@pytest.mark.quiet")
+    ]
+    assert loud == []
 
 
 def test_make_check_leaves_out_every_tier_and_make_test_none() -> None:
@@ -88,5 +102,6 @@ def test_make_check_leaves_out_every_tier_and_make_test_none() -> None:
     # make test runs every test: the solo ones in one run, all the others in the other
     assert [run.strip() for run in runs] == [
         "-m solo",
-        '-n $(JOBS) --dist worksteal -m "not solo"',
+        '-n $(JOBS) --dist worksteal -m "not solo and not quiet"',
+        "-m quiet",
     ], runs

@@ -302,7 +302,7 @@ def test_outbox_heartbeats_after_jumps_forward_durably_and_never_back(tmp_path: 
 # --- the serial link ------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # a simulated radio channel: ptys, real threads
+@pytest.mark.quiet  # a simulated radio channel: ptys, real threads on the real clock
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_over_serial_a_stale_heartbeat_gets_the_same_signed_409_and_the_table_goes_on(
     store: Store, tmp_path: Path

@@ -149,6 +149,7 @@ def _hub_section(config: c.Config, url: str) -> str:
     )
 
 
+@pytest.mark.quiet  # the simulated radio as a cable, on the real clock
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_over_a_serial_cable_the_receipt_reaches_the_screens_and_a_pushed_pause_the_clock(
     store: Store, tmp_path: Path
