@@ -317,6 +317,13 @@ async function live() {
 
 // --- the tournament ------------------------------------------------------------------------
 
+// The tournament's last round. A form sent before the page's first refresh has come back
+// (a quick judge, a slow hall) asks for the tournament itself rather than doing nothing.
+async function lastRound() {
+  if (tournament === null && tid !== null) tournament = await get(`/api/v1/tournaments/${tid}`);
+  return tournament ? tournament.rounds.at(-1) : undefined;
+}
+
 async function tournaments() {
   const listed = await get("/api/v1/tournaments");
   // The tournament the judge marked in play, not merely the newest (a test tournament).
@@ -738,8 +745,8 @@ document.addEventListener("click", async e => {
 // games (logged; the player who left is withdrawn; the format decides whom the games count for).
 $("reserve").addEventListener("submit", async e => {
   e.preventDefault();
-  const last = tournament && tournament.rounds.at(-1);
-  if (!last) return;
+  const last = await lastRound();
+  if (!last) { say(_("No round drawn yet."), true); return; }
   const f = new FormData(e.target);
   const sent = {table: Number(f.get("table")), seat: f.get("seat"), reserve: Number(f.get("reserve")),
                 reason: f.get("reason")};
