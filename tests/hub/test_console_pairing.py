@@ -16,6 +16,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -27,6 +28,7 @@ from klik_hub.door import judge
 from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.hub.test_hub_page import DOCS
+from tests.hub.test_pairing_api import ask
 from tests.hub.test_table_to_hub import PLAYERS, until
 
 PASSWORD = "sędzia-główny-2026"
@@ -105,3 +107,17 @@ def test_the_judge_pairs_a_table_by_its_digits_from_the_console(
         assert [t["table"] for t in device] == [5]
     finally:
         table.stop()
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_judge_refuses_every_table_asking_at_once(page: Page, hub: tuple[str, Store]) -> None:
+    url, _store = hub
+    waiting = [ask(url)[0]["id"] for _ in range(2)]
+    page.goto(url)
+    expect(page.locator("#asking-list tbody tr")).to_have_count(2)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Odrzucić wszystkie stoły, …?"
+    page.get_by_test_id("refuse-all").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("message")).to_have_text("Odrzucono 2 prośby.")
+    expect(page.get_by_test_id("asking")).to_be_hidden()
+    assert [httpx.get(f"{url}/api/v1/join/{w}").status_code for w in waiting] == [410, 410]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -15,7 +16,14 @@ from klik.link.joining import HttpJoin, Joined, Joiner
 from klik.link.protocol import pairing as x
 from klik_hub import hall
 from klik_hub.door import judge
-from klik_hub.hall.pairing import EXPIRES_MS, MAX_REQUESTS
+from klik_hub.hall.pairing import (
+    EXPIRES_MS,
+    MAX_REQUESTS,
+    PER_ADDRESS,
+    REVEAL_MS,
+    PairingError,
+    Problem,
+)
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub
 from tests.hub.test_judge import PASSWORD, basic
@@ -30,12 +38,18 @@ def guarded(store: Store) -> Iterator[tuple[str, Store]]:
         yield url, store
 
 
-def ask(url: str) -> tuple[dict[str, object], str]:
+def from_address(address: str) -> httpx.Client:
+    """A client whose requests come from ``address`` (any of 127.0.0.0/8): another table."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=30)
+
+
+def ask(url: str, client: httpx.Client | None = None) -> tuple[dict[str, object], str]:
     """A table's steps 1 and 2 by hand: the hub's first answer and the table's nonce."""
+    web = client or httpx.Client(timeout=30)
     table_key = x.public_hex(x.new_private())
-    joined = httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": table_key}).json()
+    joined = web.post(f"{url}/api/v1/join", json={"v": 1, "table_key": table_key}).json()
     nonce = x.new_nonce()
-    said = httpx.post(f"{url}/api/v1/join/{joined['id']}/nonce", json={"nonce": nonce})
+    said = web.post(f"{url}/api/v1/join/{joined['id']}/nonce", json={"nonce": nonce})
     assert said.status_code == 200, said.text
     x.check_commitment(joined["commit"], joined["hub_key"], table_key, said.json()["nonce"])
     return joined, nonce
@@ -116,17 +130,145 @@ def test_unknown_expired_and_repeated_requests_answer_as_documented(
     assert httpx.get(f"{url}/api/v1/pairing").json() == []
 
 
-def test_the_list_is_capped_and_a_body_is_limited_before_it_is_read(hub: tuple[str, Store]) -> None:
-    url, _ = hub
-    for _ in range(MAX_REQUESTS):
+def test_one_address_holds_four_requests_and_a_body_is_limited_before_it_is_read(
+    hub: tuple[str, Store],
+) -> None:
+    url, _store = hub
+    for _ in range(PER_ADDRESS):
         ask(url)
     key = x.public_hex(x.new_private())
     full = httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key})
     assert full.status_code == 429
-    assert "too many tables" in full.json()["error"]
+    assert "from this address" in full.json()["error"]
+    # The first of them waits for the judge for ten minutes from its asking.
+    assert int(full.headers["Retry-After"]) == EXPIRES_MS // 1000
+    # Another table, on another address, asks and is listed.
+    with from_address("127.0.0.2") as other:
+        other.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key}).raise_for_status()
+    assert len(httpx.get(f"{url}/api/v1/pairing").json()) == PER_ADDRESS
     big = httpx.post(f"{url}/api/v1/join", content=b"{" + b" " * 2000 + b"}",
                      headers={"Content-Type": "application/json"})  # fmt: skip
     assert big.status_code == 413
     for key in ("AB" * 32, "ab" * 32 + "zz"):  # upper case; 64 hex digits, then more
         bad = httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key})
         assert bad.status_code == 422
+
+
+def test_a_request_without_its_nonce_is_dropped_after_thirty_seconds(
+    hub: tuple[str, Store],
+) -> None:
+    url, store = hub
+    asked = [
+        httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": x.public_hex(x.new_private())})
+        for _ in range(PER_ADDRESS)
+    ]
+    assert [a.status_code for a in asked] == [201] * PER_ADDRESS
+    key = x.public_hex(x.new_private())
+    full = httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key})
+    assert (full.status_code, full.headers["Retry-After"]) == (429, str(REVEAL_MS // 1000))
+    assert httpx.get(f"{url}/api/v1/pairing").json() == []  # none of them for the judge
+    store.now_ms.ms += REVEAL_MS + 1  # type: ignore[attr-defined]
+    late = httpx.post(f"{url}/api/v1/join/{asked[0].json()['id']}/nonce", json={"nonce": "0" * 32})
+    assert late.status_code == 404
+    assert httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key}).status_code == 201
+
+
+def test_a_table_asking_again_with_its_key_replaces_its_request(hub: tuple[str, Store]) -> None:
+    url, _ = hub
+    key = x.public_hex(x.new_private())
+    for _ in range(PER_ADDRESS + 2):
+        said = httpx.post(f"{url}/api/v1/join", json={"v": 1, "table_key": key})
+        assert said.status_code == 201, said.text
+    first = said.json()["id"]
+    httpx.post(f"{url}/api/v1/join/{first}/nonce", json={"nonce": x.new_nonce()}).raise_for_status()
+    assert [a["id"] for a in httpx.get(f"{url}/api/v1/pairing").json()] == [first]
+
+
+def test_a_flood_from_one_address_never_keeps_a_table_off_the_judges_list(
+    hub: tuple[str, Store],
+) -> None:
+    url, _store = hub
+    with httpx.Client(timeout=30) as flood:
+        answers = [
+            flood.post(
+                f"{url}/api/v1/join", json={"v": 1, "table_key": x.public_hex(x.new_private())}
+            ).status_code
+            for _ in range(1000)
+        ]
+    assert answers.count(201) == PER_ADDRESS
+    assert answers.count(429) == 1000 - PER_ADDRESS
+    with from_address("127.0.0.2") as table:
+        joined, _nonce = ask(url, table)
+    (listed,) = httpx.get(f"{url}/api/v1/pairing").json()
+    assert listed["id"] == joined["id"]
+    accepted = httpx.post(
+        f"{url}/api/v1/pairing/{joined['id']}", json={"table": 1, "digits": listed["digits"]}
+    )
+    assert accepted.status_code == 201, accepted.text
+
+
+def test_refuse_all_clears_every_waiting_request(hub: tuple[str, Store]) -> None:
+    url, store = hub
+    waiting = [ask(url)[0]["id"] for _ in range(3)]
+    silent = httpx.post(
+        f"{url}/api/v1/join", json={"v": 1, "table_key": x.public_hex(x.new_private())}
+    ).json()["id"]
+    assert httpx.delete(f"{url}/api/v1/pairing").json() == {"status": "refused", "count": 3}
+    assert httpx.get(f"{url}/api/v1/pairing").json() == []
+    assert [httpx.get(f"{url}/api/v1/join/{w}").status_code for w in waiting] == [410] * 3
+    assert httpx.get(f"{url}/api/v1/join/{silent}").status_code == 404
+    assert hall.devices.tables(store) == []
+    assert len([ask(url) for _ in range(PER_ADDRESS)]) == PER_ADDRESS  # the address is free
+
+
+def test_refuse_all_is_the_judges(guarded: tuple[str, Store]) -> None:
+    url, _ = guarded
+    joined, _ = ask(url)
+    assert httpx.delete(f"{url}/api/v1/pairing").status_code == 401
+    assert httpx.delete(f"{url}/api/v1/pairing", headers=JUDGE).json()["count"] == 1
+    assert httpx.get(f"{url}/api/v1/join/{joined['id']}").status_code == 410
+
+
+def test_sixty_four_tables_asking_at_once_are_all_listed_and_paired(
+    hub: tuple[str, Store],
+) -> None:
+    url, store = hub
+    tables = 64
+
+    def one(n: int) -> tuple[dict[str, object], str]:
+        with from_address(f"127.0.1.{n}") as table:
+            return ask(url, table)
+
+    with ThreadPoolExecutor(16) as pool:
+        asked = list(pool.map(one, range(1, tables + 1)))
+    listed = httpx.get(f"{url}/api/v1/pairing").json()
+    assert sorted(a["id"] for a in listed) == sorted(str(j["id"]) for j, _ in asked)
+    with httpx.Client(timeout=30) as judge_:
+        for number, request in enumerate(listed, 1):
+            body = {"table": number, "digits": request["digits"]}
+            said = judge_.post(f"{url}/api/v1/pairing/{request['id']}", json=body)
+            assert said.status_code == 201, said.text
+    assert [t["table"] for t in hall.devices.tables(store)] == list(range(1, tables + 1))
+
+
+def test_the_hub_holds_at_most_max_requests(store: Store) -> None:
+    for n in range(MAX_REQUESTS):
+        hall.pairing.ask(store, x.public_hex(x.new_private()), "http", f"10.0.{n // 250}.{n % 250}")
+    with pytest.raises(PairingError) as full:
+        hall.pairing.ask(store, x.public_hex(x.new_private()), "http", "10.9.9.9")
+    assert (full.value.problem, full.value.retry_s) == (Problem.FULL, REVEAL_MS // 1000)
+    assert "too many tables" in str(full.value)
+
+
+def test_tables_asking_at_once_on_a_fresh_hub_make_one_key(store: Store) -> None:
+    asking = 16
+    start = threading.Barrier(asking)
+
+    def one(_: int) -> str:
+        start.wait()
+        given = hall.pairing.ask(store, x.public_hex(x.new_private()), "http", None)
+        return str(given["hub_key"])
+
+    with ThreadPoolExecutor(asking) as pool:
+        keys = set(pool.map(one, range(asking)))
+    assert keys == {x.public_hex(hall.pairing.hub_key(store))}

@@ -161,7 +161,7 @@ def test_the_hub_answers_each_step_as_its_http_route_does(store: Store) -> None:
 
 
 @ON_SQLITE
-def test_the_hub_keeps_at_most_sixteen_requests_and_says_so(store: Store) -> None:
+def test_the_hub_keeps_at_most_max_requests_and_says_so(store: Store) -> None:
     hub = SerialHub(store, Idle())
     for _ in range(MAX_REQUESTS):
         assert isinstance(answered(hub, jf.Hello(x.public_hex(x.new_private()))), jf.Commit)

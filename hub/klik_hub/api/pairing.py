@@ -5,9 +5,13 @@ without the judge, with a small body limit): ``POST /api/v1/join`` (its public k
 ``POST /api/v1/join/{id}/nonce`` (its nonce; the hub's in the answer) and
 ``GET /api/v1/join/{id}`` (polled: waiting, or the answer sealed for it).
 
+A request not followed by its nonce within 30 s is dropped; one address holds at most 4
+undecided requests and the hub 256 (beyond either: 429 with ``Retry-After``).
+
 The judge's side: ``GET /api/v1/pairing`` lists the tables asking, ``POST
 /api/v1/pairing/{id}`` ``{"table": N, "digits": "DDDDDD"}`` accepts one (201; 409 when the
-digits are not the request's), ``DELETE /api/v1/pairing/{id}`` refuses it; ``POST
+digits are not the request's), ``DELETE /api/v1/pairing/{id}`` refuses it, ``DELETE
+/api/v1/pairing`` refuses every request not yet decided (*Refuse all*); ``POST
 /api/v1/tables/{n}/renumber`` ``{"table": M}`` gives a paired table another number (200; 409
 when M is taken or the table is in a game or owes a round's games: ``office.renumbering``).
 """
@@ -94,6 +98,11 @@ class Refused(BaseModel):
     status: Literal["refused"]
 
 
+class AllRefused(BaseModel):
+    status: Literal["refused"]
+    count: int = Field(description="the requests refused that were waiting for the judge")
+
+
 class RenumberIn(Strict):
     table: int = Field(ge=1, le=999, description="the table's new number")
     reason: Text = Field("", max_length=500, description="why: kept in the judge's log")
@@ -113,7 +122,8 @@ def _said(codes: dict[int, str]) -> dict[int | str, dict[str, Any]]:
 
 
 def _refused(error: PairingError) -> JSONResponse:
-    return JSONResponse({"error": str(error)}, STATUS[error.problem])
+    wait = {} if error.retry_s is None else {"Retry-After": str(error.retry_s)}
+    return JSONResponse({"error": str(error)}, STATUS[error.problem], headers=wait)
 
 
 async def tls_pin_of(request: Request) -> str | None:
@@ -131,12 +141,18 @@ router = APIRouter(tags=["pairing"])
     "/api/v1/join",
     status_code=201,
     response_model=Joined,
-    responses={**_said({429: "too many tables are asking to join"}), **refusals(413, 422)},
+    responses={
+        **_said({429: "too many requests from this address, or in the hub (Retry-After)"}),
+        **refusals(413, 422),
+    },
 )
-def join(asked: JoinIn, store: StoreDep) -> Joined | JSONResponse:
+def join(asked: JoinIn, request: Request, store: StoreDep) -> Joined | JSONResponse:
     """A table asks to join with its ephemeral public key (step 1 of 3)."""
+    # The peer's own address: proxy headers count only from a proxy the hub was told of
+    # (``klik hub --forwarded-allow-ips``), so a header cannot make a fresh address.
+    address = request.client.host if request.client else None
     try:
-        return Joined(**hall.pairing.ask(store, asked.table_key, asked.link))
+        return Joined(**hall.pairing.ask(store, asked.table_key, asked.link, address))
     except PairingError as error:
         return _refused(error)
 
@@ -224,6 +240,18 @@ def refuse(request_id: RequestId, store: StoreDep) -> Refused | JSONResponse:
     except PairingError as error:
         return _refused(error)
     return Refused(status="refused")
+
+
+@router.delete(
+    "/api/v1/pairing",
+    dependencies=JUDGE_ONLY,
+    response_model=AllRefused,
+    responses=refusals(*JUDGE),
+)
+def refuse_all(store: StoreDep) -> AllRefused:
+    """Refuse every table asking to join (and drop the requests that never sent their
+    nonce): a flood cleared at once, or a hall to pair afresh."""
+    return AllRefused(status="refused", count=hall.pairing.refuse_all(store))
 
 
 @router.post(

@@ -1,22 +1,34 @@
 """Pairing at the table: the tables asking to join, and the judge's accept or refusal.
 
 The exchange is ``klik.link.protocol.pairing``'s (``docs/protocol.md``, "Pairing"). The hub
-keeps one long-term X25519 key in its settings (``pairing_key``, made on first use), so every
-hub process on one database answers with the same key. Anyone on the hall's Wi-Fi may ask:
-at most ``MAX_REQUESTS`` requests are kept, each for ``EXPIRES_MS`` from its asking, and
-nothing changes until the judge accepts one whose digits they compared. Accepting pairs the
-table (``sql.devices.pair``, replacing its earlier pairing) and keeps the answer sealed for
-the table, which fetches it; a refused or expired request changes nothing.
+keeps one long-term X25519 key in its settings (``pairing_key``, made on first use, once
+however many tables ask at the same instant), so every hub process on one database answers
+with the same key. Anyone on the hall's Wi-Fi may ask, so what one asker can hold is small
+and nothing it holds can keep a real table off the judge's list:
+
+- a request that has not sent its nonce within ``REVEAL_MS`` is dropped (the console never
+  lists it); one that has waits for the judge until ``EXPIRES_MS`` after its asking;
+- the requests still undecided (waiting for the nonce or for the judge) count, one per table
+  key (a table asking again with its key replaces its earlier request): at most
+  ``PER_ADDRESS`` from one network address and ``MAX_REQUESTS`` in the whole hub; beyond
+  either, FULL with the seconds until a place frees;
+- the judge refuses one request or all of them at once (``refuse_all``).
+
+Nothing changes until the judge accepts a request whose digits they compared. Accepting
+pairs the table (``sql.devices.pair``, replacing its earlier pairing) and keeps the answer
+sealed for the table, which fetches it; a refused or expired request changes nothing.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from sqlalchemy import Connection, text
 
 from klik.link.protocol import pairing as x
 from klik_hub import sql
@@ -24,7 +36,15 @@ from klik_hub.storage.store import Store, utc_iso
 
 SETTING = "pairing_key"  # the hub's long-term X25519 private key, hex
 EXPIRES_MS = 10 * 60 * 1000  # a request is forgotten this long after it was asked
-MAX_REQUESTS = 16  # kept at once: more than a hall's tables ask together
+# A table sends its nonce at once after the hub's first answer (a radio's retries included);
+# a request that never does is a scan or a flood, and holds its place no longer.
+REVEAL_MS = 30 * 1000
+PER_ADDRESS = 4  # undecided requests from one address: a table asks once (or twice)
+MAX_REQUESTS = 256  # undecided requests in the hub: four times the largest hall
+# PostgreSQL: the asks of every hub process on one database take turns on this lock (SQLite's
+# BEGIN IMMEDIATE does the same), so two tables asking on a fresh hub make one key, and the
+# limits are counted by one asker at a time.
+LOCK = 0x6B6C696B  # "klik"
 
 
 class Problem(Enum):
@@ -38,32 +58,60 @@ class Problem(Enum):
 
 
 class PairingError(Exception):
-    def __init__(self, problem: Problem, message: str) -> None:
+    def __init__(self, problem: Problem, message: str, retry_s: int | None = None) -> None:
         super().__init__(message)
         self.problem = problem
+        self.retry_s = retry_s  # FULL: the seconds until a place frees
 
 
 def hub_key(store: Store) -> X25519PrivateKey:
     """The hub's long-term key, made and kept on first use."""
-    with store.writing() as db:
-        kept = sql.settings.value(db, SETTING)
-        if kept is None:
-            kept = x.private_hex(x.new_private())
-            sql.settings.put(db, SETTING, kept)
+    kept = store.setting(SETTING)
+    if kept is None:
+        with store.writing() as db:
+            kept = _key_of(db)
     return x.private_of(kept)
 
 
-def ask(store: Store, table_key: str, link: str) -> dict[str, Any]:
-    """A table asks to join with its public key: the request's id, the hub's public key and
-    its commitment to its nonce. PairingError FULL when ``MAX_REQUESTS`` are waiting."""
-    own = x.public_hex(hub_key(store))
+def _key_of(db: Connection) -> str:
+    """The hub's key in a write transaction, made if there is none yet: the transaction holds
+    the pairing lock first, so the first of two askers makes it and the second reads it."""
+    if db.dialect.name == "postgresql":
+        db.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": LOCK})
+    kept = sql.settings.value(db, SETTING)
+    if kept is None:
+        kept = x.private_hex(x.new_private())
+        sql.settings.put(db, SETTING, kept)
+    return kept
+
+
+def ask(store: Store, table_key: str, link: str, address: str | None = None) -> dict[str, Any]:
+    """A table asks to join with its public key, from ``address`` (None: the hub's own radio,
+    whose tables all share one port): the request's id, the hub's public key and its
+    commitment to its nonce. PairingError FULL when the address or the hub holds as many
+    undecided requests as it may (``PER_ADDRESS``, ``MAX_REQUESTS``)."""
     request_id, nonce = x.new_request_id(), x.new_nonce()
     now = store.now_ms()
     with store.writing() as db:
-        sql.pairing.expire(db, now - EXPIRES_MS)
-        if sql.pairing.count(db) >= MAX_REQUESTS:
-            raise PairingError(Problem.FULL, "too many tables are asking to join; try later")
-        sql.pairing.ask(db, request_id, table_key=table_key, hub_nonce=nonce, link=link, now_ms=now)
+        own = x.public_hex(x.private_of(_key_of(db)))
+        sql.pairing.expire(db, now - EXPIRES_MS, now - REVEAL_MS)
+        sql.pairing.forget_undecided(db, table_key)
+        held = sql.pairing.undecided(db)
+        mine = [row for row in held if address is not None and row.address == address]
+        if len(mine) >= PER_ADDRESS:
+            raise PairingError(
+                Problem.FULL, "too many requests to join from this address; try later",
+                _until_free(mine, now),
+            )  # fmt: skip
+        if len(held) >= MAX_REQUESTS:
+            raise PairingError(
+                Problem.FULL, "too many tables are asking to join; try later",
+                _until_free(held, now),
+            )  # fmt: skip
+        sql.pairing.ask(
+            db, request_id, table_key=table_key, hub_nonce=nonce, link=link, address=address,
+            now_ms=now,
+        )  # fmt: skip
     return {
         "id": request_id,
         "hub_key": own,
@@ -102,6 +150,14 @@ def answer(store: Store, request_id: str) -> dict[str, Any]:
     if row.state == "accepted":
         return {"state": "accepted", "table": row.table_no, "sealed": row.sealed}
     return {"state": "asking" if row.state == "asking" else "committed"}
+
+
+def _until_free(rows: Sequence[Any], now: int) -> int:
+    """Whole seconds until the first of ``rows`` (undecided requests) is dropped."""
+    ends = [
+        int(row.asked_ms) + (REVEAL_MS if row.state == "committed" else EXPIRES_MS) for row in rows
+    ]
+    return max(1, -(-(min(ends) - now) // 1000))  # rounded up: asking then is never too soon
 
 
 def asking(store: Store) -> list[dict[str, Any]]:
@@ -158,8 +214,20 @@ def refuse(store: Store, request_id: str) -> None:
         sql.pairing.change(db, request_id, state="refused")
 
 
+def refuse_all(store: Store) -> int:
+    """The judge refuses every request not yet decided (a flood, or a hall to pair afresh):
+    the tables waiting hear so, those that never sent their nonce are dropped. The count of
+    the requests refused that the console listed."""
+    with store.writing() as db:
+        return sql.pairing.refuse_undecided(db)
+
+
 def _live(db: Any, request_id: str, now: int) -> Any:
     row = sql.pairing.of(db, request_id)
-    if row is None or row.asked_ms < now - EXPIRES_MS:
+    if (
+        row is None
+        or row.asked_ms < now - EXPIRES_MS
+        or (row.state == "committed" and row.asked_ms < now - REVEAL_MS)
+    ):
         raise PairingError(Problem.UNKNOWN, "no such request (or it expired)")
     return row

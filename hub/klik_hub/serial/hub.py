@@ -21,8 +21,9 @@ the same store. The channel and its rules are ``klik.link.channel``'s; what is t
 - **Tables ask to join** (pairing at the table) with unsigned join frames
   (``klik.link.protocol.join_frames``): ``answer_join`` drives the same ``hall.pairing`` as
   the HTTP routes (the request is listed for the judge with ``"link": "serial"``, at most
-  ``MAX_REQUESTS`` at once, each forgotten after ``EXPIRES_MS``) and the answer goes back as
-  one frame. A join frame that is not one is dropped with one log line, counted in ``joins``.
+  ``MAX_REQUESTS`` undecided at once, each forgotten after ``EXPIRES_MS``) and the answer
+  goes back as one frame. A join frame that is not one is dropped with one log line,
+  counted in ``joins``.
 
 One worker thread answers and pushes, so the hub never talks over itself; the channel's
 reader thread only hands frames over. Neither ever ends on an error: a database that is away

@@ -276,6 +276,8 @@ pairing_requests = Table(
     Column("table_nonce", String(32), nullable=True),
     Column("digits", String(6), nullable=True),
     Column("link", String(16), nullable=False),  # how it asked: "http" (or "serial")
+    # The network address it asked from (migration 0013; None: the hub's radio).
+    Column("address", String(64), nullable=True),
     Column("state", String(16), nullable=False),  # "committed", "asking", "accepted", "refused"
     Column("table_no", Integer, nullable=True),
     Column("sealed", Text, nullable=True),

@@ -35,6 +35,7 @@ const LABELS = {
   reserveTitle: _("A player must leave: a reserve takes the seat for the round's rest"),
   table: _("Table"), reservePlayer: _("Reserve (number)"),
   fromGame: _("From game (empty: the next)"), seatReserve: _("Seat the reserve"),
+  refuseAll: _("Refuse all"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -668,6 +669,14 @@ document.addEventListener("click", async e => {
       {table: number, digits: accept.dataset.digits});
     if (answer.ok) say(_("Table {table} paired.", {table: number}));
     accept.disabled = false;
+    refresh();
+    return;
+  }
+  if (e.target.closest("#refuse-all")) {
+    // A flood of requests, or a hall to pair afresh: every table asking hears "refused".
+    if (!confirm(_("Refuse every table asking to join?"))) return;
+    const answer = await change("DELETE", "/api/v1/pairing");
+    if (answer.ok) say(ngettext("{n} request refused.", "{n} requests refused.", answer.data.count));
     refresh();
     return;
   }
