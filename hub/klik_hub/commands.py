@@ -11,6 +11,7 @@ and says what to install, in one line, where the extra ``klik[hub]`` is missing.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from typing import TYPE_CHECKING
 
@@ -95,6 +96,20 @@ def weight(text: str) -> float:
     return value
 
 
+def proxies(text: str) -> str:
+    """``--forwarded-allow-ips``: addresses or networks, comma-separated, or ``*`` (any)."""
+    for item in text.split(","):
+        try:
+            if item.strip() != "*":
+                ipaddress.ip_network(item.strip(), strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{item.strip() or '(empty)'}: allowed are IP addresses or networks "
+                "(10.0.0.1, 10.0.0.0/24), comma-separated, or *"
+            ) from None
+    return text
+
+
 def _reached_options(hub: argparse.ArgumentParser) -> None:
     """How ``klik hub`` is reached: its host names, and its DNS-SD advert
     (``klik_hub.advert``), which tables with no ``[hub] url`` find."""
@@ -111,6 +126,13 @@ def _reached_options(hub: argparse.ArgumentParser) -> None:
         default=None,
         help="advertise the hub by DNS-SD/mDNS (_klik._tcp) so tables with no [hub] url find "
         "it (the default off loopback)",
+    )
+    hub.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        type=proxies,
+        help="the reverse proxies (comma-separated addresses) whose X-Forwarded-For and "
+        "X-Forwarded-Proto headers count; without it they are ignored",
     )
     hub.add_argument(
         "--advertise-name",
@@ -224,6 +246,7 @@ def _hub(args: argparse.Namespace) -> int:
         serial_channel=args.serial_channel,
         advertise=args.advertise,
         advertise_name=args.advertise_name,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
 
 

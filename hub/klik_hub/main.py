@@ -186,6 +186,7 @@ def serve(
     serial_channel: str = "listen",
     advertise: bool | None = None,
     advertise_name: str | None = None,
+    forwarded_allow_ips: str | None = None,
 ) -> int:
     """Run the hub until SIGINT/SIGTERM (uvicorn handles both).
 
@@ -196,6 +197,8 @@ def serve(
     ``bundle``: a folder made by ``make bundle``, served to the tables at ``/install``.
     ``advertise``: the hub's DNS-SD advert on the network (``advert``; None: off loopback
     only), named ``advertise_name`` (None: the machine's host name).
+    ``forwarded_allow_ips``: the proxies (uvicorn's comma-separated addresses) whose
+    ``X-Forwarded-For`` and ``-Proto`` count; None: no proxy, the headers are ignored.
 
     Each ``--serial`` device gets a ``SerialHub`` on the same store, at 9600 baud (the HC-12's
     factory setting and the tables' default), started before the API and stopped after it.
@@ -253,6 +256,11 @@ def serve(
         port=port,
         access_log=False,
         http=Deadline,
+        # uvicorn believes X-Forwarded-For from loopback by default: anyone on the laptop
+        # would then be a fresh address per guess (and -Proto would change the scheme the
+        # install script names). Only a proxy the organiser names counts.
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
         ssl_certfile=certificate.cert_file if certificate else None,
         ssl_keyfile=certificate.key_file if certificate else None,
         # A stop ends the pages' streams of events at once (``Deadline``); one that did not

@@ -329,6 +329,83 @@ def test_at_most_two_password_hashes_run_at_once(tmp_path: Path, monkeypatch: An
     assert most == judge.HASHES_AT_ONCE
 
 
+def test_each_address_has_five_hashes_a_minute() -> None:
+    budget = judge.Budget()
+    assert [budget.take("10.0.0.9", 10.0 + k) for k in range(judge.HASHED_PER_MINUTE)] == [0] * 5
+    assert budget.take("10.0.0.9", 20.0) == 50.0  # the first of the five frees at 70 s
+    assert budget.take("10.0.0.8", 20.0) == 0  # another address has its own
+    assert budget.take("10.0.0.9", 70.5) == 0
+
+
+def test_guesses_sent_at_once_are_hashed_five_and_the_judge_never_waits_behind_them(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    store = Store(open_engine(str(tmp_path / "hub.sqlite")), lambda: 0)
+    store.set_setting(judge.SETTING, judge.hash_password(PASSWORD))
+    hashed: list[str] = []
+    release = threading.Event()
+
+    def slow_verify(password: str, stored: str) -> bool:
+        hashed.append(password)
+        if password != PASSWORD:
+            release.wait(10)  # the guesses hold their hashes until the judge is in
+        return password == PASSWORD
+
+    monkeypatch.setattr(judge, "verify", slow_verify)
+    gate = judge.Gate(store)
+
+    async def wave() -> tuple[list[judge.Verdict], judge.Verdict]:
+        guesses = [
+            asyncio.create_task(gate.judge(_basic("x"), None, "10.0.0.66")) for _ in range(60)
+        ]
+        for _ in range(500):  # until every guess is answered or waits for its hash
+            await asyncio.sleep(0.01)
+            if sum(g.done() for g in guesses) >= 60 - judge.HASHED_PER_MINUTE:
+                break
+        # At once, while the first guess's hash still runs: the rest never reach one.
+        assert sum(g.done() for g in guesses) == 60 - judge.HASHED_PER_MINUTE
+        assert hashed == ["x"]
+        judge_in, _token = await asyncio.wait_for(gate.login(PASSWORD, "10.0.0.1"), 5)
+        release.set()
+        await asyncio.gather(*guesses)
+        return [g.result() for g in guesses], judge_in
+
+    verdicts, judge_in = asyncio.run(wave())
+    assert judge_in.ok
+    assert hashed.count("x") == judge.HASHED_PER_MINUTE
+    late = [v for v in verdicts if v.retry_after_s > 0]
+    assert len(late) == 60 - judge.HASHED_PER_MINUTE
+    assert all(1 <= v.retry_after_s <= 60 for v in late)
+
+
+def test_a_forwarded_address_is_no_fresh_address_unless_a_proxy_is_named(tmp_path: Path) -> None:
+    def guesses(hub: Hub, addresses: list[str]) -> list[int]:
+        with client(hub) as guesser:
+            guesser.auth = ("judge", "zgaduję-hasło")
+            return [
+                guesser.get("/api/v1/judge", headers={"X-Forwarded-For": a}).status_code
+                for a in addresses
+            ]
+
+    fresh = [f"10.1.0.{k}" for k in range(1, 8)]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "proxied").mkdir()
+    with klik_hub(tmp_path / "plain") as hub:
+        assert guesses(hub, fresh) == [401] * judge.FREE_FAILURES + [429, 429]
+    with klik_hub(tmp_path / "proxied", "--forwarded-allow-ips", "127.0.0.1") as hub:
+        assert guesses(hub, fresh) == [401] * 7  # the proxy's clients, each its own
+        assert any("a wrong judge's password from 10.1.0.7" in line for line in hub.log)
+
+
+def test_a_proxy_that_is_not_an_address_is_one_line(tmp_path: Path) -> None:
+    said = subprocess.run(
+        [str(KLIK), "hub", "--db", str(tmp_path / "h.sqlite"), "--forwarded-allow-ips", "proxy"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert said.returncode == 2
+    assert "proxy: allowed are IP addresses or networks" in said.stderr
+
+
 def _basic(password: str) -> str:
     return "Basic " + base64.b64encode(f"judge:{password}".encode()).decode()
 

@@ -88,6 +88,9 @@ SESSION_MS = 12 * 3600 * 1000  # a tournament day; the judge logs in again the n
 FREE_FAILURES = 5  # wrong passwords a client may type before it has to wait
 FIRST_WAIT_S, MAX_WAIT_S = 1.0, 60.0  # the wait after the 5th failure, doubling to the cap
 HASHES_AT_ONCE = 2  # scrypt takes 16 MB and 50 ms: guessers must not starve the tables
+# Passwords hashed for one address in a minute: a guess takes its place before it waits for
+# the hash, so guesses sent all at once are counted as they arrive, not as they finish.
+HASHED_PER_MINUTE = 5
 KEPT_CLIENTS = 4096  # failure counts kept; the oldest are forgotten past this
 
 
@@ -130,6 +133,28 @@ class Attempts:
         self._failures.pop(client, None)
 
 
+class Budget:
+    """Passwords hashed per client (its address): at most ``HASHED_PER_MINUTE`` in any 60 s,
+    a right one included (the judge types it once a day). Pure: the caller passes the time
+    (monotonic seconds)."""
+
+    def __init__(self) -> None:
+        self._hashed: dict[str, list[float]] = {}  # client: when its last hashes began
+
+    def take(self, client: str, now_s: float) -> float:
+        """Take a place for a hash now: 0 when taken, else the seconds until one frees."""
+        recent = [at for at in self._hashed.pop(client, []) if at > now_s - 60.0]
+        wait = 0.0
+        if len(recent) >= HASHED_PER_MINUTE:
+            wait = recent[0] + 60.0 - now_s
+        else:
+            recent.append(now_s)
+        self._hashed[client] = recent  # the newest last: the first is the longest quiet
+        if len(self._hashed) > KEPT_CLIENTS:
+            del self._hashed[next(iter(self._hashed))]
+        return wait
+
+
 class Gate:
     """Says whether a request comes from the judge: a session cookie (the console, after
     ``login``), or HTTP Basic with the user ``judge`` (scripts). The password's hash is read
@@ -146,8 +171,12 @@ class Gate:
         self.store = store
         self.clock = clock
         self.attempts = Attempts()
+        self.budget = Budget()
         self._passed: set[tuple[bytes, str]] = set()
         self._hashing = asyncio.Semaphore(HASHES_AT_ONCE)
+        # One hash at a time per address, so one guesser holds at most one of the
+        # ``HASHES_AT_ONCE`` places and the judge at another address never waits behind it.
+        self._queues: dict[str, tuple[asyncio.Lock, int]] = {}
 
     async def judge(self, authorization: str | None, cookie: str | None, client: str) -> Verdict:
         """The verdict on a request with these ``Authorization`` and session cookie values."""
@@ -193,18 +222,33 @@ class Gate:
             await to_thread.run_sync(self.store.close_session, _sha256(cookie))
 
     async def _try(self, client: str, password: str | None, stored: str) -> Verdict:
-        """One guess of ``client``'s at the password (None: not even the right user)."""
-        wait = self.attempts.wait_s(client, self.clock())
+        """One guess of ``client``'s at the password (None: not even the right user). Its
+        place in the client's budget is taken before anything is awaited: the event loop
+        runs one request's code at a time, so a wave of guesses is counted guess by guess."""
+        now = self.clock()
+        wait = self.attempts.wait_s(client, now) or self.budget.take(client, now)
         if wait > 0:
             return Verdict(ok=False, retry_after_s=math.ceil(wait))
-        if password is not None:
-            async with self._hashing:
-                if await to_thread.run_sync(verify, password, stored):
-                    self.attempts.passed(client)
-                    return LET_IN
+        if password is not None and await self._verify(client, password, stored):
+            self.attempts.passed(client)
+            return LET_IN
         failures = self.attempts.failed(client, self.clock())
         log.warning("hub: a wrong judge's password from %s (%d in a row)", client, failures)
         return KEEP_OUT
+
+    async def _verify(self, client: str, password: str, stored: str) -> bool:
+        lock, waiting = self._queues.get(client, (asyncio.Lock(), 0))
+        self._queues[client] = (lock, waiting + 1)
+        try:
+            async with lock, self._hashing:
+                right: bool = await to_thread.run_sync(verify, password, stored)
+                return right
+        finally:
+            lock, waiting = self._queues[client]
+            if waiting == 1:
+                del self._queues[client]
+            else:
+                self._queues[client] = (lock, waiting - 1)
 
     def _live_session(self, cookie: str, stored: str) -> bool:
         return self.store.session(_sha256(cookie)) == _sha256(stored)
