@@ -305,7 +305,8 @@ def test_make_bundle_makes_the_folder_the_readme_names() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "make bundle " in readme
     assert "install.sh --from /boot/firmware/klik-bundle --sha256 HASH" in readme
-    assert "/install | sudo sh -s -- HASH" in readme
+    line = '/install -o klik-install.sh && echo "SCRIPT  klik-install.sh" | sha256sum -c - && '
+    assert line + "sudo sh klik-install.sh BUNDLE" in readme
 
 
 def test_check_names_a_module_the_table_lacks(

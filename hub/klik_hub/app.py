@@ -156,6 +156,7 @@ def make_app(
     app.include_router(prints.pages)
     for routes in (public, pairing, install):
         app.include_router(routes.router)
+    app.include_router(install.described_router)
 
     @app.exception_handler(RequestValidationError)
     async def one_line(request: Request, problem: RequestValidationError) -> JSONResponse:

@@ -236,6 +236,8 @@ def serve(
     scheme = "https" if https else "http"
     where = store.engine.url.render_as_string()
     log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
+    if served is not None:
+        _install_line(served, scheme, host, port)
     hub_of = PolledHub if serial_channel == "polled" else SerialHub
     serial_hubs = [hub_of(store, device) for device in serial]
     for serial_hub in serial_hubs:
@@ -316,6 +318,18 @@ def _bundle(folder: str | None) -> Path | None:
         raise InputError(f"--bundle {folder}: no {SUMS} there: not a bundle (make bundle)")
     log.info("hub: the tables' install at /install: bundle %s in %s", digest, folder)
     return Path(folder).resolve()
+
+
+def _install_line(bundle: Path, scheme: str, host: str, port: int) -> None:
+    """Log the line a table is installed by, for the hub's hall address (the one the console
+    and the printed card give): the organiser copies it from the log as well."""
+    from klik_hub.api.install import described
+    from klik_hub.door.addresses import hall_base
+
+    hub = hall_base(f"{scheme}://127.0.0.1:{port}/", host).rstrip("/")
+    said = described(hub, bundle)
+    if said is not None:
+        log.info("hub: to install a table, on the table: %s", said["line"])
 
 
 class RoundBackups:

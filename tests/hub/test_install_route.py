@@ -5,20 +5,27 @@ hub, checking the organiser's hash before anything is installed."""
 from __future__ import annotations
 
 import hashlib
+import http.server
+import logging
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from markupsafe import escape
+from playwright.sync_api import Page, expect
 
 from klik.errors import InputError
-from klik_hub.api.install import NO_BUNDLE
-from klik_hub.main import _bundle
+from klik_hub.api.install import NO_BUNDLE, described
+from klik_hub.door import tls
+from klik_hub.main import _bundle, _install_line
 from klik_hub.storage.db import open_engine
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub
@@ -217,3 +224,130 @@ def test_the_served_script_is_shellcheck_clean() -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stdout
+
+
+# --- the one line: the script checked before anything runs as root ----------------------------
+
+
+def run_line(line: str, root: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The install line as the organiser types it on a table, in a fresh folder, with
+    ``sudo`` a stub that logs what it was asked to run and runs it into ``root``."""
+    bin_ = tmp_path / "line-bin"
+    bin_.mkdir(exist_ok=True)
+    for name in ("useradd", "usermod", "groupadd", "systemctl", "apt-get", "chgrp"):
+        (bin_ / name).write_text("#!/bin/sh\nexit 0\n")
+        (bin_ / name).chmod(0o755)
+    sudo = f'#!/bin/sh\necho "sudo $*" >> "{tmp_path}/sudo.log"\nexec "$@" --root "{root}"\n'
+    (bin_ / "sudo").write_text(sudo)
+    (bin_ / "sudo").chmod(0o755)
+    where = tmp_path / "on-the-table"
+    where.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "TMPDIR": str(tmp_path)}
+    return subprocess.run(
+        ["sh", "-c", line], cwd=where, capture_output=True, text=True, env=env, check=False,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_the_line_the_hub_gives_installs_the_bundle(
+    served: tuple[str, Path, str], tmp_path: Path
+) -> None:
+    url, _, digest = served
+    said = httpx.get(f"{url}/api/v1/install").json()
+    script = httpx.get(f"{url}/install").content
+    assert said == {
+        "url": url,
+        "script_sha256": hashlib.sha256(script).hexdigest(),
+        "bundle_sha256": digest,
+        "line": f"curl -fsSk {url}/install -o klik-install.sh"
+        f' && echo "{hashlib.sha256(script).hexdigest()}  klik-install.sh" | sha256sum -c -'
+        f" && sudo sh klik-install.sh {digest}",
+    }
+    root = fake_pi(tmp_path)
+    done = run_line(said["line"], root, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "klik-install.sh: OK" in done.stdout
+    assert (tmp_path / "sudo.log").read_text() == f"sudo sh klik-install.sh {digest}\n"
+    assert (root / "etc/klik/table.toml").is_file()
+    card = httpx.get(f"{url}/print/install")
+    assert card.status_code == 200
+    assert str(escape(said["line"])) in card.text  # as the card shows it: one line, exact
+    assert "Instalacja stołu" in card.text
+
+
+class Impostor(http.server.BaseHTTPRequestHandler):
+    """Whoever answers at the hub's address on the Wi-Fi: another script, as root."""
+
+    script = b'#!/bin/sh\necho "ran as root, hash ignored"\ntouch "$KLIK_OWNED"\n'
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.script)))
+        self.end_headers()
+        self.wfile.write(self.script)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+def test_an_impostor_at_the_hubs_address_runs_nothing(tmp_path: Path) -> None:
+    bundle, digest = fake_bundle(tmp_path)
+    cert, key = tls.make(["127.0.0.1"])
+    (tmp_path / "cert.pem").write_bytes(cert)
+    (tmp_path / "key.pem").write_bytes(key)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    fake = http.server.HTTPServer(("127.0.0.1", 0), Impostor)
+    fake.socket = context.wrap_socket(fake.socket, server_side=True)
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    try:
+        # The line the hub gave for its address, https://127.0.0.1:PORT, where the impostor is.
+        said = described(f"https://127.0.0.1:{fake.server_address[1]}", bundle)
+        assert said is not None
+        owned = tmp_path / "owned"
+        os.environ["KLIK_OWNED"] = str(owned)
+        try:
+            done = run_line(said["line"], fake_pi(tmp_path), tmp_path)
+        finally:
+            del os.environ["KLIK_OWNED"]
+    finally:
+        fake.shutdown()
+        fake.server_close()
+    assert done.returncode != 0
+    assert "klik-install.sh: FAILED" in done.stdout
+    assert "did NOT match" in done.stderr
+    assert not owned.exists()
+    assert not (tmp_path / "sudo.log").exists()  # nothing ran as root
+    assert said["bundle_sha256"] == digest
+
+
+def test_without_a_bundle_the_line_and_card_are_one_line(store: Store) -> None:
+    with live_hub(store) as url:
+        for path in ("/api/v1/install", "/print/install"):
+            got = httpx.get(f"{url}{path}")
+            assert (got.status_code, got.json()) == (404, {"error": NO_BUNDLE})
+
+
+def test_the_hub_logs_the_line_at_start(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    bundle, digest = fake_bundle(tmp_path)
+    caplog.set_level(logging.INFO, logger="klik_hub")
+    _install_line(bundle, "https", "10.0.0.5", 8000)
+    said = described("https://10.0.0.5:8000", bundle)
+    assert said is not None
+    assert said["bundle_sha256"] == digest
+    assert caplog.messages == [f"hub: to install a table, on the table: {said['line']}"]
+
+
+def test_the_consoles_tables_tab_gives_the_line(
+    chromium_page: Page, store: Store, tmp_path: Path
+) -> None:
+    bundle, _ = fake_bundle(tmp_path)
+    with live_hub(store, bundle=bundle) as url:
+        line = httpx.get(f"{url}/api/v1/install").json()["line"]
+        chromium_page.goto(url)
+        expect(chromium_page.get_by_test_id("install-line")).to_have_text(line)
+        expect(chromium_page.get_by_test_id("install")).to_contain_text(
+            "Instalacja stołu z tego huba"
+        )
+        card = chromium_page.locator("#install-card")
+        assert card.get_attribute("href") == "/print/install"

@@ -169,3 +169,9 @@ def enrolment(
     return TEMPLATES.get_template("players.html").render(
         tournament=tournament, players=[coded(p, base) for p in players], **spoken(Language(lang))
     )
+
+
+def install_card(install: Mapping[str, str], lang: str = "pl") -> str:
+    """The install card: the line a table is installed by (``api.install.described``), with
+    both hashes, for the organiser to type or copy at each table."""
+    return TEMPLATES.get_template("install.html").render(install=install, **spoken(Language(lang)))

@@ -35,7 +35,9 @@ const LABELS = {
   reserveTitle: _("A player must leave: a reserve takes the seat for the round's rest"),
   table: _("Table"), reservePlayer: _("Reserve (number)"),
   fromGame: _("From game (empty: the next)"), seatReserve: _("Seat the reserve"),
-  refuseAll: _("Refuse all"),
+  refuseAll: _("Refuse all"), installTitle: _("Installing a table from this hub"),
+  installHow: _("On the table, connected to the hall's network, type this one line. It checks the script and the bundle before anything runs as administrator."),
+  installCard: _("Print the install card"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -303,7 +305,21 @@ function askingRows(asking) {
       el("button", {"data-refuse": a.id}, _("Refuse"))))));
 }
 
+// The tables' install line (klik hub --bundle): the same while the hub runs, asked once.
+let installAsked = false;
+async function installLine() {
+  if (installAsked) return;
+  installAsked = true;
+  const said = await get("/api/v1/install").catch(() => null);
+  $("install").hidden = said === null;
+  if (said) {
+    $("install-line").textContent = said.line;
+    $("install-card").href = `/print/install${lang === "en" ? "?lang=en" : ""}`;
+  }
+}
+
 async function live() {
+  installLine();
   const asking = get("/api/v1/pairing").catch(r => r.status === 401 ? [] : Promise.reject(r));
   const [tables, results, counted] = await Promise.all([get("/api/v1/tables"),
     get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : []]);

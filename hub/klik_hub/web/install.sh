@@ -1,21 +1,23 @@
 #!/bin/sh
 # Klik: install or update this table from the hub's bundle (make bundle; klik hub --bundle DIR),
-# with no internet: only the hub on the venue's network.
+# with no internet: only the hub on the venue's network. On the table, one line (the hub's
+# console, Stoły tab, and its printed install card give it with both hashes filled in):
 #
-#     curl -fsSk @HUB@/install | sudo sh -s -- HASH [install.sh's options]
+#     curl -fsSk @HUB@/install -o klik-install.sh && echo "SCRIPT  klik-install.sh" | sha256sum -c - && sudo sh klik-install.sh HASH
 #
-# HASH is the bundle's hash as `make bundle` printed it (the SHA-256 of its SHA256SUMS),
-# brought by the organiser, never taken from the hub. SHA256SUMS is fetched first and must
-# have that hash, or nothing else is fetched; every file is then fetched by the path it lists
-# and checked by firmware/install.sh --from (again against HASH) before anything is installed.
-# So the hub's certificate (self-signed: curl -k) need not be trusted: the hash is.
+# SCRIPT is the SHA-256 of this script as the hub serves it at @HUB@: checked before anything
+# runs as root, so an impostor answering at the hub's address (curl -k trusts any certificate)
+# runs nothing. HASH is the bundle's hash as `make bundle` printed it (the SHA-256 of its
+# SHA256SUMS). SHA256SUMS is fetched first and must have that hash, or nothing else is
+# fetched; every file is then fetched by the path it lists and checked by firmware/install.sh
+# --from (again against HASH) before anything is installed.
 set -eu
 
 HUB='@HUB@'
 
 die() { echo "klik install: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || die "give the bundle's hash: curl -fsSk $HUB/install | sudo sh -s -- HASH"
+[ $# -ge 1 ] || die "give the bundle's hash: sudo sh klik-install.sh HASH (the hub's console, Stoły tab, gives the whole line)"
 HASH="$1"
 shift
 case "$HASH" in
