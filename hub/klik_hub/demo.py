@@ -54,7 +54,7 @@ def prepare(folder: Path, hub_port: int) -> list[Path]:
     """The hub's database with the demo tournament, and the four tables' configs: the hub's
     address and nothing from pairing, so each asks to join until the judge accepts it (what
     that gives is kept in the table's state folder). Done once: a second run changes nothing."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # the hub's database: its keys
     store = Store(open_engine(str(folder / "hub.sqlite"), pool_size=1), now_ms)
     try:
         configs = []
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, lambda *_: stopped.set())
     folder = Path(args.dir)
     hub_url, sim_url = f"http://127.0.0.1:{args.hub_port}", f"http://127.0.0.1:{args.sim_port}"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # the hub's database: its keys
     with (folder / LOCK).open("a+", encoding="utf-8") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import signal
 import time
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from klik_hub.door import judge
 from klik_hub.door import tls as certs  # "tls" is the option
 from klik_hub.storage import backup
 from klik_hub.storage.backup import Checkpoints
-from klik_hub.storage.db import open_engine, url_of
+from klik_hub.storage.db import open_engine, sqlite_file, url_of
 from klik_hub.storage.store import Store
 
 if TYPE_CHECKING:
@@ -141,8 +142,7 @@ def _shown(db: str) -> str:
 
 def sqlite_path(db: str) -> Path | None:
     """The SQLite file of ``--db``; None for PostgreSQL."""
-    url = make_url(url_of(db))
-    return Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+    return sqlite_file(url_of(db))
 
 
 def judge_password(store: Store, host: str, password_file: str | None) -> None:
@@ -218,6 +218,11 @@ def serve(
     if tls is False and tls_cert is not None:
         raise InputError("--no-tls with --tls-cert: choose one")
     https = tls if tls is not None else (tls_cert is not None or not _loopback(host))
+    # The files the hub names are made 0600 one by one, whatever the umask (``storage.
+    # private``); this covers the ones it does not name (SQLite's temporary files, a file
+    # some library makes): nothing the hub writes is for another user to read, and a hub
+    # started by hand has the shell's umask, commonly 022.
+    os.umask(0o077)
     served = _bundle(bundle)
     store = open_store(db)
     judge_password(store, host, password_file)

@@ -158,7 +158,18 @@ def file(path: str, bundle: Bundle) -> Response:
     paths = listed(bundle) if bundle is not None else None
     if bundle is None or paths is None:
         return JSONResponse({"error": NO_BUNDLE}, 404)
-    inside = (bundle / path).resolve().is_relative_to(bundle.resolve())  # no symlink out
-    if path not in paths or not inside or not (bundle / path).is_file():
+    if path not in paths or not _served(bundle, path):
         return JSONResponse({"error": f"{path[:200]}: not in the bundle"}, 404)
     return FileResponse(bundle / path, media_type="application/octet-stream")
+
+
+def _served(bundle: Path, path: str) -> bool:
+    """Whether ``path`` (one SHA256SUMS lists) is a file inside ``bundle``: no symlink out.
+    A name no file can have (a NUL: ValueError) or that cannot be looked up (OSError) is
+    not served; the guard refuses a control character before this, but a route must never
+    fail on what a client typed."""
+    try:
+        inside = (bundle / path).resolve().is_relative_to(bundle.resolve())
+        return inside and (bundle / path).is_file()
+    except (OSError, ValueError):
+        return False

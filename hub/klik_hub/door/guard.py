@@ -2,15 +2,18 @@
 
 In this order, before a byte of the body is read:
 
-1. **Host.** A page on the hall's Wi-Fi could make a browser's name for the hub point at
+1. **Path.** A path with a control character (NUL, CR, ESC, a line or paragraph separator:
+   anything ``str.isprintable`` refuses) names nothing on this hub: 404, before any route
+   could take it to a file name (``Path`` refuses a NUL with ValueError) or the log.
+2. **Host.** A page on the hall's Wi-Fi could make a browser's name for the hub point at
    the hub (DNS rebinding) and drive it as if it were on the same origin. Such a request
    carries the attacker's name in ``Host``, so only IP literals (tables and phones reach a
    hub by its address), loopback names and the names given with ``--public-name`` are
    served; any other name gets 421.
-2. **Size.** Each route's limit (envelopes 16 KiB, the player list 1 MiB, other JSON 256
+3. **Size.** Each route's limit (envelopes 16 KiB, the player list 1 MiB, other JSON 256
    KiB) is enforced on the stream: a ``Content-Length`` over it is 413 at once, and a body
    sent in chunks is cut off with 413 as soon as it passes the limit.
-3. **The judge.** A request that changes anything (every method but GET and HEAD, except
+4. **The judge.** A request that changes anything (every method but GET and HEAD, except
    the tables' envelopes, a table asking to join (``/api/v1/join``), logging in or out, and
    a player checking in from their page with their code) must come from the judge
    (``judge.Gate``): a session cookie, which also needs the console's ``X-Klik-Console``
@@ -46,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from klik.link import protocol as p
 from klik_hub.door import judge
+from klik_hub.door.escape import escaped
 
 ENVELOPE_PATHS = frozenset(p.PATHS.values())
 SESSION_PATH = "/api/v1/session"
@@ -78,6 +82,7 @@ SQLITE_FULL = 13  # SQLite's result code for "database or disk is full"
 POSTGRESQL_DISK_FULL = "53100"
 log = logging.getLogger("klik_hub")
 NEED_JUDGE = "the judge's password is needed (log in, or HTTP Basic with the user judge)"
+CONTROL_IN_PATH = "no page here has a control character in its path"
 
 
 def limit_of(method: str, path: str) -> int:
@@ -204,6 +209,9 @@ class Guard:
         reply = _Reply(send)
         send = reply.send
         method, path = scope["method"], scope["path"]
+        if not path.isprintable():
+            await _answer(send, 404, CONTROL_IN_PATH)
+            return
         if not self._named_here(headers.get("host")):
             host = headers.get("host", "")[:100]
             await _answer(send, 421, f"Host {host!r}: this hub is not served under that name")
@@ -234,7 +242,7 @@ class Guard:
                 raise  # half an answer is out: only closing the connection says more
             trouble = trouble_of(error)
             if trouble is None:
-                log.exception("hub: %s %s failed", method, path)
+                log.exception("hub: %s %s failed", escaped(method), escaped(path))
                 await _answer(send, 500, "the hub failed on this request (it is in the log)")
             else:
                 self.troubles.met(trouble)

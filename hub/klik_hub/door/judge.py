@@ -30,6 +30,7 @@ from pathlib import Path
 from anyio import to_thread
 
 from klik.errors import InputError
+from klik_hub.door.escape import escaped
 from klik_hub.storage.store import Store
 
 log = logging.getLogger("klik_hub")
@@ -233,7 +234,9 @@ class Gate:
             self.attempts.passed(client)
             return LET_IN
         failures = self.attempts.failed(client, self.clock())
-        log.warning("hub: a wrong judge's password from %s (%d in a row)", client, failures)
+        log.warning(
+            "hub: a wrong judge's password from %s (%d in a row)", escaped(client), failures
+        )
         return KEEP_OUT
 
     async def _verify(self, client: str, password: str, stored: str) -> bool:

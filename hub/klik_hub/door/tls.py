@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from klik.errors import InputError
+from klik_hub.storage import private
 from klik_hub.storage.store import Store
 
 CERT_FILE, KEY_FILE = "klik-hub-cert.pem", "klik-hub-key.pem"
@@ -72,8 +73,9 @@ def kept(store: Store, db_path: Path | None, names: list[str]) -> Certificate:
         cert_file, key_file = db_path.parent / CERT_FILE, db_path.parent / KEY_FILE
         if not cert_file.exists():
             cert_pem, key_pem = make(names)
-            _write(key_file, key_pem, 0o600)
+            _write(key_file, key_pem, private.FILE_MODE)
             _write(cert_file, cert_pem, 0o644)
+        private.told(private.tighten([key_file]))  # as an older hub, or a hand, left it
         return Certificate(cert_file, key_file, fingerprint(cert_file.read_bytes()))
     cert_text, key_text = store.setting(CERT_SETTING), store.setting(KEY_SETTING)
     if cert_text is None or key_text is None:
@@ -129,10 +131,14 @@ def make(names: list[str]) -> tuple[bytes, bytes]:
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
-    """Atomically, fsynced, with ``mode`` from the start (the key is never world-readable)."""
+    """Atomically, fsynced, with ``mode`` from the start (the key is never world-readable).
+    The part-file is always a new one: one left behind keeps its own mode when opened, and
+    a link planted at its name would be written through."""
     partial = path.with_name(path.name + ".partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    partial.unlink(missing_ok=True)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     try:
+        os.fchmod(fd, mode)  # exactly ``mode``: the certificate 0644 under the hub's umask too
         os.write(fd, data)
         os.fsync(fd)
     finally:

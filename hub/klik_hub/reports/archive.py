@@ -22,7 +22,11 @@ the same names in a folder that has others: it deletes nothing).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import errno
+import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -208,7 +212,8 @@ def write(site: Mapping[str, str], folder: Path, *, force: bool = False) -> None
     """Write ``site`` into ``folder``, made if missing (with its parents). A folder that
     holds anything is refused (InputError) unless ``force``: then the site's files are
     written over those of the same names and nothing else is touched. Each file is written
-    whole (to a temporary name, then renamed), UTF-8; an OSError is one line (InputError)."""
+    whole (to a new temporary name, then renamed), UTF-8, never through a link planted in
+    ``folder`` (``_put``); an OSError is one line (InputError)."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder}: not a folder")
     if folder.is_dir() and not force:
@@ -219,15 +224,54 @@ def write(site: Mapping[str, str], folder: Path, *, force: bool = False) -> None
                 "choose a new or empty folder, or --force to write the site over it"
             )
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         for name, text in site.items():
-            path = folder.joinpath(*name.split("/"))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            part = path.with_name(f".{path.name}.part")
-            part.write_text(text, encoding="utf-8", newline="\n")
-            part.replace(path)
+            *folders, file = name.split("/")
+            _put(folder, folders, file, text.encode("utf-8"))
     except OSError as error:
         where = error.filename or folder
         raise InputError(f"{where}: cannot write ({error.strerror or error})") from None
+
+
+def _put(folder: Path, folders: Sequence[str], name: str, data: bytes) -> None:
+    """``data`` as ``folder/FOLDERS…/name``, never through a link planted in ``folder``
+    (``--force`` writes into a folder others may have written to, a web server's, say).
+
+    Each folder on the way is entered by its descriptor, without following a link (one is
+    refused: InputError); the file is written to a part-file of a new random name, made
+    with ``O_EXCL | O_NOFOLLOW``, then renamed over ``name``, which replaces a file or a
+    link of that name and never writes into what it points at. Not ``tempfile.mkstemp``:
+    its files are 0600, and a site is for a web server to read (the umask's mode here)."""
+    where = folder  # for the messages: the path of what is being made now
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # DIR itself: the organiser's choice
+    try:
+        for part in folders:
+            where = where / part
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, dir_fd=fd)
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as error:
+                if error.errno == errno.ELOOP or os.path.islink(where):
+                    raise InputError(f"{where}: a link, not a folder: refused") from None
+                raise
+            os.close(fd)
+            fd = inner
+        where = where / name
+        part_name = f".{name}.{secrets.token_hex(6)}.part"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        out = os.open(part_name, flags, 0o666, dir_fd=fd)
+        try:
+            with os.fdopen(out, "wb") as written:
+                written.write(data)
+        except OSError:
+            os.unlink(part_name, dir_fd=fd)  # a full disk: no part-file left behind
+            raise
+        os.replace(part_name, name, src_dir_fd=fd, dst_dir_fd=fd)
+    except OSError as error:  # the names above are relative to a descriptor: say the path
+        raise OSError(error.errno, error.strerror, str(where)) from None
+    finally:
+        os.close(fd)
 
 
 def _held(folder: Path, shown: int = 3) -> Sequence[str]:

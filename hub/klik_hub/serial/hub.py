@@ -53,6 +53,7 @@ from klik.link.channel import (
 from klik.link.protocol import join_frames as jf
 from klik.link.reply import LinkDown
 from klik_hub import hall
+from klik_hub.door.escape import escaped
 from klik_hub.hall import inbox
 from klik_hub.hall.devices import Device, Unbelieved
 from klik_hub.hall.pairing import PairingError, Problem
@@ -182,8 +183,8 @@ class SerialHub:
                 self.channel.name,
                 envelope.type,
                 envelope.seq,
-                envelope.device,
-                answer.body.get("error"),
+                escaped(envelope.device),  # a frame off the air: anyone's text
+                escaped(str(answer.body.get("error"))),
             )
             return
         device = answer.device
@@ -228,7 +229,8 @@ class SerialHub:
             asked = jf.parse_request(data)
         except p.ProtocolError as error:
             self.joins["bad"] += 1
-            log.warning("serial %s: a join frame dropped: %s", self.channel.name, error)
+            dropped = escaped(str(error))  # off the air: anyone's bytes
+            log.warning("serial %s: a join frame dropped: %s", self.channel.name, dropped)
             return None
         said: jf.Answer
         try:

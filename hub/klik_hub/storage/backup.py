@@ -7,7 +7,8 @@ loses the ``-wal``) would lose them. So the hub folds the WAL in at least every
 it stops; ``klik hub backup`` and the hub itself write consistent copies with SQLite's online
 backup API, which copies a database in use as one snapshot. The hub keeps its own copies in
 ``backups/`` beside the database: one when a round's last result arrives, the newest
-``KEPT_BACKUPS`` of them. A PostgreSQL hub is backed up with ``pg_dump``.
+``KEPT_BACKUPS`` of them. A PostgreSQL hub is backed up with ``pg_dump``. Every copy is
+0600 and ``backups/`` 0700: a copy holds every key the database does (``private``).
 """
 
 from __future__ import annotations
@@ -24,19 +25,23 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from klik.errors import InputError
+from klik_hub.storage import private
 
 log = logging.getLogger("klik_hub")
 
 CHECKPOINT_S = 10.0
 KEPT_BACKUPS = 10
-FOLDER = "backups"
+FOLDER = private.BACKUPS
 
 
 def write(source: Path, target: Path) -> None:
     """A consistent copy of the SQLite database ``source`` at ``target`` (replaced whole:
-    written beside it, fsynced, then renamed, so a copy is never half a database)."""
+    written beside it, fsynced, then renamed, so a copy is never half a database), 0600:
+    it holds every key the database does (``private``)."""
     partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
+    partial.unlink(missing_ok=True)  # a link planted there goes, not what it points at
+    if not private.create(partial):  # made again meanwhile: not ours to write into
+        raise InputError(f"{partial}: appeared while the copy was being made; try again")
     # Not read-only: a read-only connection to a WAL database leaves its -wal and -shm behind.
     with closing(sqlite3.connect(source)) as reading:
         copy = sqlite3.connect(partial)
@@ -54,7 +59,7 @@ def keep(source: Path, why: str) -> Path:
     """A copy of ``source`` in its ``backups/`` folder, named by the time and ``why``; the
     oldest are removed past ``KEPT_BACKUPS``. Returns the copy's path."""
     folder = source.parent / FOLDER
-    folder.mkdir(exist_ok=True)
+    private.folder(folder)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     target = folder / f"{source.stem}-{stamp}-{why}.sqlite"
     write(source, target)

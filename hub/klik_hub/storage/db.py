@@ -3,7 +3,8 @@
 SQLite is set up for a store that must not lose a result: WAL (readers never wait for the
 writer), ``synchronous=FULL`` (a commit is on the disk before the table is told it is kept),
 a busy timeout (several hub workers share one file) and ``BEGIN IMMEDIATE`` (a writer takes
-the lock when it starts, so two writers never deadlock upgrading a read lock).
+the lock when it starts, so two writers never deadlock upgrading a read lock). The file and
+its ``-wal`` and ``-shm`` are the hub's user's only (``private``).
 
 A connection's execution options say what its transactions are for (``Engine.
 execution_options(**READ)``); the default is a durable write:
@@ -29,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from klik.errors import InputError
+from klik_hub.storage import private
 
 BUSY_TIMEOUT_MS = 10_000
 WORK = "klik_work"  # the execution option that says what a connection's transactions are for
@@ -59,6 +61,9 @@ def url_of(db: str) -> str:
 def open_engine(db: str, *, pool_size: int = 8) -> Engine:
     """An engine for ``db`` (see ``url_of``), its schema migrated to the newest revision."""
     url = url_of(db)
+    path = sqlite_file(url)
+    if path is not None:
+        private.database(path)  # made 0600 before SQLite makes it with the umask's mode
     if url.startswith("sqlite"):
         engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size)
         event.listen(engine, "connect", _sqlite_connect)
@@ -67,7 +72,18 @@ def open_engine(db: str, *, pool_size: int = 8) -> Engine:
         engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
         event.listen(engine, "begin", _postgresql_begin)
     migrate(engine)
+    if path is not None:
+        private.database(path)  # the -wal and -shm the first connection made: 0600 too
     return engine
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite ``url``; None for PostgreSQL or a database in memory."""
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    return None if name.startswith("file:") else Path(name)
 
 
 def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
