@@ -226,18 +226,9 @@ def serve(
     served = _bundle(bundle)
     store = open_store(db)
     judge_password(store, host, password_file)
-    certificate = None
-    if https:
-        certificate = (
-            certs.given(tls_cert, tls_key)
-            if tls_cert is not None and tls_key is not None
-            else certs.kept(store, sqlite_path(db), [host, *public_names])
-        )
-        log.info("hub: TLS certificate SHA-256 %s (klik pair puts it in the tables' configs)",
-                 certificate.sha256)  # fmt: skip
-    if not https and not _loopback(host):
-        log.warning("hub: --no-tls on %s: the judge's password crosses the network in the clear",
-                    host)  # fmt: skip
+    certificate = _certificate(
+        store, db, https, host=host, public_names=public_names, tls_cert=tls_cert, tls_key=tls_key
+    )
     scheme = "https" if https else "http"
     where = store.engine.url.render_as_string()
     log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
@@ -323,6 +314,32 @@ def _bundle(folder: str | None) -> Path | None:
         raise InputError(f"--bundle {folder}: no {SUMS} there: not a bundle (make bundle)")
     log.info("hub: the tables' install at /install: bundle %s in %s", digest, folder)
     return Path(folder).resolve()
+
+
+def _certificate(
+    store: Store,
+    db: str,
+    https: bool,
+    *,
+    host: str,
+    public_names: Sequence[str],
+    tls_cert: str | None,
+    tls_key: str | None,
+) -> certs.Certificate | None:
+    """The hub's certificate (None: plain HTTP, which off loopback is one warning)."""
+    if not https:
+        if not _loopback(host):
+            log.warning("hub: --no-tls on %s: the judge's password crosses the network in the "
+                        "clear", host)  # fmt: skip
+        return None
+    certificate = (
+        certs.given(tls_cert, tls_key)
+        if tls_cert is not None and tls_key is not None
+        else certs.kept(store, sqlite_path(db), [host, *public_names])
+    )
+    log.info("hub: TLS certificate SHA-256 %s (klik pair puts it in the tables' configs)",
+             certificate.sha256)  # fmt: skip
+    return certificate
 
 
 def _install_line(bundle: Path, scheme: str, host: str, port: int) -> None:

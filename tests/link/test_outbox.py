@@ -562,14 +562,14 @@ def test_another_programs_database_is_not_taken_for_an_outbox(path: Path) -> Non
 def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> None:
     Outbox(path).close()
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 3")
+    db.execute("PRAGMA user_version = 4")
     db.close()
     before = path.read_bytes()
     with pytest.raises(OutboxError) as caught:
         Outbox(path)
     assert not isinstance(caught.value, OutboxCorruptError)  # not damaged: not to be moved
     assert str(caught.value) == (
-        f"outbox {path} was made by a newer Klik (schema 3; this one reads up to 2)"
+        f"outbox {path} was made by a newer Klik (schema 4; this one reads up to 3)"
     )
     assert path.read_bytes() == before
 
@@ -577,7 +577,7 @@ def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> No
 def test_the_outbox_is_in_wal_mode_with_a_schema_version(path: Path) -> None:
     Outbox(path).close()
     assert raw(path, "PRAGMA journal_mode") == [("wal",)]
-    assert raw(path, "PRAGMA user_version") == [(2,)]
+    assert raw(path, "PRAGMA user_version") == [(3,)]
 
 
 def test_an_outbox_of_the_first_schema_is_migrated_with_its_results(path: Path) -> None:
@@ -601,8 +601,50 @@ def test_an_outbox_of_the_first_schema_is_migrated_with_its_results(path: Path) 
         assert outbox.waiting() == 0
         assert [(x.seq, x.game) for x in outbox.set_aside()] == [(1, 1)]
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (2,)
+        assert db.execute("PRAGMA user_version").fetchone() == (3,)
     db.close()
+
+
+def test_an_outbox_of_the_second_schema_keeps_its_receipts_and_resends_none(path: Path) -> None:
+    """A card written before the hub could ask for acknowledged results again: they were
+    acknowledged by no known pairing, so no hub asks for them."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            """CREATE TABLE results (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL,
+                   kept_at_ms INTEGER NOT NULL, tries INTEGER NOT NULL DEFAULT 0,
+                   receipt TEXT, acked_at_ms INTEGER, refused TEXT);
+               CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+               CREATE TABLE done_commands (id TEXT PRIMARY KEY, done_at_ms INTEGER NOT NULL)
+                   WITHOUT ROWID;
+               INSERT INTO results (body, kept_at_ms, receipt) VALUES ('{"game":1}', 0, 'r1');
+               PRAGMA user_version = 2;"""
+        )
+    db.close()
+    with Outbox(path) as outbox:
+        assert (outbox.receipt(1), outbox.waiting()) == ("r1", 0)
+        assert outbox.acked_seq("d1") == 0
+        assert outbox.resend_after("d1", 0) == 0
+    assert raw(path, "PRAGMA user_version") == [(3,)]
+
+
+def test_results_the_hub_lost_wait_again_for_this_pairing_only(path: Path) -> None:
+    with Outbox(path) as outbox:
+        for game in range(1, 6):
+            outbox.keep({"game": game})
+        outbox.acknowledged(1, "old", by="t3-old")  # before the table was paired again
+        for seq in (2, 3, 4):
+            outbox.acknowledged(seq, f"r{seq}", by="t3-new")
+        outbox.refused(5, "body.game: not a game")
+        assert (outbox.acked_seq("t3-new"), outbox.acked_seq("t3-old")) == (4, 1)
+        assert outbox.resend_after("t3-new", 2) == 2  # 3 and 4; not 1 (another pairing's)
+        assert outbox.waiting() == 2
+        pending = outbox.oldest_waiting()
+        assert pending is not None
+        assert pending.seq == 3
+        assert outbox.acked_seq("t3-new") == 2
+        outbox.acknowledged(3, "r3", by="t3-new")  # the same receipt, as the hub gives it
+        assert (outbox.receipt(3), outbox.acked_seq("t3-new")) == ("r3", 3)
+        assert outbox.resend_after("t3-new", 4) == 0
 
 
 KEEP_FOUR_THEN_DIE = r"""

@@ -253,7 +253,7 @@ class Courier:
         if self._said is not None:
             log.info("hub: results go through again")
         self.trouble, self._said, self._down = None, None, None
-        self.outbox.acknowledged(pending.seq, receipt)
+        self.outbox.acknowledged(pending.seq, receipt, by=self.device)
         self.failures = 0
         self.next_try = now  # the next waiting result goes at once
         self._report()
@@ -359,7 +359,8 @@ class Courier:
         in_doubt = self.outbox.seqs_in_doubt  # if so, the hub answers with its last result seq
         beat = replace(self.status(), outbox=self.outbox.waiting(),
                        last_seq=self.outbox.last_seq(), acks=tuple(acks), refused=refused,
-                       seq_in_doubt=in_doubt)  # fmt: skip
+                       seq_in_doubt=in_doubt,
+                       acked_seq=self.outbox.acked_seq(self.device))  # fmt: skip
         answer = self._beat_answer = self._send(
             p.Envelope("heartbeat", self.device, seq, beat.json())
         )
@@ -374,11 +375,23 @@ class Courier:
             if type(hub_last) is int and 0 <= hub_last < 2**53 - 1:
                 self.outbox.confirm_seqs(hub_last)
         if said is not None and said.get("status") == p.Status.OK:
+            self._resend(said.get("resend_after"))
             self._carry_out(said.get("commands"))  # a round's lineup first, then its clock
             self._round(said, seq)
             return False
         self.acks = acks + self.acks  # acknowledged next time (a stale heartbeat took none)
         return said is not None and said.get("status") == p.Status.STALE and self._after(seq, said)
+
+    def _resend(self, after: Any) -> None:
+        """The hub's signed answer says it holds this pairing's results up to seq ``after``
+        only (absent: all it acknowledged): the rest wait again, sent as they were."""
+        if type(after) is not int or not 0 <= after < 2**53 - 1:
+            return
+        again = self.outbox.resend_after(self.device, after)
+        if again:
+            log.warning("hub: it holds our results up to %d only; sending %d again", after, again)
+            self.next_try = self.clock()
+            self._report()
 
     def _round(self, said: dict[str, Any], seq: int) -> None:
         """Hand the engine the round's clock in the hub's signed answer to heartbeat ``seq``

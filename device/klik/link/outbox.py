@@ -58,7 +58,8 @@ from klik.link.protocol import MAX_BODY, ProtocolError, canonical
 
 log = logging.getLogger("klik.link.outbox")
 
-SCHEMA_VERSION = 2  # PRAGMA user_version; 2 added ``refused`` (1 is migrated on opening)
+# PRAGMA user_version; 2 added ``refused``, 3 ``acked_by`` (older ones are migrated on opening)
+SCHEMA_VERSION = 3
 HEARTBEAT_BLOCK = 1000  # heartbeat numbers reserved per commit
 
 #: The largest result body that still fits one HTTP envelope (``MAX_BODY``) with the
@@ -75,7 +76,8 @@ _SCHEMA = (
         tries INTEGER NOT NULL DEFAULT 0,       -- send attempts so far
         receipt TEXT,                           -- the hub's receipt; NULL: still waiting
         acked_at_ms INTEGER,
-        refused TEXT                            -- the hub's signed reason; set aside
+        refused TEXT,                           -- the hub's signed reason; set aside
+        acked_by TEXT                           -- the device id whose hub acknowledged it
     )""",
     "CREATE INDEX results_waiting ON results (seq) WHERE receipt IS NULL",
     "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -225,8 +227,9 @@ class Outbox:
             return
         self._tries_failing = False
 
-    def acknowledged(self, seq: int, receipt: str) -> None:
-        """The hub has stored result ``seq`` and answered with ``receipt``; durable on return.
+    def acknowledged(self, seq: int, receipt: str, by: str | None = None) -> None:
+        """The hub has stored result ``seq`` and answered with ``receipt`` to device ``by``
+        (the pairing it was sent under); durable on return.
 
         Idempotent: the same receipt again changes nothing. A different receipt for a result
         already acknowledged keeps the first (the one the players may have seen) and logs
@@ -242,8 +245,8 @@ class Outbox:
                 )
             elif row[0] is None:
                 db.execute(
-                    "UPDATE results SET receipt = ?, acked_at_ms = ? WHERE seq = ?",
-                    (receipt, self._clock_ms(), seq),
+                    "UPDATE results SET receipt = ?, acked_at_ms = ?, acked_by = ? WHERE seq = ?",
+                    (receipt, self._clock_ms(), by, seq),
                 )
             elif row[0] != receipt:
                 log.warning(
@@ -254,6 +257,27 @@ class Outbox:
                     receipt,
                     row[0],
                 )
+
+    def acked_seq(self, by: str) -> int:
+        """The newest seq the hub acknowledged to device ``by`` (0: none), which every
+        heartbeat tells the hub: a hub holding less has lost results it acknowledged."""
+        with self._reading("read the acknowledged seqs") as db:
+            (seq,) = db.execute(
+                "SELECT max(seq) FROM results WHERE acked_by = ? AND receipt IS NOT NULL", (by,)
+            ).fetchone()
+        return 0 if seq is None else int(seq)
+
+    def resend_after(self, by: str, after: int) -> int:
+        """The hub (device ``by``'s) holds this pairing's results up to seq ``after`` only:
+        those it acknowledged above it wait again, to be sent as they were (the hub stores
+        each once, with the receipt it had). Durable on return; how many wait again."""
+        with self._transaction("send acknowledged results again") as db:
+            again = db.execute(
+                "UPDATE results SET receipt = NULL, acked_at_ms = NULL "
+                "WHERE acked_by = ? AND seq > ? AND receipt IS NOT NULL AND refused IS NULL",
+                (by, after),
+            )
+        return int(again.rowcount)
 
     def refused(self, seq: int, reason: str) -> None:
         """The hub refused result ``seq`` for good (its signed reason): set it aside, kept
@@ -554,8 +578,10 @@ class Outbox:
                 for statement in _SCHEMA:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version == 1 and tables <= _TABLES:  # before results could be set aside
-                db.execute("ALTER TABLE results ADD COLUMN refused TEXT")
+            elif version in (1, 2) and tables <= _TABLES:  # an older outbox: its columns added
+                if version == 1:  # before results could be set aside
+                    db.execute("ALTER TABLE results ADD COLUMN refused TEXT")
+                db.execute("ALTER TABLE results ADD COLUMN acked_by TEXT")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version > SCHEMA_VERSION:
                 raise OutboxError(

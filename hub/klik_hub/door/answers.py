@@ -127,6 +127,11 @@ class Answer(BaseModel):
         description="a heartbeat with seq_in_doubt: the last result seq the hub holds from "
         "the device (0 if none)",
     )
+    resend_after: int | None = Field(
+        None,
+        description="a heartbeat whose acked_seq is above the highest result seq the hub holds "
+        "from the device: that seq (0 if none); the table sends its results above it again",
+    )
     ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 
 
@@ -203,6 +208,10 @@ class Table(BaseModel):
         "none without one (klik_hub.hall.health.warnings)"
     )
     commands: list[Command]
+    resending_after: int | None = Field(
+        description="the hub lost results it acknowledged to this table: the highest seq it "
+        "holds from it, asked to be sent again (status.acked_seq is above it); null: none lost"
+    )
 
 
 class Health(BaseModel):

@@ -83,14 +83,18 @@ def believed(store: Store, envelope: p.Envelope, mac: str) -> Iterator[tuple[Con
 def tables(store: Store) -> list[dict[str, Any]]:
     """Every paired table with its last heartbeat, the seats its judge should watch
     (``heartbeats.watch``: slow movers, repeated timeouts), its health's warnings
-    (``health.warnings``) and its pending commands, by table number."""
+    (``health.warnings``), its pending commands and, if the hub lost results it had
+    acknowledged to it, the seq they are resent after, by table number."""
     now = store.now_ms()
     with store.reading() as db:
         rows = sql.devices.with_heartbeats(db)
         pending = sql.commands.pending_by_table(db)
+        held = sql.results.last_seqs(db)
     listed = []
     for row in rows:
         status = None if row.body is None else json.loads(row.body)
+        acked = status.get("acked_seq", 0) if status else 0
+        lost = type(acked) is int and acked > held.get(row.device, 0)
         listed.append(
             {
                 "table": row.table_no,
@@ -101,6 +105,8 @@ def tables(store: Store) -> list[dict[str, Any]]:
                 "watch": watch(status),
                 "warnings": warnings(status),
                 "commands": pending.get(row.table_no, []),
+                # Until its next heartbeat after they are back: the table resends at once.
+                "resending_after": held.get(row.device, 0) if lost else None,
             }
         )
     return listed

@@ -14,6 +14,7 @@ runs: slow movers and repeated timeouts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from klik_hub import sql
 from klik_hub.sql.devices import Device
 from klik_hub.storage.store import Store
 from klik_hub.tournament import clock
+
+log = logging.getLogger("klik_hub")
 
 #: A slow mover: its mean move time is at least this share of the move time...
 SLOW_SHARE = 0.8
@@ -46,6 +49,10 @@ class Beat:
     last_result_seq: int | None = None
     # The table's round and its time left while its round clock runs (``office.clock``).
     round: dict[str, Any] | None = None
+    # The highest result seq the hub holds from the device, when the table says the hub
+    # acknowledged a higher one (``acked_seq``): the hub lost those (a lost WAL, a restored
+    # backup), and the signed answer asks for them again.
+    resend_after: int | None = None
 
 
 def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> Beat:
@@ -69,14 +76,25 @@ def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> 
     last_result = None
     if said.seq_in_doubt:  # asked for only by a table that lost its count
         last_result = sql.results.last_seq(db, device.device)
+    resend_after = None
+    if said.acked_seq:
+        held = sql.results.last_seq(db, device.device)
+        if said.acked_seq > held:
+            resend_after = held
+            log.warning(
+                "table %d (%s): the hub acknowledged its results up to seq %d but holds them "
+                "up to %d only; asked to send them again",
+                device.table_no, device.device, said.acked_seq, held,
+            )  # fmt: skip
     if not sql.heartbeats.keep(db, store.beat_upsert, beat):
         last = sql.heartbeats.last_seq(db, device.device)
-        return Beat(taken=False, last_seq=last, commands=[], last_result_seq=last_result)
+        return Beat(taken=False, last_seq=last, commands=[], last_result_seq=last_result,
+                    resend_after=resend_after)  # fmt: skip
     if acks:
         sql.commands.acknowledge(db, acks, device.table_no, now)
     commands = sql.commands.pending(db, device.table_no)
     timed = _round(db, device.table_no, now)
-    return Beat(True, envelope.seq, commands, last_result, timed)
+    return Beat(True, envelope.seq, commands, last_result, timed, resend_after)
 
 
 def _round(db: Connection, table_no: int, now_ms: int) -> dict[str, Any] | None:

@@ -79,6 +79,8 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                     status = p.Status.STALE.http
                 if beat.last_result_seq is not None:
                     answer["last_result_seq"] = beat.last_result_seq
+                if beat.resend_after is not None:
+                    answer["resend_after"] = beat.resend_after
     except RefusedError as error:
         said = {"status": p.Status.REFUSED, "error": str(error)}
         return Answer(p.UNPAIRED_HTTP, said, unbelieved=error.why)

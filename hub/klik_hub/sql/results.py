@@ -142,6 +142,12 @@ def last_seq(db: Connection, device: str) -> int:
     return 0 if found is None else int(found)
 
 
+def last_seqs(db: Connection) -> dict[str, int]:
+    """The highest seq of the results kept from each device that sent any."""
+    found = select(results.c.device, func.max(results.c.seq)).group_by(results.c.device)
+    return {str(device): int(seq) for device, seq in db.execute(found)}
+
+
 # --- reading them ------------------------------------------------------------------------
 
 

@@ -201,13 +201,17 @@ function tableRow(row) {
   const refused = (Array.isArray(s.refused) ? s.refused : []).map(x => [" ",
     el("b", {class: "bad", "data-testid": "refused", title: x.error},
       _("game {game}'s result refused", {game: x.game}))]);
+  // The hub lost results it had acknowledged (a lost file, an older backup): the table is
+  // sending them again; the mark goes once they are back.
+  const resending = row.resending_after != null && [" ", el("b", {class: "bad",
+    "data-testid": "resending"}, _("resending results after {seq}", {seq: row.resending_after}))];
   return el("tr", {class: cls, "data-table": row.table},
     el("td", {}, row.table), el("td", {}, contact(row.seen_s_ago)),
     el("td", {}, STATES[s.state] ?? s.state, caller),
     el("td", {}, named(s.mover, s.names)), el("td", {}, left), el("td", {}, s.draw_tiles),
     el("td", {}, (row.watch || []).map((w, k) => [k > 0 && el("br"), watched(w)])),
     el("td", {}, health(s.health, row.warnings || [])),
-    el("td", {}, s.outbox, refused),
+    el("td", {}, s.outbox, refused, resending),
     el("td", {}, button, waiting, " ", el("button", {"data-renumber": row.table,
       title: _("Give this table another number (between games)")}, _("Renumber"))));
 }

@@ -62,6 +62,9 @@ class Heartbeat:
     moves: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # seat → its figures
     outbox: int = 0
     last_seq: int = 0
+    # The newest seq the hub acknowledged to this pairing: a hub holding less lost results it
+    # acknowledged (a lost WAL, a restored backup) and asks for them again (``resend_after``).
+    acked_seq: int = 0
     acks: tuple[str, ...] = ()
     refused: tuple[Refusal, ...] = ()
     seq_in_doubt: bool = False  # asks the hub for the last result seq it holds from us
@@ -87,6 +90,8 @@ class Heartbeat:
         }
         if self.seq_in_doubt:
             body["seq_in_doubt"] = True
+        if self.acked_seq:
+            body["acked_seq"] = self.acked_seq
         if self.health is not None:
             body["health"] = self.health.json()
         return body
@@ -135,6 +140,7 @@ class Heartbeat:
             moves=check_seats_moves(body.get("moves", {}), "body.moves"),
             outbox=_whole_or_none(body, "outbox", 0) or 0,
             last_seq=_whole_or_none(body, "last_seq", 0) or 0,
+            acked_seq=_whole_or_none(body, "acked_seq", 0) or 0,
             acks=tuple(acks),
             refused=_refused(body.get("refused", [])),
             seq_in_doubt=doubt,
