@@ -8,7 +8,8 @@ see another's store (the tests make many apps in one process).
 
 Every error is one line of JSON, ``{"error": "..."}``, in the reader's language (``reader``).
 What comes in is held to what the database can keep, as the tables' envelopes are
-(``klik.link.protocol``): no text holds NUL or a lone surrogate (``Text``), and a JSON body
+(``klik.link.protocol``): no text holds NUL or a lone surrogate (``Text``), a free text a
+person reads is legible (``FreeText``, ``Label``: ``tournament.text``), and a JSON body
 nested deeper than ``protocol.MAX_DEPTH`` is refused before it is parsed (``Checked``).
 """
 
@@ -31,6 +32,7 @@ from klik.words import Language, language_of
 from klik_hub.door.guard import session_of
 from klik_hub.door.judge import Gate
 from klik_hub.storage.store import Store
+from klik_hub.tournament import text as tx
 
 Id = Annotated[int, Path(ge=1, le=2**31 - 1, description="the tournament's id")]
 RoundNo = Annotated[int, Path(ge=1, le=10_000, description="the round")]
@@ -47,6 +49,25 @@ def _storable(text: str) -> str:
 # Text a request may carry to the database: PostgreSQL refuses NUL in text (a 500 where
 # SQLite took it), and a lone surrogate has no UTF-8 for either database.
 Text = Annotated[str, AfterValidator(_storable)]
+
+
+def _legible(text: str) -> str:
+    found = tx.fault(text)
+    if found is not None:
+        raise PydanticCustomError(found.name.lower(), found.value, {"most": tx.MAX_MARKS})
+    return text
+
+
+def _legible_or_blank(text: str) -> str:
+    return text if not text.strip() else _legible(text)
+
+
+# Free text a person reads (a name, a reason, who gave it): storable and legible, by the one
+# rule of ``tournament.text`` (no control character nor text direction mark, something
+# visible, at most a few marks on a letter), which the player lists keep too (``roster``).
+FreeText = Annotated[str, AfterValidator(_storable), AfterValidator(_legible)]
+# The same for a label that may be left blank for none (a club, a family).
+Label = Annotated[str, AfterValidator(_storable), AfterValidator(_legible_or_blank)]
 
 
 async def store_of(request: Request) -> Store:

@@ -1,10 +1,11 @@
 """The bodies the judge's routes take: what each may carry, held to what the database can
-keep (``deps.Text``) and to the rules' ranges, so a wrong one is refused (422, in one line)
-before any route runs. Each field's ``description`` is the OpenAPI's."""
+keep (``deps.Text``), every free text to what a person can read (``deps.FreeText``), every
+number and boolean to JSON's own (``In``: strict) and to the rules' ranges, so a wrong one is
+refused (422, in one line) before any route runs. Each field's ``description`` is the
+OpenAPI's."""
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, field_validator
@@ -12,9 +13,8 @@ from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
 from klik.link import protocol as p
-from klik.words import N_
 from klik_hub import office
-from klik_hub.api.deps import Text
+from klik_hub.api.deps import FreeText, Label, Text
 from klik_hub.door import faults
 from klik_hub.door.answers import Seat
 from klik_hub.tournament import draw as d
@@ -26,20 +26,22 @@ MOVE_TIME = GAME["move_time_s"]
 SENT_KINDS = tuple(k for k in p.COMMAND_KINDS if k != p.CommandKind.RENUMBER)
 
 
-class TournamentIn(BaseModel):
-    name: Text = Field(min_length=1, max_length=200, description="shown on every page")
+class In(BaseModel):
+    """A request's body: strict (issue 36). A number is a JSON number and a boolean a JSON
+    boolean, never text nor each other: pydantic's lax mode took ``"big": true`` for one big
+    point off and ``"seconds": "60"`` for 60, so a form's slip or a script's bug became a
+    sanction. Strict takes a JSON integer for a float, and a string for a ``Literal``; an
+    enum field says ``strict=False`` (FastAPI validates the parsed JSON as Python, where a
+    strict enum wants the enum itself, never its value)."""
 
-    @field_validator("name")
-    @classmethod
-    def _printable(cls, name: str) -> str:
-        # As a player's name: no control, bidirectional-override or zero-width character,
-        # which would turn a projected title around or hide one tournament behind another.
-        if any(unicodedata.category(ch).startswith("C") for ch in name):
-            raise PydanticCustomError("name", N_("the name holds a control character"))
-        if not name.strip():
-            raise PydanticCustomError("name", N_("the name is empty"))
-        return name
+    model_config = ConfigDict(strict=True)
 
+
+class TournamentIn(In):
+    # As a player's name (``FreeText``): no control, bidirectional-override or zero-width
+    # character, which would turn a projected title around or hide one tournament behind
+    # another, and something visible.
+    name: FreeText = Field(min_length=1, max_length=200, description="shown on every page")
     rules: Literal["tournament", "league"] | None = Field(
         None,
         description="the rule set that scores, ranks and seeds it: the format's own (liga: "
@@ -80,8 +82,9 @@ def _round_kind(kind: p.CommandKind) -> p.CommandKind:
     return kind
 
 
-class RoundCommandIn(BaseModel):
+class RoundCommandIn(In):
     kind: Annotated[p.CommandKind, AfterValidator(_round_kind)] = Field(
+        strict=False,  # a command's kind by its value ("start"), as JSON says it
         description="what every table of the round is told",
         json_schema_extra={"enum": list(p.ROUND_KINDS)},
     )
@@ -94,17 +97,17 @@ class RoundCommandIn(BaseModel):
     )
 
 
-class ExtendIn(BaseModel):
+class ExtendIn(In):
     model_config = ConfigDict(extra="forbid")
 
     seconds: int = Field(
         ge=1, le=office.clock.MAX_EXTRA_S, description="more round time for this table"
     )
-    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who extends it")
+    reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who extends it")
 
 
-class CorrectionIn(BaseModel):
+class CorrectionIn(In):
     kind: Literal["rack", "could_open", "player", "exclude", "accept", "assign"] = Field(
         description="rack: a seat's rack sum; could_open: the seat could have opened (−200); "
         "player: a seat's player id; exclude: the game does not count; accept: it counts "
@@ -118,16 +121,16 @@ class CorrectionIn(BaseModel):
     table: int | None = Field(None, ge=1, le=999, description="assign: the table")
     game: int | None = Field(None, ge=1, le=9, description="assign: the game within the round")
     players: dict[Seat, int] | None = Field(None, description="assign: each seat's player id")
-    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who corrects")
+    reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who corrects")
 
 
-class PlayerChangeIn(BaseModel):
+class PlayerChangeIn(In):
     model_config = ConfigDict(extra="forbid")  # a misspelt field must not pass as no change
 
-    name: Text | None = Field(None, min_length=1, max_length=100, description="the new name")
-    club: Text | None = Field(None, max_length=100, description="the new club or school")
-    family: Text | None = Field(
+    name: FreeText | None = Field(None, min_length=1, max_length=100, description="the new name")
+    club: Label | None = Field(None, max_length=100, description="the new club or school")
+    family: Label | None = Field(
         None,
         max_length=100,
         description="the player's family: players with one label are never drawn to one "
@@ -136,11 +139,11 @@ class PlayerChangeIn(BaseModel):
     active: bool | None = Field(
         None, description="false: withdraw the player (not drawn again); true: reinstate"
     )
-    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who changes it")
+    reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who changes it")
 
 
-class SanctionIn(BaseModel):
+class SanctionIn(In):
     model_config = ConfigDict(extra="forbid")
 
     player: int = Field(ge=1, le=2**31 - 1, description="the player's id (start number)")
@@ -149,18 +152,18 @@ class SanctionIn(BaseModel):
         "tournament (not drawn again, marked on the standings)"
     )
     big: int | None = Field(None, ge=1, le=100, description="deduction only: big points off")
-    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who gives it")
+    reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who gives it")
 
 
-class UndrawIn(BaseModel):
-    reason: Text = Field(
+class UndrawIn(In):
+    reason: FreeText = Field(
         "losowanie cofnięte", min_length=1, max_length=500, description="why: kept in the log"
     )
-    by: Text = Field("judge", min_length=1, max_length=100, description="who undoes it")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who undoes it")
 
 
-class ReplacementIn(BaseModel):
+class ReplacementIn(In):
     model_config = ConfigDict(extra="forbid")
 
     table: int = Field(ge=1, le=999, description="the table, of the round's")
@@ -181,11 +184,11 @@ class ReplacementIn(BaseModel):
     withdraw: StrictBool = Field(
         True, description="withdraw the player who left (a logged withdrawal); false: not"
     )
-    reason: Text = Field(min_length=1, max_length=500, description="why: kept in the audit log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who replaces")
+    reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who replaces")
 
 
-class RoundIn(BaseModel):
+class RoundIn(In):
     seed: int | None = Field(
         None, ge=0, le=2**63 - 1, description="the draw's seed (default: a new one)"
     )
@@ -216,30 +219,30 @@ class RoundIn(BaseModel):
     )
 
 
-class CheckInIn(BaseModel):
+class CheckInIn(In):
     model_config = ConfigDict(extra="forbid")
 
     open: StrictBool = Field(description="true: players may check in from their pages; false: not")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
 
-class TickIn(BaseModel):
+class TickIn(In):
     model_config = ConfigDict(extra="forbid")
 
     checked_in: StrictBool = Field(description="true: the player is here; false: not after all")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
 
-class ByIn(BaseModel):
+class ByIn(In):
     model_config = ConfigDict(extra="forbid")
 
-    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
 
-class CommandIn(BaseModel):
+class CommandIn(In):
     kind: str = Field(description=f"one of {', '.join(SENT_KINDS)}")
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-class SessionIn(BaseModel):
+class SessionIn(In):
     password: str = Field(max_length=1024, description="the judge's password")

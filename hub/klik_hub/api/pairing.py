@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from klik.link.protocol import pairing as x
 from klik_hub import hall, office
-from klik_hub.api.deps import JUDGE_ONLY, StoreDep, Text
+from klik_hub.api.deps import JUDGE_ONLY, FreeText, Label, StoreDep
 from klik_hub.door.answers import JUDGE, Refusal, refusals
 from klik_hub.hall.pairing import PairingError, Problem
 
@@ -46,7 +46,9 @@ Hex32 = Annotated[str, Field(pattern=f"^{x.HEX_NONCE.pattern}$")]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # No unknown field, and JSON's own numbers (a table's number "3" is refused), as the
+    # judge's bodies (``models.In``).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class JoinIn(Strict):
@@ -105,8 +107,8 @@ class AllRefused(BaseModel):
 
 class RenumberIn(Strict):
     table: int = Field(ge=1, le=999, description="the table's new number")
-    reason: Text = Field("", max_length=500, description="why: kept in the judge's log")
-    by: Text = Field("judge", min_length=1, max_length=100, description="who")
+    reason: Label = Field("", max_length=500, description="why: kept in the judge's log")
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
 
 class Renumbered(BaseModel):

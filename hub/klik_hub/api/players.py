@@ -13,7 +13,16 @@ from fastapi.responses import JSONResponse
 from klik.errors import KlikError
 from klik.words import Words, words
 from klik_hub import office
-from klik_hub.api.deps import JUDGE_ONLY, Checked, Id, Reader, StoreDep, error
+from klik_hub.api.deps import (
+    JUDGE_ONLY,
+    JUDGE_READS,
+    Checked,
+    Id,
+    Reader,
+    StoreDep,
+    error,
+    public,
+)
 from klik_hub.api.models import PlayerChangeIn, SanctionIn
 from klik_hub.door import answers
 from klik_hub.door.answers import JUDGE, refusals
@@ -148,7 +157,14 @@ def sanction(tid: Id, given: SanctionIn, store: StoreDep) -> dict[str, Any]:
     )
 
 
-@router.get("/{tid}/sanctions", response_model=list[answers.Sanction], responses=refusals(404, 422))
-def sanctions(tid: Id, store: StoreDep) -> list[dict[str, Any]]:
-    """Every sanction, newest first."""
-    return office.sanctions.listed(store, tid)
+@router.get(
+    "/{tid}/sanctions",
+    dependencies=JUDGE_READS,
+    response_model=list[answers.Sanction],
+    response_model_exclude_unset=True,
+    responses=refusals(404, 422),
+)
+def sanctions(request: Request, tid: Id, store: StoreDep) -> list[dict[str, Any]]:
+    """Every sanction, newest first: its kind, big points and stage; the judge also reads
+    its ``reason`` and ``by`` (anyone else's answer has neither: ``office.release``)."""
+    return office.release.given(store, tid, public=public(request))

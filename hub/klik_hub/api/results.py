@@ -30,7 +30,8 @@ def get_results(request: Request, tid: Id, store: StoreDep) -> list[dict[str, An
     """The tournament's results, oldest first: each with what it counts for now (``counts``,
     ``held``: conflict, mismatch, players or excluded), its seats' points as the hub scores
     them, ``corrected`` and its corrections. Anyone but the judge is not shown the
-    results of a round held back (the tournament's ``release_together``)."""
+    results of a round held back (the tournament's ``release_together``), nor a
+    correction's ``reason`` and ``by``."""
     return office.release.listed(store, tid, public=public(request))
 
 
@@ -62,6 +63,7 @@ def correct(
     responses=refusals(404, 422),
 )
 def get_corrections(request: Request, tid: Id, store: StoreDep) -> list[dict[str, Any]]:
-    """The audit log: every correction with its reason, who and when, newest first
-    (anyone but the judge: none to a result of a round held back)."""
+    """The audit log, newest first: every correction and every other event of the judge's,
+    with when; the judge also reads each one's ``reason`` and ``by`` (anyone else: neither,
+    and no correction to a result of a round held back)."""
     return office.release.log(store, tid, public=public(request))

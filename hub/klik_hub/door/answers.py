@@ -46,6 +46,11 @@ Seat = Annotated[
 ]
 Rules = Annotated[str, Field(description=f"the rule set: {', '.join(RULE_SETS)}")]
 At = Annotated[str, Field(description="the hub's time, ISO 8601 UTC")]
+#: A logged entry's ``reason`` and ``by``: the judge's words stay on the console (issue 36).
+JUDGES_OWN = (
+    "the judge's answers only (``office.release.unsigned``): absent in anyone else's, who "
+    "reads what was done, not why nor by whom"
+)
 
 
 # --- refusals ----------------------------------------------------------------------------
@@ -315,8 +320,8 @@ class Sanction(BaseModel):
     kind: Literal["warning", "deduction", "exclusion"]
     big: int | None = Field(description="a deduction's big points off")
     stage: str | None = Field(description="the stage in play when it was given")
-    reason: str
-    by: str
+    reason: str | None = Field(None, description=JUDGES_OWN)
+    by: str | None = Field(None, description=JUDGES_OWN)
     at: At
 
 
@@ -620,8 +625,8 @@ class Correction(BaseModel):
     kind: Kind
     seat: Seat | None
     value: int | bool = Field(description="a rack sum, a player's id, or true / false")
-    reason: str
-    by: str
+    reason: str | None = Field(None, description=JUDGES_OWN)
+    by: str | None = Field(None, description=JUDGES_OWN)
     at: At
     round: int | None = Field(None, description="assign only")
     table: int | None = Field(None, description="assign only")
@@ -690,8 +695,8 @@ class LoggedEvent(BaseModel):
     result: None
     kind: str
     player: int | None
-    reason: str
-    by: str
+    reason: str | None = Field(None, description=JUDGES_OWN)
+    by: str | None = Field(None, description=JUDGES_OWN)
     at: At
     changed: dict[str, list[str | bool]] | None = Field(
         None, description="rename, withdraw, reinstate: each field's value before and after"

@@ -13,6 +13,7 @@ from typing import Any
 
 from klik.link import protocol as p
 from klik.words import N_, Language, Words, catalogue, nwords, text, words
+from klik_hub.tournament import text as tx
 
 #: pydantic's error types → what the reader is told; ``{where}`` is the field's path and the
 #: other names come from the error's context.
@@ -27,6 +28,8 @@ SAID: Mapping[str, str] = {
     "int_from_float": N_("{where}: a whole number"),
     "bool_parsing": N_("{where}: true or false"),
     "bool_type": N_("{where}: true or false"),
+    "float_parsing": N_("{where}: a number"),
+    "float_type": N_("{where}: a number"),
     "string_type": N_("{where}: text"),
     "literal_error": N_("{where}: allowed are {expected}"),
     "enum": N_("{where}: allowed are {expected}"),
@@ -72,8 +75,8 @@ OWN: Mapping[str, str] = {
     message: message
     for message in (
         p.NOT_STORABLE,
-        N_("the name holds a control character"),
-        N_("the name is empty"),
+        tx.Fault.CONTROL.value,
+        tx.Fault.INVISIBLE.value,
     )
 }
 
@@ -81,7 +84,11 @@ OWN: Mapping[str, str] = {
 #: The hub's own messages with names pydantic fills in from the context, by their error type.
 ROUND_KIND = N_("a round's tables are told one of {allowed}")
 ROUND_TIME = N_("0 for no round time, or at least {least} seconds")
-TEMPLATES: Mapping[str, str] = {"kind": ROUND_KIND, "round_time_s": ROUND_TIME}
+TEMPLATES: Mapping[str, str] = {
+    "kind": ROUND_KIND,
+    "round_time_s": ROUND_TIME,
+    "marks": tx.Fault.MARKS.value,  # a free text's (``api.deps.FreeText``)
+}
 
 
 def one_line(fault: Mapping[str, Any], language: Language) -> str:

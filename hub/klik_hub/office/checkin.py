@@ -21,7 +21,7 @@ from sqlalchemy import Connection
 from klik.words import Language, words
 from klik_hub import sql
 from klik_hub.office.errors import ConflictError, NotFoundError
-from klik_hub.office.player_page import NO_PAGE, is_code
+from klik_hub.office.player_page import NO_PAGE, code_of
 from klik_hub.office.players import active
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
@@ -54,10 +54,11 @@ def by_player(store: Store, code: str) -> dict[str, Any]:
     """The player whose code is ``code`` checks in from their page: ``{"checked_in": true}``.
     Once: checking in again changes nothing. A ConflictError while the check-in is not open
     (or for a withdrawn player); NotFoundError for a code that is nobody's."""
-    if not is_code(code):
+    kept = code_of(code)
+    if kept is None:
         raise NotFoundError(NO_PAGE)
     with store.writing() as db:
-        found = sql.players.by_code(db, code)
+        found = sql.players.by_code(db, kept)
         if found is None:
             raise NotFoundError(NO_PAGE)
         tid, player = found.tournament_id, found.player_no

@@ -28,10 +28,13 @@ from klik_hub.tournament import whereabouts as wh
 NO_PAGE = words("no player has this code; check the code on your badge")
 
 
-def is_code(text: str) -> bool:
-    """Whether ``text`` could be a player's code at all (``players.new_code``): anything else
-    is refused before the database is asked."""
-    return len(text) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in text)
+def code_of(text: str) -> str | None:
+    """The code ``text`` is, as the hub keeps it, or None if it could be no player's code
+    (``players.new_code``): refused before the database is asked. A code is typed in either
+    case (a phone's keyboard starts in lower case; issue 36): its alphabet has no two letters
+    that differ only in case, so upper case is the code."""
+    code = text.upper()
+    return code if len(code) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in code) else None
 
 
 def page(tallies: Tallies, code: str) -> dict[str, Any]:
@@ -77,7 +80,8 @@ def page_json_known(
     """``page_json`` from memory alone, when ``revision`` says which revision the tournament
     has now and its tally is kept; else None (ask ``page_json``). For the phones' asking
     after each result: no thread, no database."""
-    found = tallies.known(code)
+    kept = code_of(code)
+    found = None if kept is None else tallies.known(kept)
     if found is None:
         return None
     tid, player = found
@@ -96,7 +100,8 @@ def _json(tally: Tally, player: int) -> bytes:
 
 def _of(tallies: Tallies, code: str) -> tuple[Tally, int]:
     """The tally of the tournament of the player whose code is ``code``, and the player."""
-    found = tallies.player(code) if is_code(code) else None
+    kept = code_of(code)
+    found = None if kept is None else tallies.player(kept)
     if found is None:
         raise NotFoundError(NO_PAGE)
     tid, player = found

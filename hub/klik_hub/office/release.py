@@ -12,8 +12,16 @@ like any other, so the pages are told at once); the judge's corrections to a rel
 show as ever.
 
 Who sees what: the public pages read the tally (``office.tally``), which keeps the released
-view; the tournament's reads (standings, results, corrections, their CSV, the printed
-standings) give it to anyone but the judge (``public=True``); the judge's console sees all.
+view; the tournament's reads (standings, results, corrections, sanctions, their CSV, the
+printed standings) give it to anyone but the judge (``public=True``); the judge's console sees
+all.
+
+The judge's own words stay with the judge too (issue 36): a sanction's or a correction's
+``reason`` and who gave it (``by``) are the console's, as the player's page says ("the judge
+tells the player"). Anyone else reads what was done (a sanction's kind, points and stage, a
+correction's kind, seat and value, an event's kind and what it changed), never why nor by
+whom: an answer to anyone on the hall's Wi-Fi must not air "talked during the game"
+(``unsigned``).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from klik_hub import sql
-from klik_hub.office import corrections, counting, results, standings
+from klik_hub.office import corrections, counting, results, sanctions, standings
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store
@@ -83,16 +91,43 @@ def ranked(store: Store, tid: int, stage: str | None = None, *, public: bool) ->
 
 
 def listed(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
-    """``results.listed``; if ``public``, without the results of the rounds held. (What is
-    held is read first: a result that comes meanwhile is of a round held then, or released.)"""
-    hide = _hidden(store, tid) if public else frozenset()
-    return [x for x in results.listed(store, tid) if x["id"] not in hide]
+    """``results.listed``; if ``public``, without the results of the rounds held and with
+    their corrections ``unsigned``. (What is held is read first: a result that comes
+    meanwhile is of a round held then, or released.)"""
+    if not public:
+        return results.listed(store, tid)
+    hide = _hidden(store, tid)
+    return [
+        {**x, "corrections": [unsigned(c) for c in x["corrections"]]}
+        for x in results.listed(store, tid)
+        if x["id"] not in hide
+    ]
 
 
 def log(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
-    """``corrections.log``; if ``public``, without the corrections to results it hides."""
-    hide = _hidden(store, tid) if public else frozenset()
-    return [x for x in corrections.log(store, tid) if x["result"] not in hide]
+    """``corrections.log``; if ``public``, without the corrections to results it hides, and
+    every entry ``unsigned``."""
+    if not public:
+        return corrections.log(store, tid)
+    hide = _hidden(store, tid)
+    return [unsigned(x) for x in corrections.log(store, tid) if x["result"] not in hide]
+
+
+def given(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
+    """``sanctions.listed``; if ``public``, each ``unsigned``."""
+    found = sanctions.listed(store, tid)
+    return [unsigned(x) for x in found] if public else found
+
+
+#: The keys of a logged entry (a correction, a sanction, another event of the judge's) that
+#: are the judge's words: why and who.
+JUDGES_OWN = frozenset({"reason", "by"})
+
+
+def unsigned(entry: dict[str, Any]) -> dict[str, Any]:
+    """A logged ``entry`` as anyone but the judge reads it: without the judge's words
+    (``JUDGES_OWN``), its other keys as they are."""
+    return {k: v for k, v in entry.items() if k not in JUDGES_OWN}
 
 
 def _hidden(store: Store, tid: int) -> frozenset[int]:

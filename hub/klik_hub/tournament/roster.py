@@ -22,6 +22,7 @@ from typing import Any
 
 from klik.errors import KlikError
 from klik.words import N_, Words, nwords, words
+from klik_hub.tournament import text as tx
 
 MAX_NAME = 100  # characters; a seat's screen shows the first dozen
 # A tournament's players, enrolled at once or in turn: far above any hall (seed 001: 36), and
@@ -50,8 +51,26 @@ class Entrant:
     where: str | Words = field(default="", compare=False)  # ``line 7``, ``players[6]``
 
 
+# What is wrong with a name or a club, by ``text.Fault``'s name (and ``long``): the rules are
+# every free text's (``text.fault``), said here of the name or the club and where it is.
+NAME_FAULTS = {
+    "long": N_("{where}: the name is {n} characters; at most {most}"),
+    "CONTROL": N_("{where}: the name holds a control character"),
+    "INVISIBLE": N_("{where}: the name holds no visible letter or digit"),
+    "MARKS": N_("{where}: a letter of the name carries more than {most} combining marks"),
+}
+CLUB_FAULTS = {
+    "long": N_("{where}: the club is {n} characters; at most {most}"),
+    "CONTROL": N_("{where}: the club holds a control character"),
+    "INVISIBLE": N_("{where}: the club holds no visible letter or digit"),
+    "MARKS": N_("{where}: a letter of the club carries more than {most} combining marks"),
+}
+
+
 def entrant(name: Any, club: Any, where: str | Words) -> Entrant:
-    """One checked entry; ``where`` names it in the error (``line 7``, ``players[6]``)."""
+    """One checked entry; ``where`` names it in the error (``line 7``, ``players[6]``).
+    The name and the club keep every free text's rule (``text.fault``), as the judge's
+    requests do (``api.deps.FreeText``): a CSV file is no way around it."""
     if not isinstance(name, str):
         raise RosterError(words("{where}: name must be text", where=where))
     if club is not None and not isinstance(club, str):
@@ -59,22 +78,12 @@ def entrant(name: Any, club: Any, where: str | Words) -> Entrant:
     name, club = _tidy(name), _tidy(club or "")
     if not name:
         raise RosterError(words("{where}: the name is empty", where=where))
-    for long, control, text in (
-        (
-            N_("{where}: the name is {n} characters; at most {most}"),
-            N_("{where}: the name holds a control character"),
-            name,
-        ),
-        (
-            N_("{where}: the club is {n} characters; at most {most}"),
-            N_("{where}: the club holds a control character"),
-            club,
-        ),
-    ):
+    for said, text in ((NAME_FAULTS, name), (CLUB_FAULTS, club)):
         if len(text) > MAX_NAME:
-            raise RosterError(words(long, where=where, n=len(text), most=MAX_NAME))
-        if any(unicodedata.category(ch).startswith("C") for ch in text):
-            raise RosterError(words(control, where=where))
+            raise RosterError(words(said["long"], where=where, n=len(text), most=MAX_NAME))
+        found = tx.fault(text) if text else None  # a club may be empty; a name is not here
+        if found is not None:
+            raise RosterError(words(said[found.name], where=where, most=tx.MAX_MARKS))
     return Entrant(name, club)
 
 

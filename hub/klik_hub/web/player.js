@@ -8,7 +8,9 @@
 const query = new URLSearchParams(location.search);
 speak(query.get("lang") === "en" ? "en" : "pl");
 const $ = id => document.getElementById(id);
-const code = location.pathname.split("/").pop();
+// A code typed in lower case is the same code (the hub keeps it in upper case): one key for
+// the notices this phone has seen, however it was typed.
+const code = location.pathname.split("/").pop().toUpperCase();
 const ROW = $("game").content.firstElementChild;
 const NOTICE = $("notice").content.firstElementChild;
 const SEEN = `klik-notices-${code}`;  // how many notices this phone has shown the player
