@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 
 from klik.errors import InputError
 from klik_hub import hall
-from klik_hub.door import judge
+from klik_hub.door import files, judge
 from klik_hub.door import tls as certs  # "tls" is the option
 from klik_hub.storage import backup
 from klik_hub.storage.backup import Checkpoints
@@ -26,6 +26,8 @@ from klik_hub.storage.store import Store
 
 if TYPE_CHECKING:
     from klik_hub.advert import Advert
+    from klik_hub.serial.hub import SerialHub
+    from klik_hub.serial.poll import PolledHub
 
 log = logging.getLogger("klik_hub")
 
@@ -210,14 +212,14 @@ def serve(
 
     from klik.serving import Deadline
     from klik_hub.app import make_app
-    from klik_hub.serial.hub import SerialHub
-    from klik_hub.serial.poll import PolledHub
+    from klik_hub.door import loop as hall_loop
 
     if (tls_cert is None) != (tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
     if tls is False and tls_cert is not None:
         raise InputError("--no-tls with --tls-cert: choose one")
     https = tls if tls is not None else (tls_cert is not None or not _loopback(host))
+    watch = _open_files()
     # The files the hub names are made 0600 one by one, whatever the umask (``storage.
     # private``); this covers the ones it does not name (SQLite's temporary files, a file
     # some library makes): nothing the hub writes is for another user to read, and a hub
@@ -234,12 +236,7 @@ def serve(
     log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
     if served is not None:
         _install_line(served, scheme, host, port)
-    hub_of = PolledHub if serial_channel == "polled" else SerialHub
-    serial_hubs = [hub_of(store, device) for device in serial]
-    for serial_hub in serial_hubs:
-        serial_hub.start()
-        channel = serial_hub.channel
-        log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
+    serial_hubs = _serial_hubs(store, serial, serial_channel)
     app = make_app(
         store,
         public_names=tuple(public_names),
@@ -254,6 +251,7 @@ def serve(
         port=port,
         access_log=False,
         http=Deadline,
+        loop=hall_loop.NAME,  # a TLS handshake not done in 10 s is dropped, not after 60 s
         # uvicorn believes X-Forwarded-For from loopback by default: anyone on the laptop
         # would then be a fresh address per guess (and -Proto would change the scheme the
         # install script names). Only a proxy the organiser names counts.
@@ -273,6 +271,7 @@ def serve(
     checkpoints = Checkpoints(store.engine, RoundBackups(store, path).check) if path else None
     if checkpoints is not None:
         checkpoints.start()
+    watch.start()
     on = advertise if advertise is not None else not _loopback(host)
     advert = _advert(host, port, scheme, advertise_name) if on else None
     try:
@@ -284,6 +283,7 @@ def serve(
             serial_hub.stop()
         if checkpoints is not None:
             checkpoints.stop()
+        watch.stop()
         # The last connection to a SQLite file folds the WAL into it: the file alone then
         # holds every result, for a judge who copies only the file named by --db.
         store.engine.dispose()
@@ -291,6 +291,30 @@ def serve(
 
 
 STOP_S = 5  # the longest a stop waits for a request under way
+
+
+def _open_files() -> files.Watch:
+    """Take every file the system allows (logged), and the watch for a shortage, not started.
+    Every connection is a file: a hub started from a shell would have the shell's 1,024 and
+    lock the tables out after a thousand silent connections (``files``)."""
+    limit = files.raise_limit()
+    level, line = files.said(limit)
+    log.log(level, "%s", line)
+    return files.Watch(limit.now)
+
+
+def _serial_hubs(store: Store, devices: list[str], kind: str) -> list[SerialHub | PolledHub]:
+    """A started ``SerialHub`` (``PolledHub`` for ``kind`` "polled") on each device."""
+    from klik_hub.serial.hub import SerialHub
+    from klik_hub.serial.poll import PolledHub
+
+    hub_of = PolledHub if kind == "polled" else SerialHub
+    serial_hubs: list[SerialHub | PolledHub] = [hub_of(store, device) for device in devices]
+    for serial_hub in serial_hubs:
+        serial_hub.start()
+        channel = serial_hub.channel
+        log.info("hub: serial link on %s at %d baud", channel.name, channel.baud)
+    return serial_hubs
 
 
 def _advert(host: str, port: int, scheme: str, name: str | None) -> Advert:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import resource
 import socket
 import ssl
 import subprocess
@@ -51,8 +52,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def klik_hub(tmp_path: Path, *options: str, password: bool = True) -> Iterator[Hub]:
-    """``klik hub`` in its own process on loopback; stopped with SIGTERM afterwards."""
+def klik_hub(
+    tmp_path: Path, *options: str, password: bool = True, files: tuple[int, int] | None = None
+) -> Iterator[Hub]:
+    """``klik hub`` in its own process on loopback; stopped with SIGTERM afterwards.
+    ``files``: the soft and hard limits on open files it starts with, as a shell's."""
     db = tmp_path / "hub.sqlite"
     port = _free_port()
     argv = [str(KLIK), "hub", "--db", str(db), "--port", str(port), *options]
@@ -60,6 +64,8 @@ def klik_hub(tmp_path: Path, *options: str, password: bool = True) -> Iterator[H
         secret = tmp_path / "password"
         secret.write_text(PASSWORD + "\n", encoding="utf-8")
         argv += ["--judge-password-file", str(secret)]
+    if files is not None:  # util-linux's prlimit execs the hub with them
+        argv = ["prlimit", f"--nofile={files[0]}:{files[1]}", "--", *argv]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     log: list[str] = []
@@ -526,6 +532,106 @@ def test_three_hundred_slow_clients_do_not_stop_a_tables_result(tmp_path: Path) 
         finally:
             for sock in slow:
                 sock.close()
+
+
+SHELLS = 1_024  # the soft limit on open files a shell commonly gives a process
+SILENT = 1_100  # connections that never send a byte: more than a shell's files
+
+
+@contextmanager
+def own_files(n: int) -> Iterator[None]:
+    """This test's process allowed ``n`` open files (its end of the silent connections), and
+    its limit as it was afterwards."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < n:
+        pytest.skip(f"the hard limit on open files is {hard}; {n} are needed")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, n), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@contextmanager
+def silent(hub: Hub, n: int) -> Iterator[list[socket.socket]]:
+    """``n`` connections to the hub that never send a byte, closed afterwards."""
+    port = int(hub.url.rsplit(":", 1)[1])
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(n):
+            sockets.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        yield sockets
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def held(sockets: list[socket.socket]) -> int:
+    """How many of ``sockets`` the hub holds open: neither closed nor answered."""
+    count = 0
+    for sock in sockets:
+        sock.setblocking(False)
+        try:
+            sock.recv(1)
+        except BlockingIOError:
+            count += 1
+        except OSError:  # reset
+            pass
+    return count
+
+
+def test_a_hub_started_by_hand_holds_a_thousand_silent_connections(tmp_path: Path) -> None:
+    """A shell's 1,024 open files, raised to the hard limit at start: the tables, the
+    console and the judge from another address are answered beside 1,100 silent
+    connections, and none of these is closed for want of a file."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    with own_files(SILENT + 100), klik_hub(tmp_path, files=(SHELLS, hard)) as hub:
+        assert any(f"hub: open files: up to {hard} (was {SHELLS})" in line for line in hub.log)
+        config = pair(hub)
+        envelope = sealed(config["device_id"], config["key"], 1, result_body(table=7))
+        with silent(hub, SILENT) as sockets:
+            started = time.monotonic()
+            assert HttpLink(hub.url).post("/api/v1/results", envelope).status == 201
+            assert time.monotonic() - started < 2.0
+            with client(hub) as console:
+                assert console.get("/").status_code == 200
+            elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+            with httpx.Client(base_url=hub.url, transport=elsewhere, timeout=10) as judges:
+                started = time.monotonic()
+                login = judges.post("/api/v1/session", json={"password": PASSWORD})
+                assert login.status_code == 200
+                assert time.monotonic() - started < 1.0
+            assert held(sockets) == SILENT  # well within their 10 s
+
+
+def test_a_hub_out_of_files_says_so_once_and_serves_again(tmp_path: Path) -> None:
+    """A hard limit of 1,024: said at start; 1,100 silent connections use the files up, and
+    the log says so at once, in one line (then once a minute: ``Shortage``)."""
+    told = f"hub: out of open files ({SHELLS} at most)"
+    with own_files(SILENT + 100), klik_hub(tmp_path, files=(SHELLS, SHELLS)) as hub:
+        assert any(f"up to {SHELLS}, the most this system allows" in line for line in hub.log)
+        with silent(hub, SILENT) as sockets:
+            for _ in range(50):  # the hub looks for a free file once a second
+                if any(told in line for line in hub.log):
+                    break
+                threading.Event().wait(0.1)  # sleep-ok: the hub's log, on the real clock
+            assert len([line for line in hub.log if told in line]) == 1, "".join(hub.log)
+            assert held(sockets) < SILENT  # the last ones found no file
+        with client(hub) as console:  # the files are back
+            assert console.get("/").status_code == 200
+
+
+def test_a_tls_connection_that_never_says_hello_is_closed_in_ten_seconds(tmp_path: Path) -> None:
+    with klik_hub(tmp_path, "--tls") as hub:
+        port = int(hub.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=15) as mute:
+            started = time.monotonic()
+            try:
+                closed = mute.recv(100)  # no ClientHello sent: the hub has nothing to say
+            except ConnectionResetError:
+                closed = b""
+            assert closed == b""
+            assert 9.0 < time.monotonic() - started < 12.0
 
 
 def test_a_request_that_does_not_arrive_in_time_is_dropped(tmp_path: Path) -> None:
