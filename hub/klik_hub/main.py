@@ -219,7 +219,6 @@ def serve(
     if tls is False and tls_cert is not None:
         raise InputError("--no-tls with --tls-cert: choose one")
     https = tls if tls is not None else (tls_cert is not None or not _loopback(host))
-    watch = _open_files()
     # The files the hub names are made 0600 one by one, whatever the umask (``storage.
     # private``); this covers the ones it does not name (SQLite's temporary files, a file
     # some library makes): nothing the hub writes is for another user to read, and a hub
@@ -234,6 +233,8 @@ def serve(
     scheme = "https" if https else "http"
     where = store.engine.url.render_as_string()
     log.info("hub: database %s, %s://%s:%d/", where, scheme, host, port)
+    # After the database: a hub that cannot start says so in its one line, nothing before it.
+    watch = _open_files()
     if served is not None:
         _install_line(served, scheme, host, port)
     serial_hubs = _serial_hubs(store, serial, serial_channel)

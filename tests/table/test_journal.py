@@ -175,7 +175,9 @@ def test_every_value_is_checked_and_damage_is_moved_aside_in_one_short_line(
     assert len(caplog.records) == 1
     message = caplog.records[0].getMessage()
     assert "damaged" in message
-    assert len(message) < 300  # the damage is named, never copied into the log
+    # The damage is named, never copied into the log: short but for the two paths it names
+    # (a test's temporary folder, longer as pytest numbers its runs on).
+    assert len(message.replace(str(tmp_path), "")) < 200
 
 
 def test_entries_a_little_out_of_order_are_not_damage(tmp_path: Path) -> None:
