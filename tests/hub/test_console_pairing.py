@@ -15,6 +15,7 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -121,3 +122,36 @@ def test_the_judge_refuses_every_table_asking_at_once(page: Page, hub: tuple[str
     expect(page.get_by_test_id("message")).to_have_text("Odrzucono 2 prośby.")
     expect(page.get_by_test_id("asking")).to_be_hidden()
     assert [httpx.get(f"{url}/api/v1/join/{w}").status_code for w in waiting] == [410, 410]
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_console_asks_before_it_takes_a_paired_tables_number(
+    page: Page, hub: tuple[str, Store]
+) -> None:
+    url, store = hub
+    old, _ = hall.devices.pair(store, 5)
+    ask(url)
+    page.goto(url)
+    row = page.locator("#asking-list tbody tr")
+    row.locator("input").fill("5")
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss() if len(asked) == 1 else dialog.accept()
+
+    page.on("dialog", answer)
+    row.locator("button[data-accept]").click()  # the judge says no: nothing changes
+    expect(page.get_by_test_id("message")).to_have_text(
+        "stół 5 jest już sparowany (jeszcze bez kontaktu)"
+    )
+    assert asked == [
+        "stół 5 jest już sparowany (jeszcze bez kontaktu). Zastąpić go tym stołem? "
+        "Tamten stół trzeba będzie sparować ponownie."
+    ]
+    assert [t["device"] for t in hall.devices.tables(store)] == [old]
+    row.locator("button[data-accept]").click()  # and then yes
+    expect(page.get_by_test_id("message")).to_contain_text("5")
+    expect(page.get_by_test_id("message")).to_have_class("done")
+    expect(page.get_by_test_id("asking")).to_be_hidden()
+    assert [t["device"] for t in hall.devices.tables(store)] != [old]

@@ -26,6 +26,7 @@ from klik_hub.hall.pairing import (
 )
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import live_hub
+from tests.helpers.tourney import create
 from tests.hub.test_judge import PASSWORD, basic
 
 JUDGE = basic("judge", PASSWORD)
@@ -272,3 +273,32 @@ def test_tables_asking_at_once_on_a_fresh_hub_make_one_key(store: Store) -> None
     with ThreadPoolExecutor(asking) as pool:
         keys = set(pool.map(one, range(asking)))
     assert keys == {x.public_hex(hall.pairing.hub_key(store))}
+
+
+def test_a_number_a_paired_table_holds_is_taken_only_to_replace_it(hub: tuple[str, Store]) -> None:
+    url, store = hub
+    tid = create(url)
+    old, _old_key = hall.devices.pair(store, 2)
+    joined, _ = ask(url)
+    (listed,) = httpx.get(f"{url}/api/v1/pairing").json()
+    accept = f"{url}/api/v1/pairing/{joined['id']}"
+    body = {"table": 2, "digits": listed["digits"]}
+    held = httpx.post(accept, json=body)
+    assert (held.status_code, held.json()) == (409, {
+        "error": "table 2 is paired already (not heard yet)",
+        "held_by": {"table": 2, "seen_s_ago": None},
+    })  # fmt: skip
+    polish = httpx.post(accept, json=body, headers={"Accept-Language": "pl"})
+    assert polish.json()["error"] == "stół 2 jest już sparowany (jeszcze bez kontaktu)"
+    assert [a["id"] for a in httpx.get(f"{url}/api/v1/pairing").json()] == [joined["id"]]
+    assert hall.devices.of(store, old) is not None  # still table 2
+    said = httpx.post(accept, json={**body, "replace": True})
+    assert said.status_code == 201, said.text
+    assert hall.devices.of(store, old) is None  # let go
+    assert [t["device"] for t in hall.devices.tables(store)] == [said.json()["device"]]
+    (event,) = httpx.get(f"{url}/api/v1/tournaments/{tid}/corrections").json()
+    assert {k: event[k] for k in ("kind", "table", "old_device", "new_device")} == {
+        "kind": "replace_table", "table": 2, "old_device": old,
+        "new_device": said.json()["device"],
+    }  # fmt: skip
+    assert httpx.post(accept, json={**body, "replace": "yes"}).status_code == 422

@@ -76,12 +76,44 @@ def test_a_renumbered_table_keeps_its_device_its_commands_and_is_told(hub: Hub) 
     assert sorted(tables(url)) == [1, 2, 3]
 
 
+def test_a_number_another_table_holds_is_taken_only_to_replace_it(hub: Hub) -> None:
+    url, store = hub
+    tid = create(url)
+    hall = Hall(url, store, 3)
+    beat(hall, 3)
+    store.now_ms.ms += 12_000  # type: ignore[attr-defined]
+    held = renumber(url, 1, 3)
+    assert (held.status_code, held.json()) == (409, {
+        "error": "table 3 is paired already (last heard 12 s ago)",
+        "held_by": {"table": 3, "seen_s_ago": 12},
+    })  # fmt: skip
+    polish = httpx.post(
+        f"{url}/api/v1/tables/1/renumber", json={"table": 3}, headers={"Accept-Language": "pl"}
+    )
+    assert polish.json()["error"] == "stół 3 jest już sparowany (ostatni kontakt 12 s temu)"
+    assert tables(url)[3]["device"] == hall.keys[3][0]  # nothing changed
+    assert renumber(url, 1, 3, replace=True).status_code == 200
+    listed = tables(url)
+    assert sorted(listed) == [2, 3]
+    assert listed[3]["device"] == hall.keys[1][0]
+    # The device let go is unpaired: its envelopes are refused from now on.
+    device, key = hall.keys[3]
+    body = p.Heartbeat(game=3, state="ready").json()
+    gone = post(url, "/api/v1/heartbeats", sealed(device, key, 99, body, "heartbeat"))
+    assert gone.status_code == p.UNPAIRED_HTTP
+    kinds = {e["kind"]: e for e in httpx.get(f"{url}{API}/{tid}/corrections").json()}
+    assert {k: kinds["replace_table"][k] for k in ("table", "old_device", "new_device")} == {
+        "table": 3, "old_device": device, "new_device": hall.keys[1][0],
+    }  # fmt: skip
+    assert (kinds["renumber"]["table"], kinds["renumber"]["to"]) == (1, 3)
+
+
 def test_a_renumbering_is_refused_where_it_would_misfile_a_result(hub: Hub) -> None:
     url, store = hub
     hall = Hall(url, store, 3)
     refusals = [
         (renumber(url, 4, 9), 404, "table 4 is not paired"),
-        (renumber(url, 1, 3), 409, "table 3 is paired already: choose another number"),
+        (renumber(url, 1, 3), 409, "table 3 is paired already (not heard yet)"),
         (renumber(url, 1, 1), 409, "table 1 is paired already: choose another number"),
         (renumber(url, 1, 1000), 422, None),
         (renumber(url, 1, 5, reason="a\x00b"), 422, None),

@@ -154,8 +154,12 @@ def test_a_5_s_judge_key_hold_re_pairs_only_once_the_judge_accepts(
         assert kept(tmp_path) == old
         seen = hall.devices.tables(store)[0]["status"]
         assert seen is not None
+        accept = {"table": 7, "digits": digits}
+        # Table 7 is paired (to this very table: the hub cannot tell): the judge replaces it.
+        held = httpx.post(f"{url}/api/v1/pairing/{asking['id']}", json=accept)
+        assert (held.status_code, held.json()["held_by"]["table"]) == (409, 7)
         accepted = httpx.post(f"{url}/api/v1/pairing/{asking['id']}",
-                              json={"table": 7, "digits": digits})  # fmt: skip
+                              json={**accept, "replace": True})  # fmt: skip
         assert accepted.status_code == 201, accepted.text
         new_device = accepted.json()["device"]
         soon(lambda: table.config.hub.device_id == new_device)

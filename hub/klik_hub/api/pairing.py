@@ -25,8 +25,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from klik.link.protocol import pairing as x
+from klik.words import Language
 from klik_hub import hall, office
-from klik_hub.api.deps import JUDGE_ONLY, FreeText, Label, StoreDep
+from klik_hub.api.deps import JUDGE_ONLY, FreeText, Label, Reader, StoreDep
 from klik_hub.door.answers import JUDGE, Refusal, refusals
 from klik_hub.hall.pairing import PairingError, Problem
 
@@ -36,6 +37,7 @@ STATUS = {
     Problem.STATE: 409,
     Problem.DIGITS: 409,
     Problem.REFUSED: 410,
+    Problem.HELD: 409,  # the judge says replace, or picks another number
 }
 RequestId = Annotated[
     str, Path(pattern=f"^{x.REQUEST_ID.pattern}$", description="the request's id")
@@ -88,6 +90,11 @@ class Asking(BaseModel):
 class AcceptIn(Strict):
     table: int = Field(ge=1, le=999)
     digits: str = Field(pattern=f"^{x.DIGITS_RE.pattern}$")
+    replace: bool = Field(
+        False,
+        description="the number is a paired table's: let that device go and pair this one "
+        "(without it, 409 with held_by)",
+    )
 
 
 class Accepted(BaseModel):
@@ -107,6 +114,11 @@ class AllRefused(BaseModel):
 
 class RenumberIn(Strict):
     table: int = Field(ge=1, le=999, description="the table's new number")
+    replace: bool = Field(
+        False,
+        description="the number is another paired table's: let that device go (without it, "
+        "409 with held_by)",
+    )
     reason: Label = Field("", max_length=500, description="why: kept in the judge's log")
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
@@ -123,9 +135,11 @@ def _said(codes: dict[int, str]) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": Refusal, "description": why} for code, why in codes.items()}
 
 
-def _refused(error: PairingError) -> JSONResponse:
+def _refused(error: PairingError, language: Language = Language.EN) -> JSONResponse:
     wait = {} if error.retry_s is None else {"Retry-After": str(error.retry_s)}
-    return JSONResponse({"error": str(error)}, STATUS[error.problem], headers=wait)
+    held = {} if error.held_by is None else {"held_by": error.held_by}
+    said = {"error": error.into(language), **held}
+    return JSONResponse(said, STATUS[error.problem], headers=wait)
 
 
 async def tls_pin_of(request: Request) -> str | None:
@@ -209,20 +223,32 @@ def asking(store: StoreDep) -> list[dict[str, Any]]:
     status_code=201,
     response_model=Accepted,
     responses={
-        **_said({404: "no such request", 409: "the digits are not the request's"}),
+        **_said({404: "no such request"}),
+        409: {
+            "model": Refusal,
+            "description": "the digits are not the request's (no held_by), or the number is "
+            "a paired table's (held_by; send replace to let it go)",
+        },
         **refusals(422, *JUDGE),
     },
 )
 def accept(
-    request_id: RequestId, accepted: AcceptIn, store: StoreDep, tls_pin: TlsPin
+    request_id: RequestId,
+    accepted: AcceptIn,
+    store: StoreDep,
+    tls_pin: TlsPin,
+    language: Reader,
 ) -> Accepted | JSONResponse:
-    """Accept a table asking to join as table ``table``, its digits compared."""
+    """Accept a table asking to join as table ``table``, its digits compared. A number a
+    paired table holds is 409 (``held_by``; the request keeps waiting) unless ``replace``:
+    then that device is let go, and the judge's log says so (``replace_table``)."""
     try:
         device, _key = hall.pairing.accept(
-            store, request_id, accepted.table, accepted.digits, tls_pin
-        )
+            store, request_id, accepted.table, accepted.digits, tls_pin,
+            replace=accepted.replace,
+        )  # fmt: skip
     except PairingError as error:
-        return _refused(error)
+        return _refused(error, language)
     return Accepted(status="paired", table=accepted.table, device=device)
 
 
@@ -270,6 +296,6 @@ def renumber(
     ``table`` is not paired; 409 when the number is taken, the table is in a game or has
     results to send, or it owes games of a round whose lineup it took."""
     done = office.renumbering.renumber(
-        store, table, wanted.table, reason=wanted.reason, by=wanted.by
+        store, table, wanted.table, reason=wanted.reason, by=wanted.by, replace=wanted.replace
     )
     return Renumbered(status="renumbered", **done)

@@ -24,6 +24,7 @@ from klik_hub.door import answers
 from klik_hub.door.answers import JUDGE, refusals
 from klik_hub.office.errors import (
     ConflictError,
+    HeldTableError,
     MissingResultsError,
     NotFoundError,
     TournamentError,
@@ -43,6 +44,8 @@ def refused(problem: TournamentError, language: Language) -> JSONResponse:
     status = next(code for kind, code in STATUS_OF if isinstance(problem, kind))
     if isinstance(problem, MissingResultsError):
         return error(status, problem.into(language), missing=problem.missing)
+    if isinstance(problem, HeldTableError):
+        return error(status, problem.into(language), held_by=problem.held_by)
     return error(status, problem.into(language))
 
 

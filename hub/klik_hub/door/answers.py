@@ -61,6 +61,13 @@ class Owed(BaseModel):
     missing: int = Field(description="games the table still owes")
 
 
+class HeldBy(BaseModel):
+    """The paired table holding a number the judge asked for."""
+
+    table: int
+    seen_s_ago: int | None = Field(description="seconds since its last heartbeat; null: none")
+
+
 class Refusal(BaseModel):
     """Every refusal: one line saying what is wrong and what is allowed, in the reader's
     language (``Accept-Language``)."""
@@ -73,6 +80,11 @@ class Refusal(BaseModel):
     )
     status: str | None = Field(
         None, description="the tables' routes and a command to a table: invalid"
+    )
+    held_by: HeldBy | None = Field(
+        None,
+        description="pairing or renumbering onto a paired table's number (409): that table; "
+        "send replace to let it go",
     )
 
 
@@ -684,6 +696,7 @@ class LoggedEvent(BaseModel):
     """Another of the judge's events: rename, withdraw, reinstate, undraw, extend (a table's
     round time), round_over (the hub's, at a table's zero), replace (a reserve took a
     player's seat for the rest of a round), renumber (a paired table given another number),
+    replace_table (a paired table's number taken by another device, the judge's choice),
     or a sanction, with
     what it kept (``changed``; the round undone; a sanction's ``stage`` and ``big``)."""
 
@@ -710,9 +723,11 @@ class LoggedEvent(BaseModel):
     table: int | None = Field(
         None,
         description="extend: the table given more time; round_over: the table sent it; "
-        "replace: the reserve's table; renumber: its number before",
+        "replace: the reserve's table; renumber: its number before; replace_table: its number",
     )
     to: int | None = Field(None, description="renumber: the table's new number")
+    old_device: str | None = Field(None, description="replace_table: the device let go")
+    new_device: str | None = Field(None, description="replace_table: the device in its place")
     seconds: int | None = Field(None, description="extend: how much more round time")
     seat: Seat | None = Field(None, description="replace: the seat the reserve took")
     reserve: int | None = Field(None, description="replace: who took it")

@@ -22,6 +22,7 @@ sealed for the table, which fetches it; a refused or expired request changes not
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from collections.abc import Sequence
 from enum import Enum
@@ -30,9 +31,13 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from sqlalchemy import Connection, text
 
+from klik.errors import KlikError
 from klik.link.protocol import pairing as x
+from klik.words import Words, words
 from klik_hub import sql
 from klik_hub.storage.store import Store, utc_iso
+
+log = logging.getLogger("klik_hub")
 
 SETTING = "pairing_key"  # the hub's long-term X25519 private key, hex
 EXPIRES_MS = 10 * 60 * 1000  # a request is forgotten this long after it was asked
@@ -55,13 +60,21 @@ class Problem(Enum):
     STATE = "state"  # not at the step the call is for (a nonce twice, an accept twice)
     DIGITS = "digits"  # the judge's digits are not the request's
     REFUSED = "refused"  # the judge refused it
+    HELD = "held"  # the number is a paired table's: the judge must say to replace it
 
 
-class PairingError(Exception):
-    def __init__(self, problem: Problem, message: str, retry_s: int | None = None) -> None:
+class PairingError(KlikError):
+    def __init__(
+        self,
+        problem: Problem,
+        message: str | Words,
+        retry_s: int | None = None,
+        held_by: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.problem = problem
         self.retry_s = retry_s  # FULL: the seconds until a place frees
+        self.held_by = held_by  # HELD: {"table", "seen_s_ago"} of the table holding it
 
 
 def hub_key(store: Store) -> X25519PrivateKey:
@@ -178,11 +191,20 @@ def asking(store: Store) -> list[dict[str, Any]]:
 
 
 def accept(
-    store: Store, request_id: str, table_no: int, digits: str, tls_pin: str | None
+    store: Store,
+    request_id: str,
+    table_no: int,
+    digits: str,
+    tls_pin: str | None,
+    *,
+    replace: bool = False,
 ) -> tuple[str, str]:
     """The judge accepts request ``request_id`` as table ``table_no``, having compared
-    ``digits`` with seat A's screen: the table is paired (replacing an earlier pairing) and
-    its answer sealed for it. PairingError DIGITS when they are not the request's."""
+    ``digits`` with seat A's screen: the table is paired and its answer sealed for it.
+    PairingError DIGITS when they are not the request's; HELD when ``table_no`` is a paired
+    table's (heard or not: the hub cannot tell the same table re-pairing from another one
+    taking its number) unless ``replace``, which lets that device go and logs the
+    replacement (``replace_table``) in the judge's log of the tournament in play."""
     private = hub_key(store)
     own = x.public_hex(private)
     now = store.now_ms()
@@ -192,6 +214,9 @@ def accept(
             raise PairingError(Problem.STATE, "this request is not waiting for the judge")
         if not hmac.compare_digest(str(row.digits), digits):
             raise PairingError(Problem.DIGITS, "the digits are not this request's")
+        held = sql.devices.holder(db, table_no)
+        if held is not None and not replace:
+            raise held_error(table_no, held.seen_ms, now)
         device = f"t{table_no}-{secrets.token_hex(4)}"
         key_hex = secrets.token_hex(32)
         exchange = x.Exchange(request_id, row.table_key, own, row.table_nonce, row.hub_nonce)
@@ -201,7 +226,46 @@ def accept(
         )
         sql.devices.pair(db, device, table_no, key_hex, utc_iso(now))
         sql.pairing.change(db, request_id, state="accepted", table_no=table_no, sealed=sealed)
+        if held is not None:
+            replaced(db, table_no, held.device, device, now)
     return device, key_hex
+
+
+def held_error(table_no: int, seen_ms: int | None, now: int) -> PairingError:
+    """The refusal of a number a paired table holds, with when it was last heard."""
+    said, held_by = held(table_no, seen_ms, now)
+    return PairingError(Problem.HELD, said, held_by=held_by)
+
+
+def held(table_no: int, seen_ms: int | None, now: int) -> tuple[Words, dict[str, Any]]:
+    """Why number ``table_no`` is not free (a paired table's, last heard at ``seen_ms``;
+    None: never) and the answer's ``held_by``, for pairing and renumbering alike."""
+    seen_s = None if seen_ms is None else round((now - seen_ms) / 1000)
+    said = (
+        words("table {table} is paired already (not heard yet)", table=table_no)
+        if seen_s is None
+        else words(
+            "table {table} is paired already (last heard {s} s ago)", table=table_no, s=seen_s
+        )
+    )
+    return said, {"table": table_no, "seen_s_ago": seen_s}
+
+
+def replaced(db: Connection, table_no: int, old: str, new: str, now: int) -> None:
+    """Log that table ``table_no``'s device ``old`` was let go for ``new``: an event of the
+    tournament in play (or the newest), as renumbering is."""
+    playing = sql.settings.value(db, sql.settings.IN_PLAY)
+    tid = int(playing) if playing is not None and playing.isdigit() else None
+    if tid is None or sql.tournaments.of(db, tid) is None:
+        newest = sql.tournaments.newest_first(db)
+        tid = newest[0].id if newest else None
+    if tid is not None:
+        sql.events.log(
+            db, tid, "replace_table", player_no=None,
+            args={"table": table_no, "old_device": old, "new_device": new}, reason="",
+            by="judge", at=utc_iso(now),
+        )  # fmt: skip
+    log.warning("table %d: device %s let go, %s paired in its place", table_no, old, new)
 
 
 def refuse(store: Store, request_id: str) -> None:

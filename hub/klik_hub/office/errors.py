@@ -3,6 +3,8 @@ no HTTP; ``klik_hub.api.tournaments`` answers each kind with its status."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from klik.errors import KlikError
 from klik.words import Words
 
@@ -26,3 +28,12 @@ class MissingResultsError(ConflictError):
     def __init__(self, message: str | Words, missing: list[dict[str, int]]) -> None:
         super().__init__(message)
         self.missing = missing
+
+
+class HeldTableError(ConflictError):
+    """A table's number a paired table holds (409 with ``held_by``): the judge replaces it
+    knowingly, or picks another."""
+
+    def __init__(self, message: str | Words, held_by: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.held_by = held_by

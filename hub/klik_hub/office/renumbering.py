@@ -9,7 +9,9 @@ newest when none is marked.
 
 Refused (ConflictError, 409) while it would lose or misfile a result:
 
-- the new number is another paired table's (or this one's);
+- the new number is this one's; or another paired table's (HeldTableError with when it was
+  last heard), unless the judge says to replace it: that device is let go (its envelopes are
+  refused from then on, as an unpaired device's), an event ``replace_table``;
 - the table is in a game (its last heartbeat says a game under way: ``move``, ``timed_out``,
   ``paused`` or ``scoring``), or has results waiting in its outbox: they carry the old
   number, which the hub would then refuse;
@@ -28,9 +30,9 @@ from sqlalchemy.exc import IntegrityError
 
 from klik.link import protocol as p
 from klik.words import words
-from klik_hub import sql
+from klik_hub import hall, sql
 from klik_hub.office import counting
-from klik_hub.office.errors import ConflictError, NotFoundError
+from klik_hub.office.errors import ConflictError, HeldTableError, NotFoundError
 from klik_hub.office.tournaments import in_play
 from klik_hub.storage.store import Store, utc_iso
 
@@ -40,11 +42,14 @@ log = logging.getLogger("klik_hub.office.renumbering")
 PLAYING = frozenset(("move", "timed_out", "paused", "scoring"))
 
 
-def renumber(store: Store, table_no: int, new_no: int, *, reason: str, by: str) -> dict[str, Any]:
+def renumber(
+    store: Store, table_no: int, new_no: int, *, reason: str, by: str, replace: bool = False
+) -> dict[str, Any]:
     """Make paired table ``table_no`` table ``new_no`` and queue its ``renumber`` command;
     returns ``{"table": new_no, "was": table_no, "device", "id"}`` (the command's id).
-    NotFoundError when ``table_no`` is not paired; ConflictError when it is not safe (see
-    the module's docstring)."""
+    NotFoundError when ``table_no`` is not paired; HeldTableError when ``new_no`` is another
+    paired table's, unless ``replace`` (that device is let go, ``replace_table`` in the
+    judge's log); ConflictError when it is not safe (see the module's docstring)."""
     now = store.now_ms()
     playing = in_play(store)
     try:
@@ -52,12 +57,18 @@ def renumber(store: Store, table_no: int, new_no: int, *, reason: str, by: str) 
             found = sql.devices.status_of(db, table_no)
             if found is None:
                 raise NotFoundError(words("table {table} is not paired", table=table_no))
-            if sql.devices.is_paired(db, new_no):
+            holder = sql.devices.holder(db, new_no)
+            if new_no == table_no:
                 raise ConflictError(
                     words("table {table} is paired already: choose another number", table=new_no)
                 )
+            if holder is not None and not replace:
+                raise HeldTableError(*hall.pairing.held(new_no, holder.seen_ms, now))
             _refuse_in_play(table_no, None if found.body is None else json.loads(found.body))
             _refuse_in_round(db, table_no)
+            if holder is not None:  # the judge said to replace it: that device is let go
+                sql.devices.forget(db, holder.device)
+                hall.pairing.replaced(db, new_no, holder.device, found.device, now)
             sql.devices.renumber(db, found.device, new_no)
             sql.commands.move_pending(db, table_no, new_no)
             (command,) = sql.commands.queue(

@@ -13,7 +13,7 @@ from klik_hub.office.errors import NotFoundError, TournamentError
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import formats as f
 
-IN_PLAY = "tournament_in_play"  # the hub's setting: the id of the tournament in play
+IN_PLAY = sql.settings.IN_PLAY  # the hub's setting: the id of the tournament in play
 
 
 def tournament(db: Connection, tid: int, *, lock: bool = False) -> Any:

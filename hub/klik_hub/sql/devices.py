@@ -46,6 +46,21 @@ def of(db: Connection, device: str) -> Device | None:
     return None if row is None else Device(device, row.table_no, bytes.fromhex(row.key_hex))
 
 
+def forget(db: Connection, device: str) -> None:
+    """Let ``device`` go: its envelopes are refused from now on, as an unpaired device's."""
+    db.execute(delete(devices).where(devices.c.device == device))
+
+
+def holder(db: Connection, table_no: int) -> Any | None:
+    """The device paired as table ``table_no`` with when it was last heard (``seen_ms``,
+    None before its first heartbeat), or None when no table has that number."""
+    return db.execute(
+        select(devices.c.device, status.c.seen_ms)
+        .outerjoin(status, status.c.device == devices.c.device)
+        .where(devices.c.table_no == table_no)
+    ).first()
+
+
 def is_paired(db: Connection, table_no: int) -> bool:
     found = db.execute(select(devices.c.device).where(devices.c.table_no == table_no))
     return found.first() is not None

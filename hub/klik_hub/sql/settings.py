@@ -7,6 +7,8 @@ from sqlalchemy import Connection, delete, insert, select
 
 from klik_hub.sql.schema import settings
 
+IN_PLAY = "tournament_in_play"  # the id of the tournament in play (the console's, projector's)
+
 
 def value(db: Connection, name: str) -> str | None:
     """The setting ``name``, or None if it was never set."""

@@ -61,7 +61,8 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (−200)"),
   undraw: _("draw undone"), warning: _("warning"), deduction: _("big points deducted"),
   exclusion: _("excluded from the tournament"), checkin: _("check-in"),
   checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
-  replace: _("seat taken by a reserve")};
+  replace: _("seat taken by a reserve"), renumber: _("table renumbered"),
+  replace_table: _("paired table replaced by another")};
 
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
@@ -110,7 +111,7 @@ let openHub = false;  // no password set (a hub on loopback): nobody logs in or 
 // its errors in (the `error` of its JSON answer, which the console shows as it is).
 const ask = (url, init = {}) => fetch(url, {...init, headers: {...init.headers, "Accept-Language": lang}});
 
-async function change(method, url, body, type = "application/json") {
+async function change(method, url, body, type = "application/json", quietHeld = false) {
   const send = () => ask(url, {method, headers: {"Content-Type": type, ...CONSOLE},
     body: type === "application/json" ? JSON.stringify(body) : body});
   let answer = await send();
@@ -120,8 +121,22 @@ async function change(method, url, body, type = "application/json") {
     answer = await send();
   }
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) say(data.error || answer.statusText, true);
+  if (!answer.ok && !(quietHeld && data.held_by)) say(data.error || answer.statusText, true);
   return {ok: answer.ok, status: answer.status, data};
+}
+
+// Pairing or renumbering onto a number a paired table holds: the hub says so (409 with
+// held_by) and takes it only when told to replace that table, which the judge confirms.
+async function takeNumber(url, body) {
+  const answer = await change("POST", url, body, "application/json", true);
+  if (answer.status !== 409 || !answer.data.held_by) return answer;
+  const question = _("{error}. Replace it with this table? That table will have to be paired again.",
+    {error: answer.data.error});
+  if (!confirm(question)) {
+    say(answer.data.error, true);
+    return answer;
+  }
+  return change("POST", url, {...body, replace: true});
 }
 
 function logIn() {
@@ -486,7 +501,8 @@ async function scores() {
       el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct"))))));
   $("audit").tBodies[0].replaceChildren(...audit.map(c => el("tr", {},
     el("td", {}, c.result ?? (c.player ? `#${c.player}` : "")), el("td", {}, KINDS[c.kind] ?? c.kind),
-    el("td", {}, c.seat), el("td", {}, String(c.value ?? c.big ?? c.round ?? "")),
+    el("td", {}, c.seat), el("td", {}, c.to != null ? `${c.table} → ${c.to}`
+      : String(c.value ?? c.big ?? c.round ?? c.table ?? "")),
     el("td", {}, c.reason), el("td", {}, c.by), el("td", {}, clock(c.at)))));
   window.resultsById = Object.fromEntries(listed.map(x => [x.id, x]));
 }
@@ -685,7 +701,7 @@ document.addEventListener("click", async e => {
     const number = Number(document.querySelector(`[data-asking-table="${id}"]`).value);
     if (!number) return say(_("Type the table's number first."), true);
     accept.disabled = true;
-    const answer = await change("POST", `/api/v1/pairing/${id}`,
+    const answer = await takeNumber(`/api/v1/pairing/${id}`,
       {table: number, digits: accept.dataset.digits});
     if (answer.ok) say(_("Table {table} paired.", {table: number}));
     accept.disabled = false;
@@ -717,7 +733,7 @@ document.addEventListener("click", async e => {
       return say(_("A table's number is 1 to 999."), true);
     }
     renumber.disabled = true;
-    const answer = await change("POST", `/api/v1/tables/${from}/renumber`, {table: number});
+    const answer = await takeNumber(`/api/v1/tables/${from}/renumber`, {table: number});
     if (answer.ok) say(_("Table {from} is now table {table}.", {from, table: number}));
     renumber.disabled = false;
     refresh();
