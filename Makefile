@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.bench.bench_recovery
 	$(BIN)/python -m tests.bench.bench_hub
 	$(BIN)/python -m tests.bench.bench_phones
+	$(BIN)/python -m tests.bench.bench_hall
 	$(BIN)/python -m tests.bench.bench_delivery
 	$(BIN)/python -m tests.bench.bench_serial
 	$(BIN)/python -m tests.bench.bench_draw
