@@ -17,7 +17,7 @@ judge's password (a hub on loopback: the judge's routes are open, as on the judg
    tournament's stream of events open and asks again at each event): nine in ten a player's
    page, one in ten the tournament's board (``/t/ID``, ``board.js``). The judge's console asks
    what ``console.js``'s ``refresh`` asks on its Live tab, every second; the projector what
-   ``projector.js`` asks, every 5 s.
+   ``projector.js`` asks, at each event of the tournament's stream and every 5 s besides.
 3. **The games.** Each table keeps its two results, signed, with its round's seats and game,
    and sends them by its courier over ``HttpLink``, heartbeating every 2 s meanwhile. The
    first games end spread over ``SPREAD_S``, the second ones too, but the last ``BURST``
@@ -45,6 +45,7 @@ console offers. Not a timed test: one run (a day), its figures printed next to t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import statistics
@@ -78,7 +79,7 @@ GAP_S = seconds(5.0, 1.0)  # between the first games' last end and the second ga
 BURST = size(16, 2)  # tables whose second game ends at one moment: the round's time is up
 HEARTBEAT_S = 2.0
 CONSOLE_S = 1.0  # console.js: setInterval(refresh, 1000)
-PROJECTOR_S = 5.0  # projector.js: setInterval(refresh, 5000)
+PROJECTOR_S = 5.0  # projector.js: setInterval(refresh, 5000), besides its events stream
 RULES = "league"  # the liga format's: two games a round
 GOAL_PAIRING_S = 300.0
 GOAL_ACK_S = 0.3
@@ -287,24 +288,41 @@ class Board(Phone):
 
 
 class Projector:
-    """``projector.js``'s refresh every PROJECTOR_S: the tournaments, the tournament, its
-    board and its last round; ``done_at``: when it first showed the round complete."""
+    """``projector.js``: its refresh (the tournaments, the tournament, its board and its last
+    round) at each event of the tournament's stream and every PROJECTOR_S besides, one at a
+    time; ``done_at``: when it first showed the round complete."""
 
     def __init__(self, port: int, tid: int, round_no: int) -> None:
         self.port, self.tid, self.round_no = port, tid, round_no
         self.done_at: float | None = None
+        self._event = asyncio.Event()
 
     async def run(self) -> None:
+        await asyncio.gather(self._refreshing(), self._listening())
+
+    async def _listening(self) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        try:
+            writer.write(request(f"{API}/{self.tid}/events", "accept: text/event-stream\r\n"))
+            await head(reader)
+            while line := await reader.readline():
+                if line.startswith(b"data: "):
+                    self._event.set()
+        finally:
+            writer.close()
+
+    async def _refreshing(self) -> None:
         kept: list[Any] = []
         while True:
-            started = time.perf_counter()
+            self._event.clear()
             await get(self.port, "/api/v1/tournaments", kept)
             await get(self.port, f"{API}/{self.tid}", kept)
             await get(self.port, f"{API}/{self.tid}/board", kept)
             drawn = await get(self.port, f"{API}/{self.tid}/rounds/{self.round_no}", kept)
             if self.done_at is None and complete(drawn["tables"]):
                 self.done_at = time.perf_counter()
-            await asyncio.sleep(max(0.0, started + PROJECTOR_S - time.perf_counter()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._event.wait(), PROJECTOR_S)
 
 
 class Console:
@@ -496,15 +514,10 @@ def report(
     )
     seen = projector.done_at - last if projector.done_at is not None else float("inf")
     print(
-        f"the hall, the round's last result on the projector (it asks every "
-        f"{PROJECTOR_S:g} s): {seen * 1000:.0f} ms after it was kept  "
-        f"goal < {GOAL_SHOWN_S:.0f} s {tick(seen < GOAL_SHOWN_S)}"
+        f"the hall, the round's last result on the projector (its events stream): "
+        f"{seen * 1000:.0f} ms after it was kept  goal < {GOAL_SHOWN_S:.0f} s "
+        f"{tick(seen < GOAL_SHOWN_S)}"
     )
-    if seen >= GOAL_SHOWN_S:
-        print(
-            f"  projector.js follows no events stream: a change waits for its next refresh, "
-            f"up to {PROJECTOR_S:g} s"
-        )
     most = max(memory)
     print(
         f"the hall, hub memory at its peak: {most:.0f} MB (idle {idle:.0f} MB)  "

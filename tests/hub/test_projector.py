@@ -109,3 +109,19 @@ def test_the_projector_counts_the_missing_games_in_the_languages_plurals(
     tid = a_round(url, store, players, 1)
     page.goto(f"{url}/projector?t={tid}&lang={lang}")
     expect(page.get_by_test_id("round")).to_contain_text(text)
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_result_is_on_the_projector_the_moment_it_counts(page: Page, hub: Hub) -> None:
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
+    hall = Hall(url, store, len(drawn["tables"]))
+    page.goto(url + "/projector")
+    expect(page.get_by_test_id("round")).to_have_text("Runda 1 (rozgrywki) — czekamy na 2 gry")
+    hall.play(tid, {**drawn, "tables": drawn["tables"][:1]}, lowest_goes_out, "tournament")
+    # The tournament's events stream, not the 5 s poll: well within the poll's period.
+    expect(page.get_by_test_id("round")).to_have_text(
+        "Runda 1 (rozgrywki) — czekamy na 1 grę", timeout=2500
+    )

@@ -88,7 +88,7 @@ async def player_page(code: Code, tallies: TalliesDep, feed: FeedDep) -> Respons
     # from memory while the feed knows the revision, else read in a worker thread.
     shown = office.player_page.page_json_known(tallies, code, feed.known)
     if shown is None:
-        shown = await run_in_threadpool(office.player_page.page_json, tallies, code)
+        shown = await run_in_threadpool(office.player_page.page_json, tallies, code, feed.known)
     return Response(shown, media_type="application/json")
 
 
@@ -123,10 +123,10 @@ def player(code: str, tallies: TalliesDep, lang: str = "pl") -> HTMLResponse:
     response_model=answers.Board,
     responses=refusals(404, 422),
 )
-def board(tid: Id, tallies: TalliesDep) -> dict[str, Any]:
+def board(tid: Id, tallies: TalliesDep, feed: FeedDep) -> dict[str, Any]:
     """The tournament's public board: the last drawn round's tables (who sits where,
     the games each still owes) and the standings."""
-    return office.board.board(tallies, tid)
+    return office.board.board(tallies, tid, feed.known(tid))
 
 
 @router.get("/t/{tid}", response_class=HTMLResponse, include_in_schema=False)

@@ -11,7 +11,7 @@ from klik_hub.office import counting
 from klik_hub.office.tally import Tallies, Tally
 
 
-def board(tallies: Tallies, tid: int) -> dict[str, Any]:
+def board(tallies: Tallies, tid: int, revision: str | None = None) -> dict[str, Any]:
     """Tournament ``tid``'s board: ``{"id", "name", "revision", "round", "standings",
     "held"}``.
 
@@ -21,8 +21,9 @@ def board(tallies: Tallies, tid: int) -> dict[str, Any]:
     classification as ``GET /api/v1/tournaments/{id}/standings`` gives it to the public.
     ``held``: the rounds whose results wait for their last tables (``release``), ``{"round",
     "tables", "ready"}`` each, ``ready`` the tables that owe nothing; empty unless the
-    tournament releases results together. NotFoundError if there is no such tournament."""
-    tally = tallies.of(tid)
+    tournament releases results together. NotFoundError if there is no such tournament.
+    ``revision``: the tournament's revision as the pages' feed knows it (``Tallies.at``)."""
+    tally = tallies.at(tid, revision)
     if "board" not in tally.memo:
         tally.memo["board"] = of_tally(tally)
     shown: dict[str, Any] = tally.memo["board"]

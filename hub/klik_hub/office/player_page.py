@@ -68,10 +68,13 @@ def _mine(tally: Tally, player: int) -> dict[str, Any]:
     return mine
 
 
-def page_json(tallies: Tallies, code: str) -> bytes:
+def page_json(
+    tallies: Tallies, code: str, revision: Callable[[int], str | None] | None = None
+) -> bytes:
     """``page`` as the JSON answered (UTF-8), made once per revision: a hall of phones asks
-    for it in the same second after each result."""
-    return _json(*_of(tallies, code))
+    for it in the same second after each result. ``revision``: the tournament's revision as
+    the pages' feed knows it (``Tallies.at``), if it does."""
+    return _json(*_of(tallies, code, revision))
 
 
 def page_json_known(
@@ -98,14 +101,16 @@ def _json(tally: Tally, player: int) -> bytes:
     return answer
 
 
-def _of(tallies: Tallies, code: str) -> tuple[Tally, int]:
+def _of(
+    tallies: Tallies, code: str, revision: Callable[[int], str | None] | None = None
+) -> tuple[Tally, int]:
     """The tally of the tournament of the player whose code is ``code``, and the player."""
     kept = code_of(code)
     found = None if kept is None else tallies.player(kept)
     if found is None:
         raise NotFoundError(NO_PAGE)
     tid, player = found
-    return tallies.of(tid), player
+    return tallies.at(tid, None if revision is None else revision(tid)), player
 
 
 def of_player(tally: Tally, player: int) -> dict[str, Any]:

@@ -141,6 +141,33 @@ class Tallies:
         kept = self._tallies.get(tid)
         return kept if kept is not None and kept.revision == revision else None
 
+    def at(self, tid: int, revision: str | None) -> Tally:
+        """Tournament ``tid``'s tally of ``revision``, the one the pages' feed has just read
+        (None: unknown, as ``of``). A hall of phones asks in the same instant after each
+        result: the first reads the tally, the rest wait on the lock and take it, with no
+        read of the revision each. The database may have moved on since the feed read it;
+        such a tally is newer than its label, and the next revision replaces it."""
+        if revision is None:
+            return self.of(tid)
+        kept = self._tallies.get(tid)
+        if kept is not None and kept.revision == revision:
+            return kept
+        # The connection first, then the lock, as ``of`` takes them: a thread holding the
+        # lock never waits for a connection that a thread waiting for the lock holds.
+        with self.store.reading() as db, self._lock:
+            kept = self._tallies.get(tid)
+            if kept is not None and kept.revision == revision:
+                return kept
+            tally = read(db, tid, revision)
+            self._keep(tid, tally)
+            return tally
+
+    def _keep(self, tid: int, tally: Tally) -> None:
+        self._tallies[tid] = tally
+        self._tallies.move_to_end(tid)
+        while len(self._tallies) > self.kept:
+            self._tallies.popitem(last=False)
+
     def of(self, tid: int) -> Tally:
         """Tournament ``tid``'s tally as the database has it now; NotFoundError if none."""
         with self.store.reading() as db:
@@ -155,8 +182,5 @@ class Tallies:
                 if kept is not None and kept.revision == revision:
                     return kept
                 tally = read(db, tid, revision)
-                self._tallies[tid] = tally
-                self._tallies.move_to_end(tid)
-                while len(self._tallies) > self.kept:
-                    self._tallies.popitem(last=False)
+                self._keep(tid, tally)
                 return tally

@@ -36,6 +36,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -356,14 +357,18 @@ def _seating(stage: Mapping[str, Any], voice: Voice, path: str) -> dict[int, Pat
 _PRESETS = resources.files("klik_hub.tournament") / "formats"
 
 
+@cache
 def preset_names() -> tuple[str, ...]:
-    """The formats shipped with the hub, by name."""
+    """The formats shipped with the hub, by name (read once: shipped files do not change;
+    every player's page asks for its tournament's format)."""
     files = (f.name for f in _PRESETS.iterdir() if f.name.endswith(".toml"))
     return tuple(sorted(f.removesuffix(".toml") for f in files))
 
 
+@cache
 def load_format(name: str) -> Format:
-    """The preset ``name``; an unknown name is a FormatError that lists the presets."""
+    """The preset ``name``, read once (a frozen ``Format``, shared); an unknown name is a
+    FormatError that lists the presets (not kept: an exception is never cached)."""
     names = preset_names()
     if name not in names:
         unknown = "format {value} is unknown: {hint}allowed are {allowed}"

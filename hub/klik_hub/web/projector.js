@@ -44,7 +44,34 @@ function line(r, club) {
   return tr;
 }
 
+// One refresh at a time: events that come while one is under way make one more after it.
+let asking = null;
+let again = false;
 async function refresh() {
+  if (asking) { again = true; return; }
+  asking = draw().catch(() => {});
+  await asking;
+  asking = null;
+  if (again) { again = false; refresh(); }
+}
+
+// The tournament's stream of events (as the boards' live.js): a result is on the screen the
+// moment it counts, not at the next poll, which stays for the tournament in play and the
+// round's clock.
+let events = null;
+let listening = null;
+let shown = null;  // the board's revision on the screen
+function listen(tid) {
+  if (listening === tid) return;
+  if (events) events.close();
+  listening = tid;
+  events = new EventSource(`/api/v1/tournaments/${tid}/events`);
+  events.addEventListener("revision", e => {
+    if (JSON.parse(e.data).revision !== shown) refresh();
+  });
+}
+
+async function draw() {
   let tid = Number(query.get("t")) || null;
   if (!tid) {
     const listed = await (await fetch("/api/v1/tournaments")).json();
@@ -58,6 +85,8 @@ async function refresh() {
   const [tournament, board] = await Promise.all(
     [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/board`].map(u => fetch(u).then(r => r.json())));
   const rows = board.standings;
+  shown = board.revision;
+  listen(tid);
   $("held").textContent = board.held.map(heldLine).join(" ");
   phones(tid);
   document.title = _("{name} — Standings", {name: tournament.name});
