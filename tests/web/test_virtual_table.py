@@ -109,6 +109,9 @@ def tap(page: Page, key: str) -> None:
     page.keyboard.down(key)
     page.wait_for_timeout(80)
     page.keyboard.up(key)
+    # The table has the release before the pause is counted: on a loaded machine a slow
+    # answer would otherwise send this tap's release and the next press together, a double.
+    page.wait_for_function("document.body.dataset.sending === '0'")
     page.wait_for_timeout(500)  # longer than a double tap's gap: a single tap
 
 

@@ -70,9 +70,15 @@ function relabel(lang) {
     box.querySelector(".key").textContent = _("key {n}", { n: SEATS.indexOf(seat) + 1 });
   }
 }
+// The presses go one after another; the page says how many are still on their way
+// (data-sending on <body>), so whoever drives it can wait for the table to have them.
+let sending = 0;
 function post(url, body) {
+  sending += 1;
+  document.body.dataset.sending = sending;
   chain = chain.then(() => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
-                                        body: JSON.stringify(body) })).catch(() => {});
+                                        body: JSON.stringify(body) })).catch(() => {})
+    .finally(() => { sending -= 1; document.body.dataset.sending = sending; });
   return chain;
 }
 function press(seat, pressed) {
