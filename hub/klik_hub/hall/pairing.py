@@ -254,11 +254,7 @@ def held(table_no: int, seen_ms: int | None, now: int) -> tuple[Words, dict[str,
 def replaced(db: Connection, table_no: int, old: str, new: str, now: int) -> None:
     """Log that table ``table_no``'s device ``old`` was let go for ``new``: an event of the
     tournament in play (or the newest), as renumbering is."""
-    playing = sql.settings.value(db, sql.settings.IN_PLAY)
-    tid = int(playing) if playing is not None and playing.isdigit() else None
-    if tid is None or sql.tournaments.of(db, tid) is None:
-        newest = sql.tournaments.newest_first(db)
-        tid = newest[0].id if newest else None
+    tid = sql.tournaments.in_play_or_newest(db)
     if tid is not None:
         sql.events.log(
             db, tid, "replace_table", player_no=None,

@@ -33,7 +33,6 @@ from klik.words import words
 from klik_hub import hall, sql
 from klik_hub.office import counting
 from klik_hub.office.errors import ConflictError, HeldTableError, NotFoundError
-from klik_hub.office.tournaments import in_play
 from klik_hub.storage.store import Store, utc_iso
 
 log = logging.getLogger("klik_hub.office.renumbering")
@@ -51,7 +50,6 @@ def renumber(
     paired table's, unless ``replace`` (that device is let go, ``replace_table`` in the
     judge's log); ConflictError when it is not safe (see the module's docstring)."""
     now = store.now_ms()
-    playing = in_play(store)
     try:
         with store.writing() as db:
             found = sql.devices.status_of(db, table_no)
@@ -74,9 +72,7 @@ def renumber(
             (command,) = sql.commands.queue(
                 db, [(new_no, p.CommandKind.RENUMBER.value, {"table": new_no})], now
             )
-            if playing is None or sql.tournaments.of(db, playing) is None:
-                newest = sql.tournaments.newest_first(db)
-                playing = newest[0].id if newest else None
+            playing = sql.tournaments.in_play_or_newest(db)
             if playing is not None:
                 sql.events.log(
                     db, playing, "renumber", player_no=None,

@@ -149,24 +149,11 @@ class Tallies:
         such a tally is newer than its label, and the next revision replaces it."""
         if revision is None:
             return self.of(tid)
-        kept = self._tallies.get(tid)
-        if kept is not None and kept.revision == revision:
+        kept = self.cached(tid, revision)
+        if kept is not None:
             return kept
-        # The connection first, then the lock, as ``of`` takes them: a thread holding the
-        # lock never waits for a connection that a thread waiting for the lock holds.
-        with self.store.reading() as db, self._lock:
-            kept = self._tallies.get(tid)
-            if kept is not None and kept.revision == revision:
-                return kept
-            tally = read(db, tid, revision)
-            self._keep(tid, tally)
-            return tally
-
-    def _keep(self, tid: int, tally: Tally) -> None:
-        self._tallies[tid] = tally
-        self._tallies.move_to_end(tid)
-        while len(self._tallies) > self.kept:
-            self._tallies.popitem(last=False)
+        with self.store.reading() as db:
+            return self._kept_or_read(db, tid, revision)
 
     def of(self, tid: int) -> Tally:
         """Tournament ``tid``'s tally as the database has it now; NotFoundError if none."""
@@ -174,13 +161,20 @@ class Tallies:
             revision = sql.tournaments.revision(db, tid)
             if not revision:
                 tournament(db, tid)  # NotFoundError, in its own words
-            kept = self._tallies.get(tid)
-            if kept is not None and kept.revision == revision:
+            kept = self.cached(tid, revision)
+            return kept if kept is not None else self._kept_or_read(db, tid, revision)
+
+    def _kept_or_read(self, db: Connection, tid: int, revision: str) -> Tally:
+        # The connection is taken before the lock, always: a thread holding the lock never
+        # waits for a connection that a thread waiting for the lock holds (a pool of 8 and a
+        # hall of phones would stall on each other until the pool's 30 s timeout).
+        with self._lock:
+            kept = self.cached(tid, revision)
+            if kept is not None:
                 return kept
-            with self._lock:
-                kept = self._tallies.get(tid)
-                if kept is not None and kept.revision == revision:
-                    return kept
-                tally = read(db, tid, revision)
-                self._keep(tid, tally)
-                return tally
+            tally = read(db, tid, revision)
+            self._tallies[tid] = tally
+            self._tallies.move_to_end(tid)
+            while len(self._tallies) > self.kept:
+                self._tallies.popitem(last=False)
+            return tally

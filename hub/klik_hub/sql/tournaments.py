@@ -8,7 +8,16 @@ from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
-from klik_hub.sql.schema import corrections, events, players, results, rounds, tournaments
+from klik_hub.sql.schema import (
+    corrections,
+    events,
+    players,
+    results,
+    rounds,
+    settings,
+    tournaments,
+)
+from klik_hub.sql.settings import IN_PLAY
 
 
 def create(
@@ -41,6 +50,16 @@ def create(
 
 def newest_first(db: Connection) -> Sequence[Any]:
     return db.execute(select(tournaments).order_by(tournaments.c.id.desc())).all()
+
+
+def in_play_or_newest(db: Connection) -> int | None:
+    """The tournament whose log a hall's event goes to: the one the judge marked in play,
+    else the newest; None when there is none."""
+    marked = db.execute(select(settings.c.value).where(settings.c.name == IN_PLAY)).scalar()
+    if marked is not None and str(marked).isdigit() and of(db, int(marked)) is not None:
+        return int(marked)
+    newest = newest_first(db)
+    return int(newest[0].id) if newest else None
 
 
 def of(db: Connection, tid: int, *, lock: bool = False) -> Any:
