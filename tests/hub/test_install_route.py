@@ -29,6 +29,7 @@ from klik_hub.main import _bundle, _install_line
 from klik_hub.storage.db import open_engine
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock, live_hub
+from tests.hub.test_hub_page import DOCS
 from tests.test_bundle import fake_bundle, fake_pi, sums_of
 
 pytestmark = pytest.mark.slow  # a live hub, and the script's real curl and bash
@@ -351,3 +352,7 @@ def test_the_consoles_tables_tab_gives_the_line(
         )
         card = chromium_page.locator("#install-card")
         assert card.get_attribute("href") == "/print/install"
+        line_box = chromium_page.get_by_test_id("install-line")
+        assert line_box.evaluate("e => e.scrollWidth <= e.clientWidth")  # whole, never cut
+        if os.environ.get("KLIK_WRITE_DOCS") == "1":  # the README's picture (docs/install.png)
+            chromium_page.get_by_test_id("install").screenshot(path=str(DOCS / "install.png"))
