@@ -163,3 +163,40 @@ def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub:
     expect(page.locator("#players thead")).to_have_text(
         "NrImię i nazwiskoKlub / szkołaRodzinaObecny"
     )
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_refresh_leaves_the_judges_buttons_in_place(page: Page, hub: Hub) -> None:
+    """The console refreshes every second and a live table's row changes as often (how long
+    since its last contact): the row's buttons stay the same elements, so the keyboard's focus
+    stays on them and a click between press and release still reaches them."""
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).json()
+    hall = Hall(url, store, 2)
+    hall.play(tid, {**drawn, "tables": drawn["tables"][:1]}, lowest_goes_out, "tournament")
+    beat(url, hall, 2, {"state": "move", "mover": "A"})
+    page.goto(url)
+
+    row = page.locator("#tables tbody tr[data-table='2']")
+    pause = row.locator("button[data-kind]")
+    expect(pause).to_have_text("Pauza")
+    pause.focus()
+    page.evaluate("window.held = document.activeElement")
+    for step_s, silent_s in ((7, 7), (2, 9)):  # the row changes twice while the judge aims
+        store.now_ms.ms += step_s * 1000
+        expect(row).to_contain_text(f"brak kontaktu od {silent_s} s")
+    expect(pause).to_be_focused()
+    assert page.evaluate("document.activeElement === window.held")
+
+    page.get_by_test_id("tab-scores").click()
+    fix = page.locator("#tresults tbody tr button[data-fix]")
+    expect(fix).to_have_count(1)
+    fix.focus()
+    for _ in range(2):  # two refreshes of an unchanged list
+        shown = page.locator("#updated").text_content()
+        expect(page.locator("#updated")).not_to_have_text(shown or "")
+    expect(fix).to_be_focused()
+    page.keyboard.press("Enter")  # the judge's keyboard, still on the row's button
+    expect(page.locator("#correct")).to_be_visible()

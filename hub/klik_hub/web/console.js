@@ -98,6 +98,33 @@ function el(tag, attributes, ...children) {
   return made;
 }
 
+// Puts `fresh` in the place of a parent's children, changing only what differs: a child with
+// the same tag and attributes stays and has its own children renewed. The console refreshes
+// every second and a live table's row changes as often ("seen 3 s ago"); a button swapped
+// between a judge's press and release would lose the click, and the keyboard its focus.
+function renew(parent, ...fresh) {
+  const next = document.createDocumentFragment();
+  next.append(...fresh);
+  morph(parent, [...next.childNodes]);
+}
+
+function morph(parent, made) {
+  const old = [...parent.childNodes];
+  made.forEach((node, k) => {
+    const was = old[k];
+    if (!was) parent.append(node);
+    else if (was.isEqualNode(node)) return;
+    else if (was.nodeType === Node.TEXT_NODE && node.nodeType === Node.TEXT_NODE) was.data = node.data;
+    else if (sameShell(was, node)) morph(was, [...node.childNodes]);
+    else was.replaceWith(node);
+  });
+  for (const gone of old.slice(made.length)) gone.remove();
+}
+
+const sameShell = (a, b) => a.nodeType === Node.ELEMENT_NODE && a.nodeName === b.nodeName &&
+  a.attributes.length === b.attributes.length &&
+  [...a.attributes].every(x => b.getAttribute(x.name) === x.value);
+
 // --- talking to the hub --------------------------------------------------------------------
 
 // The console logs in once (POST /api/v1/session): the hub sets an HttpOnly session cookie,
@@ -315,7 +342,7 @@ function askingRows(asking) {
     return;
   }
   askingShown = ids;
-  $("asking-list").tBodies[0].replaceChildren(...asking.map(a => el("tr", {"data-asking": a.id},
+  renew($("asking-list").tBodies[0], ...asking.map(a => el("tr", {"data-asking": a.id},
     el("td", {class: "digits"}, `${a.digits.slice(0, 3)} ${a.digits.slice(3)}`),
     el("td", {}, a.link), el("td", {"data-asking-seen": a.id}, contact(a.seen_s_ago)),
     el("td", {}, el("input", {type: "number", min: 1, max: 999, "data-asking-table": a.id,
@@ -344,8 +371,8 @@ async function live() {
     get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : []]);
   askingRows(await asking);
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
-  $("tables").tBodies[0].replaceChildren(...tables.map(tableRow));
-  $("results").tBodies[0].replaceChildren(...results.map(r => resultRow(r, byId)));
+  renew($("tables").tBodies[0], ...tables.map(tableRow));
+  renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
   const calling = new Set(tables.filter(r => r.status && r.status.judge).map(r => r.table));
   if ([...calling].some(n => !heard.has(n))) chime();
   heard = calling;
@@ -364,7 +391,7 @@ async function tournaments() {
   const listed = await get("/api/v1/tournaments");
   // The tournament the judge marked in play, not merely the newest (a test tournament).
   if (tid === null && listed.length) tid = (listed.find(x => x.in_play) || listed[0]).id;
-  $("tournament").replaceChildren(el("option", {value: ""}, _("— none —")), ...listed.map(x =>
+  renew($("tournament"), el("option", {value: ""}, _("— none —")), ...listed.map(x =>
     el("option", {value: x.id, selected: x.id === tid}, `${x.id}. ${x.name}`,
       x.in_play && " " + _("▶ in play"))));
   tournament = tid ? await get(`/api/v1/tournaments/${tid}`) : null;
@@ -384,7 +411,7 @@ async function setup() {
   // A player's tick: here (checked in from their page or at the desk) or not; none once withdrawn.
   const tick = p => el("input", {type: "checkbox", "data-tick": p.id, checked: p.checked_in,
     disabled: !p.active, "aria-label": _("{name} is here", {name: p.name})});
-  $("players").tBodies[0].replaceChildren(...players.map(p => el("tr", {class: !p.active && "bad"},
+  renew($("players").tBodies[0], ...players.map(p => el("tr", {class: !p.active && "bad"},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && " (" + _("withdrawn") + ")", fromRound(p.from_round)),
     el("td", {}, p.club),
     el("td", {}, p.family), el("td", {}, tick(p)))));
@@ -433,7 +460,7 @@ async function round() {
     {club: x.club, players: x.players.map(who).join(", ")}));
   for (const x of drawn.same_family) check(x.table, _("one family, {family}: {players}",
     {family: x.family, players: x.players.map(who).join(", ")}));
-  $("round").tBodies[0].replaceChildren(...drawn.tables.map(x => el("tr", {"data-table": x.table},
+  renew($("round").tBodies[0], ...drawn.tables.map(x => el("tr", {"data-table": x.table},
     el("td", {}, x.table),
     el("td", {class: "seats"}, Object.entries(x.seats).map(([s, p]) =>
       el("span", {}, `${s}: ${names[p] ?? ""} (${p})${taken(x.table, s)}`))),
@@ -492,14 +519,14 @@ async function scores() {
   if (!tid) return;
   const [listed, audit] = await Promise.all([
     get(`/api/v1/tournaments/${tid}/results`), get(`/api/v1/tournaments/${tid}/corrections`)]);
-  $("tresults").tBodies[0].replaceChildren(...listed.map(x =>
+  renew($("tresults").tBodies[0], ...listed.map(x =>
     el("tr", {class: x.counts ? "" : "held", "data-result": x.id},
       el("td", {}, x.round), el("td", {}, x.table), el("td", {}, x.game),
       el("td", {class: "receipt"}, `R-${x.receipt}`),
       el("td", {}, Object.entries(x.seats).map(([s, e], k) => [k > 0 && el("br"),
         `${s} ${e.name || "?"}${reserveMark(e.reserve)}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`])),
       el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct"))))));
-  $("audit").tBodies[0].replaceChildren(...audit.map(c => el("tr", {},
+  renew($("audit").tBodies[0], ...audit.map(c => el("tr", {},
     el("td", {}, c.result ?? (c.player ? `#${c.player}` : "")), el("td", {}, KINDS[c.kind] ?? c.kind),
     el("td", {}, c.seat), el("td", {}, c.to != null ? `${c.table} → ${c.to}`
       : String(c.value ?? c.big ?? c.round ?? c.table ?? "")),
@@ -511,11 +538,11 @@ async function standings() {
   if (!tid) return;
   const stage = $("stage").value;
   const stages = [...new Set(tournament.rounds.map(r => r.stage))];
-  $("stage").replaceChildren(el("option", {value: ""}, pgettext("stages", "all")),
+  renew($("stage"), el("option", {value: ""}, pgettext("stages", "all")),
     ...stages.map(s => el("option", {selected: s === stage}, s)));
   const where = stage ? `?stage=${encodeURIComponent(stage)}` : "";
   const rows = await get(`/api/v1/tournaments/${tid}/standings${where}`);
-  $("standings").tBodies[0].replaceChildren(...rows.map(r => el("tr", {},
+  renew($("standings").tBodies[0], ...rows.map(r => el("tr", {},
     [r.place, r.player, [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄"], r.big, r.small,
       r.games].map(v => el("td", {}, v)))));
   const en = lang === "en" ? "&lang=en" : "";
