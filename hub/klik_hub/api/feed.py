@@ -47,14 +47,14 @@ class Feed:
         self,
         store: Store,
         *,
-        period_s: float = PERIOD_S,
+        period_s: float | None = None,
         spacing_s: float = SPACING_S,
         most: int = MAX_STREAMS,
         warm: Callable[[int], object] | None = None,
     ) -> None:
         self.store = store
         self.warm = warm
-        self.period_s = period_s
+        self.period_s = PERIOD_S if period_s is None else period_s  # read when made: tests set it
         self.spacing_s = spacing_s
         self.most = most
         self.streams = 0
