@@ -111,7 +111,7 @@ def make_app(
     ``bundle``: the tables' install, served at ``/install`` (``api.install``; --bundle)."""
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
     tallies = Tallies(store)
-    feed = Feed(store, warm=tallies.of)
+    feed = Feed(store, warm=tallies.at)
 
     app = FastAPI(
         title="Klik hub",

@@ -64,7 +64,7 @@ import httpx
 from klik.link.joining import HttpJoin, Joined, Joiner
 from klik.link.reply import LinkDown
 from tests.bench.bench_hub import hub_process
-from tests.bench.bench_phones import Phone, head, request, rss_mb
+from tests.bench.bench_phones import Phone, get_kept, head, request, rss_mb
 from tests.bench.hall_tables import HallTable
 from tests.bench.quick import seconds, size
 from tests.helpers.tourney import API, body_of, lowest_goes_out
@@ -256,18 +256,6 @@ def complete(tables: list[dict[str, Any]]) -> bool:
     return all(t["missing"] == 0 for t in tables)
 
 
-async def get(
-    port: int, path: str, connection: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
-) -> Any:
-    """``GET path`` on a connection kept open in ``connection`` (empty: opened now)."""
-    if not connection:
-        connection.append(await asyncio.open_connection("127.0.0.1", port))
-    reader, writer = connection[0]
-    writer.write(request(path))
-    length = await head(reader)
-    return json.loads(await reader.readexactly(length))
-
-
 class Board(Phone):
     """A phone with the tournament's board open (``board.js`` over ``live.js``): asks for
     the board at each event of a revision it has not shown; ``done_at``: when it first
@@ -276,11 +264,7 @@ class Board(Phone):
     done_at: float | None = None
 
     async def ask(self) -> None:
-        if self._asking is None:
-            self._asking = await asyncio.open_connection("127.0.0.1", self.port)
-        reader, writer = self._asking
-        writer.write(request(f"{API}/{self.tid}/board"))
-        board = json.loads(await reader.readexactly(await head(reader)))
+        board = await get_kept(self.port, f"{API}/{self.tid}/board", self._asking)
         now = time.perf_counter()
         self.seen.setdefault(board["revision"], now)
         if self.done_at is None and complete(board["round"]["tables"]):
@@ -315,10 +299,10 @@ class Projector:
         kept: list[Any] = []
         while True:
             self._event.clear()
-            await get(self.port, "/api/v1/tournaments", kept)
-            await get(self.port, f"{API}/{self.tid}", kept)
-            await get(self.port, f"{API}/{self.tid}/board", kept)
-            drawn = await get(self.port, f"{API}/{self.tid}/rounds/{self.round_no}", kept)
+            await get_kept(self.port, "/api/v1/tournaments", kept)
+            await get_kept(self.port, f"{API}/{self.tid}", kept)
+            await get_kept(self.port, f"{API}/{self.tid}/board", kept)
+            drawn = await get_kept(self.port, f"{API}/{self.tid}/rounds/{self.round_no}", kept)
             if self.done_at is None and complete(drawn["tables"]):
                 self.done_at = time.perf_counter()
             with contextlib.suppress(TimeoutError):
@@ -339,11 +323,11 @@ class Console:
                 f"{API}/{self.tid}/results"]  # fmt: skip
         while True:
             started = time.perf_counter()
-            await get(self.port, "/api/v1/health", kept)
-            await get(self.port, "/api/v1/tournaments", kept)
-            await get(self.port, f"{API}/{self.tid}", kept)
+            await get_kept(self.port, "/api/v1/health", kept)
+            await get_kept(self.port, "/api/v1/tournaments", kept)
+            await get_kept(self.port, f"{API}/{self.tid}", kept)
             for path in live:
-                await get(self.port, path, kept)
+                await get_kept(self.port, path, kept)
             self.took.append(time.perf_counter() - started)
             await asyncio.sleep(max(0.0, started + CONSOLE_S - time.perf_counter()))
 
@@ -461,8 +445,10 @@ async def a_round(
     finally:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        ended = await asyncio.gather(*tasks, return_exceptions=True)
         waiting = await tables.stop()
+        for failed in (x for x in ended if not isinstance(x, asyncio.CancelledError)):
+            print(f"  a watcher failed: {failed!r}")  # its figure would be inf: say why
     assert waiting == 0, f"{waiting} results without a receipt"
     return watchers
 

@@ -66,7 +66,7 @@ class Phone:
         self.code = code
         self.seen: dict[str, float] = {}  # revision: when the page of it arrived
         self.listening = asyncio.Event()
-        self._asking: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._asking: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
     async def run(self) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -83,13 +83,29 @@ class Phone:
             writer.close()
 
     async def ask(self) -> None:
-        if self._asking is None:
-            self._asking = await asyncio.open_connection("127.0.0.1", self.port)
-        reader, writer = self._asking
-        writer.write(request(f"/api/v1/p/{self.code}"))
-        length = await head(reader)
-        page = json.loads(await reader.readexactly(length))
+        page = await get_kept(self.port, f"/api/v1/p/{self.code}", self._asking)
         self.seen.setdefault(page["revision"], time.monotonic())
+
+
+async def get_kept(
+    port: int, path: str, kept: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+) -> Any:
+    """``GET path`` on a connection kept open in ``kept`` (empty: opened now). One the hub
+    closed while it was idle (uvicorn's keep-alive, 5 s) is opened again, as a browser does."""
+    for again in (False, True):
+        if not kept:
+            kept.append(await asyncio.open_connection("127.0.0.1", port))
+        reader, writer = kept[0]
+        try:
+            writer.write(request(path))
+            length = await head(reader)
+            return json.loads(await reader.readexactly(length))
+        except (ConnectionError, asyncio.IncompleteReadError):
+            writer.close()
+            kept.clear()
+            if again:
+                raise
+    raise AssertionError("unreachable")
 
 
 def request(path: str, more: str = "") -> bytes:
@@ -99,6 +115,8 @@ def request(path: str, more: str = "") -> bytes:
 async def head(reader: asyncio.StreamReader) -> int:
     """An answer's status line and headers: its Content-Length (0 for a stream)."""
     status = await reader.readline()
+    if not status:
+        raise ConnectionResetError("the hub closed the connection")
     assert status.split()[1] == b"200", status
     length = 0
     while (line := await reader.readline()) not in (b"\r\n", b""):

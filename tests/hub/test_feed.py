@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -181,6 +182,67 @@ def test_a_stream_tells_its_page_at_once_when_a_result_comes(no_period: None, hu
     stream.close()
 
 
+def test_a_read_under_way_since_a_poke_is_not_the_database_until_it_ends(
+    store: Store, mocker: Any
+) -> None:
+    """A page asking while the feed reads after a change is not answered from memory: the
+    revisions kept are the old ones until the read ends (a player's check-in, then their page)."""
+    tid = office.tournaments.create(store, "Liga", None, "open", 60)
+
+    async def follow() -> None:
+        feed = Feed(store, period_s=60.0)
+        stream = feed.changes(tid, feed.revision(tid))
+        first = await anext(stream)
+        assert await feed.check() is False
+        office.players.enrol(store, tid, [Entrant("Ola", "SP 1")])
+        feed.poke()
+        gate = threading.Event()
+        reading = feed._read
+
+        def held(tids: list[int]) -> dict[int, str]:
+            gate.wait(10)
+            return reading(tids)
+
+        mocker.patch.object(feed, "_read", held)
+        check = asyncio.create_task(feed.check())
+        await asyncio.sleep(0)  # the read has begun, in its thread
+        assert feed.known(tid) is None  # not ``first``: the read began after the poke
+        gate.set()
+        assert await check is True
+        assert feed.known(tid) == revision(store, tid) != first
+        await stream.aclose()
+
+    asyncio.run(follow())
+
+
+def test_pages_asking_while_a_change_is_under_way_wait_for_one_read(
+    store: Store, mocker: Any
+) -> None:
+    """``known_soon``: fifty pages asking after a poke are answered from the feed's next read,
+    one read for them all; a tournament nobody follows is not waited for."""
+    tid = office.tournaments.create(store, "Liga", None, "open", 60)
+
+    async def follow() -> None:
+        feed = Feed(store, period_s=60.0, spacing_s=0.0)
+        reads = mocker.spy(feed, "_read")
+        stream = feed.changes(tid, feed.revision(tid))
+        first = await anext(stream)
+        running = asyncio.create_task(feed.run())
+        assert await feed.known_soon(tid) == first  # its first read
+        office.players.enrol(store, tid, [Entrant("Ola", "SP 1")])
+        feed.poke()
+        before = reads.call_count
+        answers = await asyncio.gather(*(feed.known_soon(tid) for _ in range(50)))
+        assert answers == [revision(store, tid)] * 50 != [first] * 50
+        assert reads.call_count - before == 1
+        assert await feed.known_soon(tid + 1) is None
+        assert reads.call_count - before == 1
+        running.cancel()
+        await stream.aclose()
+
+    asyncio.run(follow())
+
+
 def test_a_stream_of_no_tournament_is_404_in_one_line(hub: Hub) -> None:
     url, _ = hub
     answer = httpx.get(f"{url}{API}/99/events")
@@ -258,8 +320,8 @@ def test_the_feed_knows_a_revision_only_while_nothing_may_have_changed(
     tid = office.tournaments.create(store, "Liga", None, "open", 60)
 
     async def follow() -> None:
-        warmed: list[int] = []
-        feed = Feed(store, period_s=0.5, warm=warmed.append)
+        warmed: list[tuple[int, str]] = []
+        feed = Feed(store, period_s=0.5, warm=lambda *tally: warmed.append(tally))
         first = feed.revision(tid)
         stream = feed.changes(tid, first)
         assert await anext(stream) == first
@@ -273,8 +335,8 @@ def test_the_feed_knows_a_revision_only_while_nothing_may_have_changed(
         office.players.enrol(store, tid, [Entrant("Ola", "SP 1")])
         telling = asyncio.create_task(anext(stream))
         assert await feed.check() is True
-        assert warmed == [tid]  # worked out once, before the pages are told
         second = await telling
+        assert warmed == [(tid, second)]  # worked out once, before the pages are told
         assert second != first
         assert feed.known(tid) == second == revision(store, tid)
         later = time.monotonic() + 0.5  # the read grows a period old

@@ -37,6 +37,7 @@ from klik_hub.storage.store import Store
 PERIOD_S = 1.0  # how often the revisions are read without a poke
 SPACING_S = 0.25  # the least time between two rounds of events of one tournament
 MAX_STREAMS = 2000  # streams open at once: a hall's phones many times over (each ~30 KB)
+WAIT_S = 2.0  # the longest a page's request waits for the feed's next read (``known_soon``)
 log = logging.getLogger("klik_hub")
 
 
@@ -50,7 +51,7 @@ class Feed:
         period_s: float | None = None,
         spacing_s: float = SPACING_S,
         most: int = MAX_STREAMS,
-        warm: Callable[[int], object] | None = None,
+        warm: Callable[[int, str], object] | None = None,
     ) -> None:
         self.store = store
         self.warm = warm
@@ -63,11 +64,14 @@ class Feed:
         self._news: dict[int, asyncio.Future[str]] = {}  # resolved with the next revision
         self._poked = asyncio.Event()
         self._failing = False
-        # A request of this process may have changed something since the last read (set
-        # before its answer goes out); the revisions read are as the database has them only
-        # while it is clear, and for a ``period_s`` after the read.
-        self._dirty = True
+        # Requests of this process that may have changed something (counted before their
+        # answers go out), and how many of them the last read saw: the revisions read are as
+        # the database has them only while these are equal (a read that began after the
+        # last poke has ended), and for a ``period_s`` after the read.
+        self._pokes = 1
+        self._pokes_read = 0
         self._read_at = -float("inf")
+        self._reads: asyncio.Future[None] | None = None  # resolved as the next read ends
 
     def full(self) -> bool:
         """Whether every stream the hub keeps (``most``) is open."""
@@ -75,7 +79,7 @@ class Feed:
 
     def poke(self) -> None:
         """Something may have changed: read the revisions now (on the server's loop)."""
-        self._dirty = True
+        self._pokes += 1
         self._poked.set()
 
     def known(self, tid: int) -> str | None:
@@ -84,7 +88,24 @@ class Feed:
         is less than ``period_s`` old (a change by another process shows within that, as on
         the streams). None: read it from the database."""
         fresh = time.monotonic() - self._read_at < self.period_s
-        return self._revisions.get(tid) if fresh and not self._dirty else None
+        return self._revisions.get(tid) if fresh and self._pokes_read == self._pokes else None
+
+    async def known_soon(self, tid: int) -> str | None:
+        """``known``, waiting for the feed's next read if a change may be under way or the
+        last read is old: one read for every page that asks, on the server's loop, no
+        thread. At the end of a round the phones ask while the results still come, each
+        one poking; a read each would take the hub from the tables. None: still not known
+        (nobody follows ``tid``, the database does not answer, ``WAIT_S`` passed): read it."""
+        for _ in range(2):  # a read under way may have begun before the change
+            known = self.known(tid)
+            if known is not None or tid not in self._watched:
+                return known
+            if self._reads is None or self._reads.done():
+                self._reads = asyncio.get_running_loop().create_future()
+            self._poked.set()  # read now, not at the period's end (nothing is marked changed)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._reads), WAIT_S)
+        return self.known(tid)
 
     def revision(self, tid: int) -> str:
         """Tournament ``tid``'s revision, read now ("" if there is no such tournament)."""
@@ -98,7 +119,12 @@ class Feed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poked.wait(), self.period_s)
             self._poked.clear()
-            if await self.check():
+            try:
+                changed = await self.check()
+            finally:
+                if self._reads is not None and not self._reads.done():
+                    self._reads.set_result(None)  # the pages waiting in ``known_soon``
+            if changed:
                 await asyncio.sleep(self.spacing_s)
 
     async def check(self) -> bool:
@@ -106,7 +132,7 @@ class Feed:
         watched = list(self._watched)
         if not watched:
             return False
-        self._dirty = False  # a poke while the read is under way sets it again
+        pokes = self._pokes  # a poke while the read is under way needs another read
         began = time.monotonic()
         try:
             now = await anyio.to_thread.run_sync(self._read, watched)
@@ -114,10 +140,8 @@ class Feed:
             if not self._failing:
                 log.exception("hub: the public pages' revisions could not be read")
             self._failing = True
-            self._dirty = True
             return False
         self._failing = False
-        self._read_at = began
         changed = [
             tid
             for tid, revision in now.items()
@@ -127,7 +151,7 @@ class Feed:
             # What the pages will ask for is worked out before they are told, once: else a
             # hall of phones asking at the same moment would queue for it.
             with contextlib.suppress(Exception):  # a page asking works it out itself then
-                await anyio.to_thread.run_sync(self._warm, changed)
+                await anyio.to_thread.run_sync(self._warm, {t: now[t] for t in changed})
         for tid in changed:
             if tid not in self._watched:
                 continue  # its last stream closed meanwhile: the next one reads it afresh
@@ -135,12 +159,16 @@ class Feed:
             news = self._news.pop(tid, None)
             if news is not None and not news.done():
                 news.set_result(now[tid])
+        self._read_at = began
+        self._pokes_read = pokes  # the revisions are the database's again, as far as it knows
         return bool(changed)
 
-    def _warm(self, tids: list[int]) -> None:
+    def _warm(self, revisions: dict[int, str]) -> None:
+        # Each at the revision just read, the one the pages will be told: read again, the
+        # database may have moved on, and the tally would not be the one they ask for.
         assert self.warm is not None
-        for tid in tids:
-            self.warm(tid)
+        for tid, revision in revisions.items():
+            self.warm(tid, revision)
 
     def _read(self, tids: list[int]) -> dict[int, str]:
         with self.store.reading() as db:

@@ -85,8 +85,12 @@ async def player_page(code: Code, tallies: TalliesDep, feed: FeedDep) -> Respons
     their games as they count now (``games``), their place (``place``), what the judge
     changed about them (``notices``), ``checked_in``."""
     # The JSON made once per revision (a hall of phones asks at once): as the model says;
-    # from memory while the feed knows the revision, else read in a worker thread.
+    # from memory while the feed knows the revision (waiting for its next read if a change
+    # may be under way), else read in a worker thread.
     shown = office.player_page.page_json_known(tallies, code, feed.known)
+    if shown is None and (tid := office.player_page.tournament_known(tallies, code)):
+        await feed.known_soon(tid)
+        shown = office.player_page.page_json_known(tallies, code, feed.known)
     if shown is None:
         shown = await run_in_threadpool(office.player_page.page_json, tallies, code, feed.known)
     return Response(shown, media_type="application/json")
@@ -123,10 +127,15 @@ def player(code: str, tallies: TalliesDep, lang: str = "pl") -> HTMLResponse:
     response_model=answers.Board,
     responses=refusals(404, 422),
 )
-def board(tid: Id, tallies: TalliesDep, feed: FeedDep) -> dict[str, Any]:
+async def board(tid: Id, tallies: TalliesDep, feed: FeedDep) -> Response:
     """The tournament's public board: the last drawn round's tables (who sits where,
     the games each still owes) and the standings."""
-    return office.board.board(tallies, tid, feed.known(tid))
+    # As the player's page: the JSON made once per revision, as the model says.
+    revision = await feed.known_soon(tid)
+    shown = None if revision is None else office.board.board_json_known(tallies, tid, revision)
+    if shown is None:
+        shown = await run_in_threadpool(office.board.board_json, tallies, tid, revision)
+    return Response(shown, media_type="application/json")
 
 
 @router.get("/t/{tid}", response_class=HTMLResponse, include_in_schema=False)

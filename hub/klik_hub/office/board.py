@@ -4,6 +4,7 @@ player's code. Worked out once for each revision of the tournament (``tally``)."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from klik.core.game import SEATS
@@ -23,7 +24,29 @@ def board(tallies: Tallies, tid: int, revision: str | None = None) -> dict[str, 
     "tables", "ready"}`` each, ``ready`` the tables that owe nothing; empty unless the
     tournament releases results together. NotFoundError if there is no such tournament.
     ``revision``: the tournament's revision as the pages' feed knows it (``Tallies.at``)."""
-    tally = tallies.at(tid, revision)
+    return _of(tallies.at(tid, revision))
+
+
+def board_json(tallies: Tallies, tid: int, revision: str | None = None) -> bytes:
+    """``board`` as the JSON answered (UTF-8), made once per revision."""
+    return _json(tallies.at(tid, revision))
+
+
+def board_json_known(tallies: Tallies, tid: int, revision: str) -> bytes | None:
+    """``board_json`` from memory alone, if the tally of ``revision`` is kept; else None."""
+    tally = tallies.cached(tid, revision)
+    return None if tally is None else _json(tally)
+
+
+def _json(tally: Tally) -> bytes:
+    if "board json" not in tally.memo:
+        shown = json.dumps(_of(tally), ensure_ascii=False, separators=(",", ":"))
+        tally.memo["board json"] = shown.encode()
+    answer: bytes = tally.memo["board json"]
+    return answer
+
+
+def _of(tally: Tally) -> dict[str, Any]:
     if "board" not in tally.memo:
         tally.memo["board"] = of_tally(tally)
     shown: dict[str, Any] = tally.memo["board"]

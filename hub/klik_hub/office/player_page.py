@@ -92,6 +92,13 @@ def page_json_known(
     return None if tally is None else _json(tally, player)
 
 
+def tournament_known(tallies: Tallies, code: str) -> int | None:
+    """The tournament of the player whose code is ``code``, from memory only (else None)."""
+    kept = code_of(code)
+    found = None if kept is None else tallies.known(kept)
+    return None if found is None else found[0]
+
+
 def _json(tally: Tally, player: int) -> bytes:
     key = ("player json", player)
     if key not in tally.memo:

@@ -152,8 +152,20 @@ class Tallies:
         kept = self.cached(tid, revision)
         if kept is not None:
             return kept
-        with self.store.reading() as db:
-            return self._kept_or_read(db, tid, revision)
+        # No connection is held while waiting for the lock, and the one holding it takes its
+        # own: a hall of phones waiting here holds none of the pool, so results, heartbeats
+        # and the console go on beside them, and the lock's holder always gets a connection.
+        with self._lock:
+            kept = self.cached(tid, revision)
+            if kept is not None:
+                return kept
+            with self.store.reading() as db:
+                tally = read(db, tid, revision)
+            self._tallies[tid] = tally
+            self._tallies.move_to_end(tid)
+            while len(self._tallies) > self.kept:
+                self._tallies.popitem(last=False)
+            return tally
 
     def of(self, tid: int) -> Tally:
         """Tournament ``tid``'s tally as the database has it now; NotFoundError if none."""
@@ -161,20 +173,4 @@ class Tallies:
             revision = sql.tournaments.revision(db, tid)
             if not revision:
                 tournament(db, tid)  # NotFoundError, in its own words
-            kept = self.cached(tid, revision)
-            return kept if kept is not None else self._kept_or_read(db, tid, revision)
-
-    def _kept_or_read(self, db: Connection, tid: int, revision: str) -> Tally:
-        # The connection is taken before the lock, always: a thread holding the lock never
-        # waits for a connection that a thread waiting for the lock holds (a pool of 8 and a
-        # hall of phones would stall on each other until the pool's 30 s timeout).
-        with self._lock:
-            kept = self.cached(tid, revision)
-            if kept is not None:
-                return kept
-            tally = read(db, tid, revision)
-            self._tallies[tid] = tally
-            self._tallies.move_to_end(tid)
-            while len(self._tallies) > self.kept:
-                self._tallies.popitem(last=False)
-            return tally
+        return self.at(tid, revision)
