@@ -107,6 +107,20 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     assert log[0]["reason"] == "stół 4 zagrał bez składu rundy"
 
 
+SEND_LINEUPS = {"pl": "Wyślij składy na stoły", "en": "Send the lineups to the tables"}
+SENT = {
+    "pl": {
+        8: "Wysłano do 1 stołu. Nie wysłano do stołu 2: nie jest sparowany. "
+        "Przejdź do zakładki Stoły",
+        12: "Wysłano do 1 stołu. Nie wysłano do stołów 2, 3: nie są sparowane. "
+        "Przejdź do zakładki Stoły",
+    },
+    "en": {
+        12: "Sent to 1 table. Not sent to tables 2, 3: they are not paired. Open the Tables tab"
+    },
+}
+
+
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize(
     ("players", "lang", "message"),
@@ -114,17 +128,20 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
         (  # one table unpaired: "stół … jest"
             8,
             "pl",
-            "Wylosowano rundę 1. Uwaga: stół 2 nie jest sparowany z hubem (klik pair --table 2).",
+            "Wylosowano rundę 1. Uwaga: stół 2 nie jest sparowany z hubem: sparuj go w zakładce "
+            "Stoły. Przejdź do zakładki Stoły",
         ),
         (  # two: "stoły … są"
             12,
             "pl",
-            "Wylosowano rundę 1. Uwaga: stoły 2, 3 nie są sparowane z hubem (klik pair --table 2).",
+            "Wylosowano rundę 1. Uwaga: stoły 2, 3 nie są sparowane z hubem: sparuj je w zakładce "
+            "Stoły. Przejdź do zakładki Stoły",
         ),
         (  # the same in English
             12,
             "en",
-            "Round 1 drawn. Note: tables 2, 3 are not paired with the hub (klik pair --table 2).",
+            "Round 1 drawn. Note: tables 2, 3 are not paired with the hub: pair them on the Tables "
+            "tab. Open the Tables tab",
         ),
     ],
 )
@@ -139,6 +156,16 @@ def test_a_draw_with_unpaired_tables_warns_at_once_in_the_language_s_plurals(
     page.get_by_test_id("tab-round").click()
     page.get_by_test_id("r-draw").click()
     expect(page.get_by_test_id("message")).to_have_text(message)
+    page.get_by_test_id("goto-tables").click()  # where the judge pairs them
+    expect(page.locator("#tab-live")).to_be_visible()
+    expect(page.locator("#tab-round")).to_be_hidden()
+
+    # The lineups go to the paired table; the others are named, with the way to pair them.
+    page.get_by_test_id("tab-round").click()
+    page.get_by_role("button", name=SEND_LINEUPS[lang]).click()
+    expect(page.get_by_test_id("message")).to_have_text(SENT[lang][players])
+    page.get_by_test_id("goto-tables").click()
+    expect(page.locator("#tab-live")).to_be_visible()
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)

@@ -477,7 +477,10 @@ class Round(RoundListed, Checked):
 
 class Sent(BaseModel):
     table: int
-    id: str = Field(description="the command's id")
+    id: str | None = Field(description="the command's id; null for a table not paired")
+    unpaired: bool = Field(
+        False, description="not sent: no table is paired as this one (the Tables tab pairs it)"
+    )
 
 
 class StandingRow(BaseModel):

@@ -124,8 +124,11 @@ def send(
 ) -> list[dict[str, Any]]:
     """Queue ``kind`` for every table of the round, or for ``tables`` of it: ``game`` (its
     lineup: players, rule set, move time, games), or ``start``, ``round-over``, ``pause``,
-    ``resume``. All of them or none: a table that is not paired is a ConflictError naming
-    it, a table the round does not have a NotFoundError. ``start`` sends a table its lineup
+    ``resume``. Sent to the whole round, it goes to every paired table and the answer names
+    the others (``{"table", "id": None, "unpaired": True}`` each: the judge pairs them on the
+    console's Tables tab and sends again, which is harmless); ``tables`` named by the judge
+    are all sent or none: one not paired is a ConflictError naming it. A table the round
+    does not have is a NotFoundError. ``start`` sends a table its lineup
     first if it was never sent, so no round is played as "Gracz A-D" because the judge
     started it before sending the lineups, and starts the round's clock of each table not
     started yet (``office.clock``: a late table's time counts from its own start);
@@ -148,6 +151,10 @@ def send(
             said = words("round {round} has no table {table}", round=round_no, table=unknown[0])
             raise NotFoundError(said)
         numbers = sorted(set(tables)) if tables else list(every)
+        unpaired = [k for k in numbers if k not in paired]
+        if unpaired and tables:
+            raise ConflictError(_unpaired(unpaired))
+        numbers = [k for k in numbers if k in paired]
         lineups = {k: _lineup(tid, row, kept, kept.tables[k - 1], names) for k in numbers}
         sent = set()
         others: dict[int, int] = {}  # table: the other protocol its last heartbeat names
@@ -158,16 +165,6 @@ def send(
                 for k, args in sql.commands.sent_games(db, numbers)
                 if args == p.canonical(lineups[int(k)]).decode("ascii")
             }
-    if unpaired := [k for k in numbers if k not in paired]:
-        shown = ", ".join(map(str, unpaired))
-        said = nwords(
-            "table {tables} is not paired: klik pair --table {first}",
-            "tables {tables} are not paired: klik pair --table {first}",
-            len(unpaired),
-            tables=shown,
-            first=unpaired[0],
-        )
-        raise ConflictError(said)
     if others:
         raise ConflictError(_other_protocol(others))
     orders: list[tuple[int, str, dict[str, Any]]] = []
@@ -184,9 +181,21 @@ def send(
             sql.clocks.start(db, tid, round_no, [k for k in numbers if k not in started], now)
         elif kind == p.CommandKind.ROUND_OVER:
             sql.clocks.mark_over(db, tid, round_no, numbers, now)
-    return [
+    sent_to = [
         {"table": k, "id": i} for (k, what, _), i in zip(orders, ids, strict=True) if what == kind
     ]
+    skipped = [{"table": k, "id": None, "unpaired": True} for k in unpaired]
+    return sorted(sent_to + skipped, key=lambda x: int(str(x["table"])))
+
+
+def _unpaired(tables: Sequence[int]) -> Words:
+    """The refusal to send a command to ``tables`` that no table is paired as."""
+    return nwords(
+        "table {tables} is not paired: pair it on the Tables tab",
+        "tables {tables} are not paired: pair them on the Tables tab",
+        len(tables),
+        tables=", ".join(map(str, tables)),
+    )
 
 
 def startable(store: Store, tables: Sequence[int]) -> None:

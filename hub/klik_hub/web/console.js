@@ -204,9 +204,13 @@ async function whoIsHere() {
 
 function say(text, error = false) {
   const line = $("message");
-  line.textContent = text;
+  line.replaceChildren(...[text].flat(Infinity).filter(x => x !== false && x != null));
   line.className = error ? "error" : "done";
 }
+
+// Where a message asks the judge to pair a table: the button that opens the Tables tab.
+const toTables = () => el("button", {type: "button", "data-goto": "live", "data-testid": "goto-tables"},
+  _("Open the Tables tab"));
 
 // With the console's header, so the judge's session opens the judge's reads (the players).
 const get = url => ask(url, {headers: CONSOLE}).then(r => r.ok ? r.json() : Promise.reject(r));
@@ -612,6 +616,7 @@ function show(next) {
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
+$("message").addEventListener("click", e => { const b = e.target.closest("button[data-goto]"); if (b) show(b.dataset.goto); });
 $("play").addEventListener("click", async () => {
   if (!tid) return;
   const answer = await change("POST", `/api/v1/tournaments/${tid}/play`, {});
@@ -708,15 +713,15 @@ $("draw").addEventListener("submit", async e => {
   if (answer.ok) {
     const unpaired = answer.data.unpaired || [];
     const note = unpaired.length > 0 && ngettext(
-      "Note: table {tables} is not paired with the hub (klik pair --table {first}).",
-      "Note: tables {tables} are not paired with the hub (klik pair --table {first}).",
-      unpaired.length, {tables: unpaired.join(", "), first: unpaired[0]});
+      "Note: table {tables} is not paired with the hub: pair it on the Tables tab.",
+      "Note: tables {tables} are not paired with the hub: pair them on the Tables tab.",
+      unpaired.length, {tables: unpaired.join(", ")});
     const absent = answer.data.absent || [];
     const away = absent.length > 0 && ngettext(
       "Not drawn, not checked in: player {players}.", "Not drawn, not checked in: players {players}.",
       absent.length, {players: absent.join(", ")});
-    say([_("Round {round} drawn.", {round: answer.data.round}), note, away].filter(Boolean).join(" "),
-        !!note);
+    const said = [_("Round {round} drawn.", {round: answer.data.round}), note, away].filter(Boolean);
+    say([said.join(" "), note && [" ", toTables()]], !!note);
     refresh();
   }
 });
@@ -777,7 +782,15 @@ document.addEventListener("click", async e => {
   if (send) {
     const last = tournament.rounds.at(-1);
     const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/commands`, {kind: send.dataset.send});
-    if (answer.ok) say(ngettext("Sent to {n} table.", "Sent to {n} tables.", answer.data.length));
+    if (answer.ok) {
+      // A table not paired yet is named, not a reason to hold the round's other tables.
+      const sentTo = answer.data.filter(x => !x.unpaired).length;
+      const left = answer.data.filter(x => x.unpaired).map(x => x.table);
+      say([ngettext("Sent to {n} table.", "Sent to {n} tables.", sentTo),
+           left.length > 0 && [" ", ngettext("Not sent to table {tables}: it is not paired.",
+             "Not sent to tables {tables}: they are not paired.", left.length,
+             {tables: left.join(", ")}), " ", toTables()]], left.length > 0);
+    }
     return;
   }
   const late = e.target.closest("button[data-start-table]");
