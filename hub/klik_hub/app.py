@@ -52,6 +52,7 @@ from klik_hub.api.feed import Feed, Pokes
 from klik_hub.door import faults, judge
 from klik_hub.door.answers import Answer, refusals
 from klik_hub.door.guard import Guard, Troubles, refusal
+from klik_hub.door.once import Once
 from klik_hub.hall.inbox import Clerk, TooLargeError
 from klik_hub.office.errors import TournamentError
 from klik_hub.office.tally import Tallies
@@ -133,6 +134,7 @@ def make_app(
     app.state.troubles = troubles = troubles or Troubles()
     app.add_middleware(EnvelopeLane, clerk=clerk)
     app.add_middleware(Pokes, feed=feed)
+    app.add_middleware(Once, store=store)  # inside the Guard: the judge's requests alone
     app.add_middleware(Guard, gate=gate, public_names=public_names, troubles=troubles)
 
     @app.exception_handler(NeedJudgeError)

@@ -227,3 +227,29 @@ def test_a_refresh_leaves_the_judges_buttons_in_place(page: Page, hub: Hub) -> N
     expect(fix).to_be_focused()
     page.keyboard.press("Enter")  # the judge's keyboard, still on the row's button
     expect(page.locator("#correct")).to_be_visible()
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_double_click_draws_once_and_says_so_without_an_error(page: Page, hub: Hub) -> None:
+    """Both clicks send the same action with one Idempotency-Key: the hub draws once and
+    answers the second with the first's answer, so the console shows no false error."""
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    for table in (1, 2):
+        hall.devices.pair(store, table)
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-round").click()
+    keys: list[str | None] = []
+    page.on(
+        "request", lambda r: r.method == "POST" and keys.append(r.headers.get("idempotency-key"))
+    )
+    page.get_by_test_id("r-draw").dblclick()
+    expect(page.get_by_test_id("message")).to_have_text("Wylosowano rundę 1.")
+    expect(page.locator("#round tbody tr")).to_have_count(2)
+    assert len(keys) == 2
+    assert keys[0] == keys[1]
+    assert keys[0] is not None
+    assert len(keys[0]) == 32
+    assert page.get_by_test_id("message").get_attribute("class") == "done"
+    assert len(httpx.get(f"{url}{API}/{tid}").json()["rounds"]) == 1

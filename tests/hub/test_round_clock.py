@@ -236,6 +236,31 @@ def test_an_extension_is_refused_in_one_line(hub: Hub) -> None:
     assert extend(reason="").status_code == 422
 
 
+def test_a_table_gets_at_most_an_hour_of_extra_time_in_a_round(hub: Hub) -> None:
+    """Eight quick "+5 min" clicks are 40 minutes; past 60 in all the hub says how many are
+    left, in the reader's language, and gives none of it."""
+    url, _, _, tid, _ = a_timed_round(hub)
+    command(url, tid, "start")
+
+    def extend(minutes: int, table: int = 1) -> httpx.Response:
+        return httpx.post(
+            f"{url}{API}/{tid}/rounds/1/tables/{table}/extend",
+            json={"seconds": minutes * 60, "reason": "spór"},
+            headers={"accept-language": "pl"},
+        )
+
+    assert [extend(5).status_code for _ in range(10)] == [200] * 10
+    over = extend(15)
+    assert over.status_code == 422
+    assert over.json()["error"] == (
+        "runda 1, stół 1: najwyżej 60 min dodatkowego czasu łącznie; zostało 10 min"
+    )
+    assert extend(10).json()["extra_s"] == 3600  # the last ten minutes are still there
+    assert extend(1).status_code == 422
+    assert extend(60, table=2).status_code == 200  # each table its own hour
+    assert len(log_of(url, tid, "extend")) == 12
+
+
 def test_the_hub_sends_round_over_by_itself_when_the_time_is_up(hub: Hub) -> None:
     url, clock, hall, tid, _ = a_timed_round(hub)
     beats = Beats(hall)

@@ -22,12 +22,12 @@ from klik.link import protocol as p
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office import counting
-from klik_hub.office.errors import ConflictError, NotFoundError
+from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament.clock import ends_ms, left_ms
 
-MAX_EXTRA_S = 3600  # the most one extension gives a table
+MAX_EXTRA_S = 3600  # the most extra time a table is given in one round, in all
 OVER_REASON = "czas rundy minął"  # the log's reason for the hub's own round-over
 
 
@@ -61,7 +61,8 @@ def extend(
 ) -> dict[str, Any]:
     """Give one table ``seconds`` more of the round's time (logged, ``extend``); its clock as
     the round's ``GET`` shows it. ConflictError if the table was not started, or its
-    round-over was sent already."""
+    round-over was sent already; TournamentError (422) past ``MAX_EXTRA_S`` in all, naming
+    the minutes left."""
     with store.writing() as db:
         row = tournament(db, tid, lock=True)
         if not any(x.round_no == round_no for x in sql.rounds.listed(db, tid)):
@@ -69,6 +70,19 @@ def extend(
                                       tid=tid, round=round_no))  # fmt: skip
         if row.round_time_s is None:
             raise ConflictError(words("tournament {tid} has no round time", tid=tid))
+        given = sum(
+            x.extra_s for x in sql.clocks.of_round(db, tid, round_no) if x.table_no == table_no
+        )
+        if given + seconds > MAX_EXTRA_S:  # eight quick clicks are not 40 minutes more
+            said = words(
+                "round {round}, table {table}: at most {most} min of extra time in all; "
+                "{left} min left",
+                round=round_no,
+                table=table_no,
+                most=MAX_EXTRA_S // 60,
+                left=(MAX_EXTRA_S - given) // 60,
+            )
+            raise TournamentError(said)
         if not sql.clocks.extend(db, tid, round_no, table_no, seconds):
             said = words(
                 "round {round}, table {table}: not started, or its round-over was sent "

@@ -3,7 +3,7 @@
 Why a folder of its own: the SQL is the one layer that knows the schema (``klik_hub.sql.schema``),
 and reading it by concept (``devices``, ``results``, ``commands``, ``clocks``, ``tournaments``,
 ``players``, ``rounds``, ``corrections``, ``events``, ``heartbeats``, ``pairing``, ``settings``,
-``sessions``) is how one finds a statement. Every function runs its statements on a
+``sessions``, ``once``) is how one finds a statement. Every function runs its statements on a
 connection it is given, in a transaction its caller opened (``Store.reading`` or
 ``Store.writing``): none opens, commits or decides anything, none reads the clock (a time
 comes in as an argument), and none raises a tournament's error (a row that is not there is
@@ -21,6 +21,7 @@ from klik_hub.sql import (
     devices,
     events,
     heartbeats,
+    once,
     pairing,
     players,
     results,
@@ -37,6 +38,7 @@ __all__ = [
     "devices",
     "events",
     "heartbeats",
+    "once",
     "pairing",
     "players",
     "results",

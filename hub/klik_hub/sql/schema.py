@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -283,4 +284,18 @@ pairing_requests = Table(
     Column("sealed", Text, nullable=True),
     Column("asked_ms", BigInteger, nullable=False),
     Column("seen_ms", BigInteger, nullable=False),
+)
+
+# The judge's requests sent with an ``Idempotency-Key`` (migration 0014, ``door.once``):
+# each key's first answer on its route, replayed to a repeat for 24 hours.
+once = Table(
+    "once",
+    metadata,
+    Column("key", String(128), primary_key=True),
+    Column("route", String(512), primary_key=True),  # "POST /api/v1/…"
+    Column("fingerprint", String(64), nullable=False),  # SHA-256 of the body sent
+    Column("status", Integer, nullable=False),
+    Column("content_type", String(128), nullable=False),
+    Column("body", LargeBinary, nullable=False),  # the answer's bytes
+    Column("kept_ms", BigInteger, nullable=False, index=True),
 )

@@ -138,9 +138,29 @@ let openHub = false;  // no password set (a hub on loopback): nobody logs in or 
 // its errors in (the `error` of its JSON answer, which the console shows as it is).
 const ask = (url, init = {}) => fetch(url, {...init, headers: {...init.headers, "Accept-Language": lang}});
 
+// Each action the judge takes carries an Idempotency-Key: the hub does it once and answers a
+// repeat of the key with the first answer. The same request again within two seconds (a
+// double click, a form sent twice before the page knew) is the same action, with the same key;
+// a request the network lost is sent once more with its key. (getRandomValues, not
+// randomUUID: the hall's hub is often plain HTTP on an address, not a secure context.)
+const lately = new Map();  // method, address and body: {key, at}
+const freshKey = () => [...crypto.getRandomValues(new Uint8Array(16))]
+  .map(b => b.toString(16).padStart(2, "0")).join("");
+function keyOf(what) {
+  const now = Date.now(), kept = lately.get(what);
+  if (kept && now - kept.at < 2000) { kept.at = now; return kept.key; }
+  for (const [old, k] of lately) if (now - k.at >= 2000) lately.delete(old);
+  const key = freshKey();
+  lately.set(what, {key, at: now});
+  return key;
+}
+
 async function change(method, url, body, type = "application/json", quietHeld = false) {
-  const send = () => ask(url, {method, headers: {"Content-Type": type, ...CONSOLE},
-    body: type === "application/json" ? JSON.stringify(body) : body});
+  const sent = type === "application/json" ? JSON.stringify(body) : body;
+  const key = typeof sent === "string" ? keyOf(`${method} ${url} ${sent}`) : freshKey();
+  const once = () => ask(url, {method, headers: {"Content-Type": type, "Idempotency-Key": key, ...CONSOLE},
+    body: sent});
+  const send = () => once().catch(() => once());  // lost on the way: once more, the same key
   let answer = await send();
   if (answer.status === 401) {
     judgeIn = false;
