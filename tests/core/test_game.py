@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -15,6 +16,7 @@ from klik.core.game import (
     NoteKind,
     Phase,
     Settings,
+    Why,
     starter_of,
 )
 from klik.core.scoring import Ending
@@ -511,8 +513,8 @@ def test_in_the_count_a_press_between_a_tap_and_a_hold_changes_nothing(
     assert play.game.rack("A") == rack
     if rack == 0:
         assert said(play.notes[-1]) == "A: ani klik, ani trzymanie: suma bez zmian"
-    play.double("A", 13.0)  # the confirmation still works after an unclear press
-    assert "A" in play.game.confirmed
+    play.tap("A", 12.5).double("A", 13.0)  # the confirmation still works after an unclear press
+    assert ("A" in play.game.confirmed, play.game.rack("A")) == (True, rack + 1)
 
 
 def test_a_hold_long_after_a_tap_still_counts_up() -> None:
@@ -531,6 +533,89 @@ def test_a_confirmed_sum_is_reopened_by_a_double_tap_until_the_last_seat_confirm
     assert play.game.result.rack == {"A": 2, "B": 1, "C": 0}
 
 
+def test_a_seat_that_did_not_go_out_cannot_confirm_0() -> None:
+    """Issue 37: after A's Rummikub, B, C and D (each opened) double-tapped 0 at once, and
+    the count scored every seat place 1 and a big point. A rack that did not go out holds at
+    least one tile: the 0 is not confirmed, the seat keeps counting and is told why."""
+    play = Play().start(0.0).tap("A", 1.0).tap("B", 2.0).tap("C", 3.0).tap("D", 4.0)
+    play.double("A", 5.0)
+    assert (play.game.phase, play.game.winner, play.game.confirmed) == (
+        Phase.SCORING, "A", {"A"},
+    )  # fmt: skip
+    play.double("B", 10.0).double("C", 11.0).double("D", 12.0)
+    game = play.game
+    assert (game.phase, game.result, game.confirmed, game.refused) == (
+        Phase.SCORING, None, {"A"}, {"B", "C", "D"},
+    )  # fmt: skip
+    assert game.racks == (("A", 0), ("B", 0), ("C", 0), ("D", 0))
+    refused = [n for n in play.notes if n.why is not None]
+    assert [(n.at, n.seat, n.why) for n in refused] == [
+        (10.2, "B", Why.EMPTY_RACK), (11.2, "C", Why.EMPTY_RACK), (12.2, "D", Why.EMPTY_RACK),
+    ]  # fmt: skip
+    assert said(refused[0]) == "B: 0 nie przyjęte: na tabliczce zostaje co najmniej jedna kostka"
+    play.tap("B", 13.0)  # the sum changes: the screen no longer says why
+    assert (play.game.rack("B"), play.game.refused) == (1, {"C", "D"})
+    play.double("B", 14.0).tap("C", 15.0).double("C", 16.0).tap("D", 17.0).double("D", 18.0)
+    game = play.game
+    assert (game.phase, game.refused) == (Phase.DONE, frozenset())
+    assert game.result is not None
+    assert (game.result.winners, game.result.small) == (
+        ("A",), {"A": 3, "B": -1, "C": -1, "D": -1},
+    )  # fmt: skip
+    assert (game.result.places, game.result.big) == (
+        {"A": 1, "B": 2, "C": 2, "D": 2}, {"A": 1, "B": 0, "C": 0, "D": 0},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        # The pile ran out, then the final round.
+        (
+            lambda play: play.hold("A", 1.0).tap("B", 3.0).tap("C", 4.0).tap("A", 5.0),
+            Exhaustion.PILE,
+        ),
+        # The round's time ran out, then the final round.
+        (
+            lambda play: (
+                play.order("round-over", 0.5)
+                .tap("A", 1.0)
+                .tap("B", 2.0)
+                .tap("C", 3.0)
+                .tap("A", 4.0)
+            ),
+            Exhaustion.ROUND_TIME,
+        ),
+        # The judge ended the game at once.
+        (lambda play: play.order("end", 1.0), Exhaustion.JUDGE),
+    ],
+)
+def test_an_exhausted_games_0_is_confirmed_and_wins(
+    end: Callable[[Play], Play], why: Exhaustion
+) -> None:
+    """The decision in ``klik.core.game._scoring``: nobody went out, so a 0 (a final round's
+    Rummikub missed, say) is the lowest sum and wins; it scores a possible game, and the count
+    is not stalled by it."""
+    play = end(Play(seats=3, pile=1).start(0.0))
+    assert (play.game.phase, play.game.ending, play.game.exhausted_by) == (
+        Phase.SCORING, Ending.EXHAUSTED, why,
+    )  # fmt: skip
+    play.double("A", 10.0).tap("B", 11.0).double("B", 12.0)
+    play.tap("C", 13.0).tap("C", 14.0).double("C", 15.0)
+    game = play.game
+    assert (game.phase, game.refused) == (Phase.DONE, frozenset())
+    assert game.result is not None
+    assert (game.result.winners, game.result.small) == (("A",), {"A": 3, "B": -1, "C": -2})
+
+
+def test_the_winner_alone_opened_confirms_its_0() -> None:
+    """Nobody else had opened: the winner's 0 is confirmed by its double tap, as before."""
+    play = Play(seats=2).start(0.0).hold("A", 1.0).double("B", 5.0)
+    assert (play.game.confirmed, play.game.winner) == ({"A"}, "B")
+    play.double("B", 12.0)
+    assert (play.game.phase, play.game.refused) == (Phase.DONE, frozenset())
+
+
 def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
     play = counting()
     tabletop = play.driver.tabletop
@@ -547,7 +632,7 @@ def test_a_rack_sum_above_every_tile_of_the_set_is_refused() -> None:
 
 
 def test_after_the_count_a_tap_turns_a_seats_screen_to_the_whole_table_and_back() -> None:
-    play = counting().double("A", 10.0).double("B", 11.0)
+    play = counting().tap("A", 9.0).double("A", 10.0).tap("B", 10.5).double("B", 11.0)
     assert (play.game.phase, play.game.looking) == (Phase.DONE, frozenset())
     play.tap("B", 20.0).tap("A", 21.0).tap("B", 22.0)
     assert play.game.looking == {"A"}

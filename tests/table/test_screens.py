@@ -18,7 +18,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from klik import script
 from klik.core import game as g
-from klik.core.gestures import Held, Mark, Tap
+from klik.core.gestures import DoubleTap, Held, Mark, Tap
 from klik.core.pile import DrawPile
 from klik.core.tabletop import new_tabletop
 from klik.table.record.driver import Driver
@@ -117,6 +117,9 @@ VIEWS: dict[str, SeatView] = {
     "scoring-exhausted": replace(COUNT, rack=7, ending="exhausted", winner=None, winner_name=""),
     "scoring-alert": replace(COUNT, rack=7, alerts=(Alert(AlertKind.STUCK, "D"),)),
     "scoring-en": replace(COUNT, rack=25, language=Language.EN),
+    # B double-tapped 0 and did not go out: not confirmed, the screen says why (issue 37)
+    "scoring-refused": replace(COUNT, refused=True),
+    "scoring-refused-en": replace(COUNT, refused=True, language=Language.EN),
     "waiting": replace(COUNT, screen=Screen.WAITING, rack=25, waiting_for=("A", "D")),
     "waiting-not-opened": replace(  # C went out; B never opened: the penalty, not counted
         COUNT, screen=Screen.WAITING, penalty=-100, waiting_for=("A", "D")
@@ -371,6 +374,7 @@ views = st.builds(
     opener=st.none() | seats,
     paused_by=st.none() | seats | st.sampled_from(["judge", "hub", "recovery"]),
     rack=st.integers(0, 9999),
+    refused=st.booleans(),
     waiting_for=st.lists(seats, max_size=4, unique=True).map(tuple),
     scores=st.lists(scores, max_size=4).map(tuple),
     ending=st.none() | st.sampled_from(["rummikub", "exhausted"]),
@@ -440,6 +444,26 @@ def test_an_exhausted_game_says_so_on_every_screen_before_the_count() -> None:
     assert game.phase is g.Phase.SCORING
     for view in seat_views(game, 11.0, TableInfo()):
         assert "Koniec gry" in texts(view), view.seat
+
+
+def test_a_refused_0_shows_the_gestures_again_with_why_until_the_sum_changes() -> None:
+    """Issue 37: C went out; B, who opened, double-tapped 0. Its screen stays the count's,
+    the gestures with it, and says why in the line above; A's screen is the count as ever."""
+    game, _ = g.step(g.new_game(g.Settings(seats=("A", "B", "C"))), g.Order(g.Action.START, 0.0))
+    for seat, at in (("A", 1.0), ("B", 2.0), ("C", 3.0)):
+        game, _ = g.step(game, Tap(seat, at))
+    game, _ = g.step(game, DoubleTap("C", 3.2, 3.0))  # C's tap was the first of a Rummikub
+    game, _ = g.step(game, DoubleTap("B", 10.2, 10.0))
+    a, b, _c = seat_views(game, 11.0, TableInfo())
+    assert (b.screen, b.rack, b.refused) == (Screen.SCORING, 0, True)
+    assert {"Zostaje min. 1 kostka", "klik +1", "2× klik = OK"} <= set(texts(b))
+    assert "Suma na tabliczce:" not in texts(b)
+    assert (a.screen, a.refused) == (Screen.SCORING, False)
+    assert "Suma na tabliczce:" in texts(a)
+    game, _ = g.step(game, Tap("B", 12.0))
+    b = seat_views(game, 13.0, TableInfo())[1]
+    assert (b.screen, b.rack, b.refused) == (Screen.SCORING, 1, False)
+    assert "Suma na tabliczce:" in texts(b)
 
 
 def test_after_the_judges_undo_every_screen_says_what_happened() -> None:

@@ -84,6 +84,45 @@ def test_a_held_result_counts_once_the_judge_settles_it(
     assert (now.counts, now.held) == (counts, why)
 
 
+def opened(result: dict[str, Any], **flags: bool) -> dict[str, Any]:
+    for seat, flag in flags.items():
+        result["seats"][seat]["opened"] = flag
+    return result
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [
+        # Issue 37: A went out and B, C, D, who opened, took 0: every seat place 1.
+        (body(A=0, B=0, C=0, D=0), "impossible"),
+        # One seat that opened and did not go out with 0: the places agree, the rack cannot.
+        (body(A=0, B=0, C=17, D=18), "impossible"),
+        # A seat that never opened is charged its penalty: its 0 is the rack it was not asked.
+        (opened(body(A=0, B=0, C=17, D=18), B=False), None),
+        (opened(body(A=0, B=0, C=0, D=0), B=False, C=False, D=False), None),
+        # An exhausted game's 0 is the lowest sum: a winner in first place, as it should be.
+        (body("exhausted", A=0, B=5, C=17, D=18), None),
+        (body("exhausted", A=0, B=0, C=17, D=18), None),  # two tied winners
+        (body("exhausted", A=3, B=3, C=3, D=3), None),  # every seat tied: every seat wins
+    ],
+)
+def test_racks_no_game_ends_with_hold_the_result(result: dict[str, Any], why: str | None) -> None:
+    now = counted(result, None, [], ENROLLED)
+    assert (now.counts, now.held) == (why is None, why)
+
+
+def test_an_impossible_result_counts_once_the_judge_corrects_the_rack_not_by_accepting() -> None:
+    result = body(A=0, B=0, C=0, D=0)
+    accepted = [fix(Kind.ACCEPT, None, True)]
+    assert counted(result, "mismatch", accepted, ENROLLED).held == "impossible"
+    fixed = [*accepted, *(fix(Kind.RACK, s, r) for s, r in (("B", 25), ("C", 17), ("D", 18)))]
+    now = counted(result, "mismatch", fixed, ENROLLED)
+    assert (now.counts, now.held, now.winners) == (True, None, ("A",))
+    assert now.big == {"A": 1, "B": 0, "C": 0, "D": 0}
+    # Corrected, but the table's points still differ from the racks': the judge accepts that.
+    assert counted(result, "mismatch", fixed[1:], ENROLLED).held == "mismatch"
+
+
 def test_a_seat_without_a_known_player_holds_the_result_until_named() -> None:
     result = body()
     result["seats"]["D"]["player"] = None  # a table that played without the round's lineup

@@ -41,7 +41,8 @@ SCORING    tap +1, HOLD and every REPEAT +10, a tap then a hold −10 (to fix an
            a Rummikub's winner is confirmed with 0 from the start, and so is every seat
            that has not opened (charged the penalty: its rack does not count, 000 n); when
            no other seat had opened, the winner confirms its 0 with a double tap;
-           sums stay 0 to max_rack
+           sums stay 0 to max_rack; after a Rummikub a seat that did not go out cannot
+           confirm 0 (its screen says why until its sum changes): its rack holds a tile
            all confirmed                                  → DONE, result scored
 DONE       a seat's tap                                   → its screen: own result / whole table
 
@@ -224,6 +225,7 @@ class Why(Enum):
     CALLED_ALREADY = "called_already"  # by: the seat that called the judge first
     UNCLEAR_PRESS = "unclear_press"  # in the count: longer than a tap, shorter than a hold
     OVER_THE_TOP = "over_the_top"  # top: a rack sum past every tile there is
+    EMPTY_RACK = "empty_rack"  # in the count: 0 confirmed by a seat that did not go out
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +300,9 @@ class Game:
     scoring_at: float | None = None
     racks: tuple[tuple[str, int], ...] = ()
     confirmed: frozenset[str] = frozenset()
+    #: SCORING: seats whose confirmation of 0 was refused (``Why.EMPTY_RACK``); each one's
+    #: screen says why until its sum changes.
+    refused: frozenset[str] = frozenset()
     result: Result | None = None
     looking: frozenset[str] = frozenset()  # DONE: seats that tapped to see the whole table
     #: The state just before the last hand-over, and the hand-over's moment. Kept as it was
@@ -594,6 +599,25 @@ def _scoring(game: Game, g: Gesture) -> tuple[Game, tuple[Effect, ...]]:
     if isinstance(g, DoubleTap):
         if g.first_at >= game.scoring_at:
             game, _ = _add(game, seat, -1, g.at)  # the double tap's first tap counted +1
+        if game.rack(seat) == 0 and game.ending is Ending.RUMMIKUB:
+            # Someone went out, and only that seat's rack is empty: every tile counts at
+            # least 1 (a joker 50), so a 0 from a seat that opened and did not go out is a
+            # slip (a double tap before entering the sum). Confirmed, it scored every seat
+            # place 1 and a big point beside the one winner (issue 37). Not confirmed: the
+            # screen shows the gestures again and says why. (The winner and the seats that
+            # never opened were confirmed when the count began; none of them gets here.)
+            #
+            # An exhausted game's 0 is confirmed. By the rules it cannot happen either (000
+            # o: the game ends "before anyone has finished"; a seat that lays out its last
+            # tile in the final round ends it with a Rummikub, 000 q, by its double tap), but
+            # there a 0 scores a possible game: that seat has the lowest sum and wins, with
+            # the small points of the Rummikub it missed (only a not-opened seat's penalty
+            # differs). Refusing it would stall the count until the judge undoes the moves
+            # back to the missed double tap, and the judge ends games at once (END) with
+            # racks still to count; the hub holds any result whose winners and places
+            # disagree (``klik_hub.tournament.corrections``).
+            refused = Note(g.at, NoteKind.IGNORED, seat, Why.EMPTY_RACK)
+            return replace(game, refused=game.refused | {seat}), (refused,)
         return _confirm(game, seat, g.at)
     return game, ()
 
@@ -866,6 +890,7 @@ def _enter_scoring(
         scoring_at=at,
         racks=tuple((s, 0) for s in seats),
         confirmed=settled,
+        refused=frozenset(),
     )
     if len(settled) == len(seats) and winner is not None:
         # Nobody else had opened, so nothing is counted: the winner confirms its 0 with a
@@ -883,7 +908,7 @@ def _add(game: Game, seat: str, points: int, at: float) -> tuple[Game, tuple[Eff
         over = Note(at, NoteKind.IGNORED, seat, Why.OVER_THE_TOP, {"top": top})
         notes, rack = (over,), game.rack(seat)
     racks = tuple((s, max(0, rack) if s == seat else r) for s, r in game.racks)
-    return replace(game, racks=racks), notes
+    return replace(game, racks=racks, refused=game.refused - {seat}), notes
 
 
 def _confirm(game: Game, seat: str, at: float) -> tuple[Game, tuple[Effect, ...]]:

@@ -683,7 +683,7 @@ class Result(BaseModel):
     counts: bool
     held: str | None = Field(
         description="why it does not count: conflict, mismatch, rules, players, excluded, "
-        "not_in_round; null: it counts"
+        "not_in_round, impossible; null: it counts"
     )
     corrected: bool
     winners: list[Seat]

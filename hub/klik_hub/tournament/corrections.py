@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
+from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
 from klik.errors import KlikError
 from klik.words import words
 
@@ -103,8 +103,8 @@ class Counted:
     """What one result is worth now."""
 
     counts: bool
-    # why it does not count: "excluded", "players", "not_in_round", "conflict", "rules" or
-    # "mismatch"; None: it counts
+    # why it does not count: "excluded", "players", "not_in_round", "conflict",
+    # "impossible", "rules" or "mismatch"; None: it counts
     held: str | None
     corrected: bool
     players: Mapping[str, int | None]  # seat -> player id; None: the table named none
@@ -242,7 +242,9 @@ def counted(
     and a result whose table played under another is held (``"rules"``) until the judge
     accepts it. ``held`` is why the hub holds it out as received ("conflict", "mismatch") or
     None; ``slot_held`` why the round's slots do ("not_in_round", "conflict"; ``slots``). A
-    seat whose player is not ``enrolled`` holds it out too ("players") until corrected.
+    seat whose player is not ``enrolled`` holds it out too ("players") until corrected, and
+    so do racks no game can end with ("impossible", ``impossible``) until the judge corrects
+    a rack: the judge's ``accept`` does not count it, since its points would be made up.
     """
     rules = RULE_SETS[body["rules"]] if rules is None else rules
     now = amend(body, corrections)
@@ -255,6 +257,7 @@ def counted(
         "excluded" if now.excluded
         else "players" if unknown
         else slot_held if slot_held is not None
+        else "impossible" if impossible(ending, now.racks, result)
         else None if now.accepted
         else own
     )  # fmt: skip
@@ -268,3 +271,22 @@ def counted(
         big=dict(result.big),
         winners=tuple(result.winners),
     )
+
+
+def impossible(ending: Ending, racks: Mapping[str, SeatRack], result: Result) -> bool:
+    """Whether ``racks`` (after the judge's corrections) are ones no game ends with, scored as
+    ``result``: after a Rummikub a seat that opened and did not go out with 0 on its rack
+    (every tile counts at least 1 and only the winner's rack is empty; a seat that never
+    opened is charged its penalty, its rack not asked, so its 0 says nothing), or winners
+    that are not the seats in first place. Issue 37: a table took three such 0s and sent one
+    winner with every seat in place 1 and a big point each.
+
+    An exhausted game's 0 is possible as a table counts it (``klik.core.game._scoring``):
+    that seat has the lowest sum, so it is a winner and its place agrees.
+    """
+    if ending is Ending.RUMMIKUB:
+        (winner,) = result.winners
+        if any(s != winner and r.opened and r.rack == 0 for s, r in racks.items()):
+            return True
+    first = {s for s, place in result.places.items() if place == 1}
+    return first != set(result.winners)

@@ -47,7 +47,8 @@ const ENDED_BY = {pile: _("pile exhausted"), round_time: _("round time over"),
   judge: _("ended by the judge")};
 const ENDINGS = {rummikub: _("Rummikub"), exhausted: _("ended without a Rummikub")};
 const HELD = {conflict: _("conflict"), mismatch: _("points mismatch"), players: _("unknown player"),
-  excluded: _("excluded"), not_in_round: _("not in the round"), rules: _("other rules")};
+  excluded: _("excluded"), not_in_round: _("not in the round"), rules: _("other rules"),
+  impossible: _("impossible racks: correct a rack sum")};
 const TROUBLES = {
   disk_full: _("The hub's disk is full: free some space. Results already taken are safe; the tables will send the rest."),
   database_down: _("The hub's database does not answer. The tables will send their results again."),

@@ -43,6 +43,7 @@ LINES: Mapping[g.Why, str] = {
     g.Why.CALLED_ALREADY: N_("{seat}: the judge is called already by {by}"),
     g.Why.UNCLEAR_PRESS: N_("{seat}: neither a tap nor a hold: the sum stays"),
     g.Why.OVER_THE_TOP: N_("{seat}: a sum over {top} (every tile) is impossible"),
+    g.Why.EMPTY_RACK: N_("{seat}: 0 not confirmed: a rack that did not go out holds a tile"),
 }
 
 #: What an order did, after who gave it.

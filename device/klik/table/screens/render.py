@@ -348,6 +348,10 @@ def _scoring(v: SeatView, _: Say) -> list[Block]:
         Cell(str(v.rack), BIG, 20, 32, align="m", width=40),
         *(Cell(h, x=42, baseline=8 + 10 * i, width=WIDTH - 42) for i, h in enumerate(hints)),
     )
+    if v.refused:
+        # The seat double-tapped 0 and did not go out: why it was not confirmed, lit where
+        # "Rack total:" stands, until the sum changes (``klik.core.game``, Why.EMPTY_RACK).
+        return [_line(_("At least 1 tile is left"), 1, lit=True), Block(cells, 38, keep=0)]
     return [_line(_("Rack total:"), 2, align="l"), Block(cells, 38, keep=0)]
 
 

@@ -159,6 +159,7 @@ class SeatView:
     winner: str | None = None  # SCORING, WAITING: the seat that went out (a Rummikub)
     winner_name: str = ""
     penalty: int | None = None  # WAITING: a Rummikub's seat that never opened: its points
+    refused: bool = False  # SCORING: this seat's 0 was not confirmed (it did not go out)
     whole_table: bool = False  # RESULT: this seat tapped to see every seat's points
     first_round: bool = False  # MOVE: every seat's first move, when the mover gets hints
     penalty_tiles: int = 1  # TIMED_OUT: what a hold draws
@@ -278,7 +279,7 @@ def seat_view(
             rules = settings.rules
             penalty = -rules.winner_sign * rules.not_opened_penalty if unopened else None
             return _with(count, screen=Screen.WAITING, waiting_for=waiting, penalty=penalty)
-        return _with(count, screen=Screen.SCORING)
+        return _with(count, screen=Screen.SCORING, refused=seat in game.refused)
     result = game.result
     assert result is not None
     scores = tuple(
