@@ -5,6 +5,8 @@ to its table's game from the round's board."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
@@ -13,6 +15,7 @@ from klik_hub import hall
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results
+from tests.hub.test_tournament_tables import sql_commands
 
 Hub = tuple[str, Store]
 
@@ -253,3 +256,32 @@ def test_a_double_click_draws_once_and_says_so_without_an_error(page: Page, hub:
     assert len(keys[0]) == 32
     assert page.get_by_test_id("message").get_attribute("class") == "done"
     assert len(httpx.get(f"{url}{API}/{tid}").json()["rounds"]) == 1
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_round_s_end_for_every_table_is_asked_first(page: Page, hub: Hub) -> None:
+    """*Koniec czasu rundy* reaches every table and cannot be taken back: one click asks,
+    and nothing is sent unless the judge says yes."""
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    for table in (1, 2):
+        hall.devices.pair(store, table)
+    assert httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).status_code == 201
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-round").click()
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss() if len(asked) == 1 else dialog.accept()
+
+    page.on("dialog", answer)
+    over = page.get_by_test_id("r-over")
+    over.click()  # no: nothing sent
+    over.click()  # yes
+    expect(page.get_by_test_id("message")).to_have_text("Wysłano do 2 stołów.")
+    assert asked[0].startswith("Zakończyć teraz czas rundy 1 na wszystkich stołach?")
+    assert len(asked) == 2
+    queued = [(x["table_no"], x["kind"]) for x in sql_commands(store)]
+    assert queued == [(1, "round-over"), (2, "round-over")]

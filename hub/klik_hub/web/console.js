@@ -801,7 +801,12 @@ document.addEventListener("click", async e => {
   }
   const send = e.target.closest("button[data-send]");
   if (send) {
-    const last = tournament.rounds.at(-1);
+    const last = await lastRound();  // a click before the page's first refresh, too
+    if (!last) { say(_("No round drawn yet."), true); return; }
+    // The round's end reaches every table at once and cannot be taken back: asked first.
+    if (send.dataset.send === "round-over" && !confirm(_(
+        "End round {round}'s time at every table now? At each table every seat makes one last move and the game ends; no new game starts. This cannot be undone.",
+        {round: last.round}))) return;
     const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/commands`, {kind: send.dataset.send});
     if (answer.ok) {
       // A table not paired yet is named, not a reason to hold the round's other tables.
@@ -817,7 +822,8 @@ document.addEventListener("click", async e => {
   const late = e.target.closest("button[data-start-table]");
   if (late) {
     late.disabled = true;
-    const last = tournament.rounds.at(-1);
+    const last = await lastRound();  // a click before the page's first refresh, too
+    if (!last) { say(_("No round drawn yet."), true); return; }
     const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/commands`,
       {kind: "start", tables: [Number(late.dataset.startTable)]});
     if (answer.ok) say(_("Table {table} started.", {table: late.dataset.startTable}));
@@ -827,7 +833,8 @@ document.addEventListener("click", async e => {
   const extend = e.target.closest("button[data-extend]");
   if (extend) {
     extend.disabled = true;
-    const last = tournament.rounds.at(-1);
+    const last = await lastRound();  // a click before the page's first refresh, too
+    if (!last) { say(_("No round drawn yet."), true); return; }
     const answer = await change("POST",
       `/api/v1/tournaments/${tid}/rounds/${last.round}/tables/${extend.dataset.extend}/extend`,
       {seconds: 300, reason: _("extra time given at the table")});
