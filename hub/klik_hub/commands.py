@@ -294,12 +294,17 @@ def _draw(
             ensure_ascii=False,
         )
     )
-    fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
-    said = nwords("{n} repeated pair", "{n} repeated pairs", repeated)
-    lines = [
-        f"{players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
-        f"{rounds} rounds, seed {seed}: {said}"
-    ]
+    summary = words(
+        "{players}, {tables} ({fours} × 4 + {threes} × 3), {rounds}, seed {seed}: {pairs}",
+        players=nwords("{n} player", "{n} players", players),
+        tables=nwords("{n} table", "{n} tables", len(sizes)),
+        fours=sizes.count(4),
+        threes=sizes.count(3),
+        rounds=nwords("{n} round", "{n} rounds", rounds),
+        seed=seed,
+        pairs=nwords("{n} repeated pair", "{n} repeated pairs", draw.repeats(drawn)),
+    )
+    lines = [str(summary)]
     for n, (one, clubs_at, families_at) in enumerate(zip(pairs, same, family, strict=True), 1):
         if one:
             shown = ", ".join(f"{a}–{b}" + (f" (×{m})" if m > 2 else "") for _, a, b, m in one)

@@ -34,7 +34,7 @@ from klik_hub.storage.store import Store
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.roster import Entrant
 from tests.helpers.hubkit import Clock
-from tests.helpers.tourney import API, Hall, create, lowest_goes_out, play_to_the_end
+from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
 
 Hub = tuple[str, Store]
 KLIK = Path(sys.executable).parent / "klik"
@@ -183,6 +183,25 @@ def test_the_archive_of_a_whole_tournament_opens_from_file_in_chromium(
     assert re.findall(r'<a href="players/(\d+)\.html">', page) == [
         str(r["player"]) for r in overall
     ]
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_an_evening_of_one_round_is_counted_in_the_singular(
+    hub: Hub, db: str, tmp_path: Path
+) -> None:
+    # The line's counts are plurals from the catalogue (nwords): never "1 rounds".
+    url, store = hub
+    tid = create(url, format="open")
+    enrol(url, tid, 3)
+    play_to_the_end(url, Hall(url, store, 1), tid, random.Random(1), lowest_goes_out,
+                    rules="tournament", rounds=1)  # fmt: skip
+    site = tmp_path / "archiwum"
+    done = export("--db", db, "--tournament", str(tid), str(site))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout == (
+        f"klik hub export-site: tournament {tid} written to {site / 'index.html'} "
+        "(1 round, 3 players' pages)\n"
+    )
 
 
 @pytest.fixture

@@ -266,11 +266,13 @@ def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:
     """Before the first draw: ``count`` players can play ``fmt`` to its end, and are as many
     as its rules take (unless the judge overrides that)."""
     if (why := f.cannot_finish(fmt, count)) is not None:
-        said = words(
+        said = nwords(
+            "the format {format} cannot be played to its end with {n} player ({why}); "
+            "it can with {playable} players",
             "the format {format} cannot be played to its end with {n} players ({why}); "
             "it can with {playable} players",
+            count,
             format=fmt.name,
-            n=count,
             why=why,
             playable=f.playable(fmt),
         )
