@@ -10,6 +10,7 @@ Bad input is one line with exit code 2, and writes nothing.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import re
@@ -258,6 +259,24 @@ def test_a_tournament_that_cannot_be_archived_is_one_line_and_nothing_is_written
     assert err == f"klik hub export-site: {said.format(db=db, tmp=tmp_path)}\n"
     assert not site.exists()
     assert not (tmp_path / "nie-ma.sqlite").exists()
+
+
+def test_export_site_hears_no_migration_step_where_logging_is_on(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    # Whoever runs the command may have logging on (here the root logger at INFO): an empty
+    # SQLite file runs every migration, and Alembic's INFO steps are still not the command's
+    # output. Its warnings are: the logger stays at WARNING, not off.
+    db = tmp_path / "hub.sqlite"
+    db.touch(mode=0o600)
+    caplog.set_level(logging.INFO)
+    code = main(["hub", "export-site", "--db", str(db), "--tournament", "1", str(tmp_path / "s")])
+    assert (code, capsys.readouterr().err) == (
+        2,
+        f"klik hub export-site: --tournament 1: no such tournament in {db}\n",
+    )
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("alembic")] == []
+    assert logging.getLogger("alembic").getEffectiveLevel() == logging.WARNING
 
 
 @pytest.mark.parametrize(
