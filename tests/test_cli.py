@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from klik.cli import main
+from klik.version import installed
 
 KLIK = Path(sys.executable).with_name("klik")
 
@@ -212,6 +213,13 @@ def test_the_console_script_exits_2_on_bad_input(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("klik score: input is not JSON")
+
+
+def test_klik_version_prints_the_installed_version_and_exits_0() -> None:
+    # What a table's heartbeat says (klik.version.installed), so the hub's table list and the
+    # command agree; the package's own __version__ is what argparse prints.
+    done = subprocess.run([KLIK, "--version"], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"klik {installed()}\n", "")
 
 
 def test_klik_score_imports_no_hardware_web_or_database_modules(tmp_path: Path) -> None:

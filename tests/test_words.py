@@ -122,6 +122,26 @@ def test_polish_plurals_are_cldr_s(polish: Catalog) -> None:
         (words("Free seat"), "Free seat", "Miejsce wolne"),  # a plain message
         (words("Pile: {n}", n=5), "Pile: 5", "Pula: 5"),  # with a name filled in
         (words("Not in the catalogue {x}", x=1), "Not in the catalogue 1", None),  # its id
+        # Polish's three forms: 1 gracz, 2-4 (and 22-24) gracze, 5-21 (and 12-14) graczy
+        (nwords("{n} player", "{n} players", 1), "1 player", "1 gracz"),
+        (nwords("{n} player", "{n} players", 3), "3 players", "3 gracze"),
+        (nwords("{n} player", "{n} players", 12), "12 players", "12 graczy"),
+        (nwords("{n} player", "{n} players", 24), "24 players", "24 gracze"),
+        # a summary of counts, each in its own form (klik draw's line)
+        (
+            words(
+                "{players}, {tables} ({fours} × 4 + {threes} × 3), {rounds}, seed {seed}: {pairs}",
+                players=nwords("{n} player", "{n} players", 3),
+                tables=nwords("{n} table", "{n} tables", 1),
+                fours=0,
+                threes=1,
+                rounds=nwords("{n} round", "{n} rounds", 1),
+                seed=7,
+                pairs=nwords("{n} repeated pair", "{n} repeated pairs", 0),
+            ),
+            "3 players, 1 table (0 × 4 + 1 × 3), 1 round, seed 7: 0 repeated pairs",
+            "3 gracze, 1 stół (0 × 4 + 1 × 3), 1 runda, ziarno 7: 0 powtórzonych par",
+        ),
     ],
 )
 def test_words_are_shown_in_the_reader_s_language(

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from klik import __version__
 from klik.arguments import EXIT_BAD_INPUT, Parser, log_lines, read
 from klik.errors import KlikError
 
@@ -39,6 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(
         prog="klik", description="Table-side move clock and scorer for Rummikub tournaments."
     )
+    parser.add_argument("--version", action="version", version=f"klik {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     score = commands.add_parser(
         "score",

@@ -222,7 +222,9 @@ def _hub(args: argparse.Namespace) -> int:
         raise KlikError(
             f"the hub is not installed here ({missing}): pip install 'klik[hub]'"
         ) from None
-    if args.command == "hub-export-site":  # its one line, without the migrations' log
+    if args.command != "hub":
+        _quiet_migrations()
+    if args.command == "hub-export-site":  # its one line, without the hub's log
         print(hub.export_site(args.db, args.tournament, args.dir, args.lang, force=args.force))
         return 0
     log_lines()
@@ -248,6 +250,16 @@ def _hub(args: argparse.Namespace) -> int:
         advertise_name=args.advertise_name,
         forwarded_allow_ips=args.forwarded_allow_ips,
     )
+
+
+def _quiet_migrations() -> None:
+    """A one-shot command (``pair``, ``hub backup``, ``hub export-site``) prints its own lines
+    only: opening the database brings its schema up to date (``storage.db.migrate``), and
+    Alembic says so at INFO, a line per step. Its warnings and errors still show, and a
+    migration that fails raises as ever. ``klik hub`` itself keeps them in its log."""
+    import logging
+
+    logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def _draw(
@@ -294,12 +306,17 @@ def _draw(
             ensure_ascii=False,
         )
     )
-    fours, threes, repeated = sizes.count(4), sizes.count(3), draw.repeats(drawn)
-    said = nwords("{n} repeated pair", "{n} repeated pairs", repeated)
-    lines = [
-        f"{players} players, {len(sizes)} tables ({fours} × 4 + {threes} × 3), "
-        f"{rounds} rounds, seed {seed}: {said}"
-    ]
+    summary = words(
+        "{players}, {tables} ({fours} × 4 + {threes} × 3), {rounds}, seed {seed}: {pairs}",
+        players=nwords("{n} player", "{n} players", players),
+        tables=nwords("{n} table", "{n} tables", len(sizes)),
+        fours=sizes.count(4),
+        threes=sizes.count(3),
+        rounds=nwords("{n} round", "{n} rounds", rounds),
+        seed=seed,
+        pairs=nwords("{n} repeated pair", "{n} repeated pairs", draw.repeats(drawn)),
+    )
+    lines = [str(summary)]
     for n, (one, clubs_at, families_at) in enumerate(zip(pairs, same, family, strict=True), 1):
         if one:
             shown = ", ".join(f"{a}–{b}" + (f" (×{m})" if m > 2 else "") for _, a, b, m in one)

@@ -109,7 +109,7 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
     exist or is not finished, or a DIR that is not empty (without ``force``), is one line
     (InputError) and nothing is written; so is a DIR that cannot be written (what was
     written before the failure stays)."""
-    from klik.words import Language
+    from klik.words import Language, nwords
     from klik_hub.office.errors import NotFoundError
     from klik_hub.office.tally import Tallies
     from klik_hub.reports import archive
@@ -129,11 +129,12 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
         raise InputError(f"--tournament {tid}: the tournament is not finished ({why})")
     site = archive.pages(tally, Language(lang))
     archive.write(site, Path(folder), force=force)
-    rounds = sum(1 for name in site if name.startswith("rounds/"))
+    rounds = nwords("{n} round", "{n} rounds", sum(1 for n in site if n.startswith("rounds/")))
     players = sum(1 for name in site if name.startswith("players/"))
+    pages = nwords("{n} player's page", "{n} players' pages", players)
     return (
         f"klik hub export-site: tournament {tid} written to {Path(folder) / 'index.html'} "
-        f"({rounds} rounds, {players} players' pages)"
+        f"({rounds}, {pages})"
     )
 
 

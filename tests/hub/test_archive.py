@@ -10,6 +10,7 @@ Bad input is one line with exit code 2, and writes nothing.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import re
@@ -34,7 +35,7 @@ from klik_hub.storage.store import Store
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.roster import Entrant
 from tests.helpers.hubkit import Clock
-from tests.helpers.tourney import API, Hall, create, lowest_goes_out, play_to_the_end
+from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
 
 Hub = tuple[str, Store]
 KLIK = Path(sys.executable).parent / "klik"
@@ -185,6 +186,25 @@ def test_the_archive_of_a_whole_tournament_opens_from_file_in_chromium(
     ]
 
 
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_an_evening_of_one_round_is_counted_in_the_singular(
+    hub: Hub, db: str, tmp_path: Path
+) -> None:
+    # The line's counts are plurals from the catalogue (nwords): never "1 rounds".
+    url, store = hub
+    tid = create(url, format="open")
+    enrol(url, tid, 3)
+    play_to_the_end(url, Hall(url, store, 1), tid, random.Random(1), lowest_goes_out,
+                    rules="tournament", rounds=1)  # fmt: skip
+    site = tmp_path / "archiwum"
+    done = export("--db", db, "--tournament", str(tid), str(site))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout == (
+        f"klik hub export-site: tournament {tid} written to {site / 'index.html'} "
+        "(1 round, 3 players' pages)\n"
+    )
+
+
 @pytest.fixture
 def sqlite_hub(tmp_path: Path) -> Iterator[tuple[str, Store]]:
     """A hub's SQLite database, with no tournament."""
@@ -239,6 +259,24 @@ def test_a_tournament_that_cannot_be_archived_is_one_line_and_nothing_is_written
     assert err == f"klik hub export-site: {said.format(db=db, tmp=tmp_path)}\n"
     assert not site.exists()
     assert not (tmp_path / "nie-ma.sqlite").exists()
+
+
+def test_export_site_hears_no_migration_step_where_logging_is_on(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    # Whoever runs the command may have logging on (here the root logger at INFO): an empty
+    # SQLite file runs every migration, and Alembic's INFO steps are still not the command's
+    # output. Its warnings are: the logger stays at WARNING, not off.
+    db = tmp_path / "hub.sqlite"
+    db.touch(mode=0o600)
+    caplog.set_level(logging.INFO)
+    code = main(["hub", "export-site", "--db", str(db), "--tournament", "1", str(tmp_path / "s")])
+    assert (code, capsys.readouterr().err) == (
+        2,
+        f"klik hub export-site: --tournament 1: no such tournament in {db}\n",
+    )
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("alembic")] == []
+    assert logging.getLogger("alembic").getEffectiveLevel() == logging.WARNING
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ sits with their own club."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 
 import httpx
@@ -13,6 +14,7 @@ from playwright.sync_api import Page, expect
 from klik_hub.door import judge
 from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
+from tests.helpers.tourney import Hall, create, enrol, lowest_goes_out, play_to_the_end
 from tests.hub.test_console import PASSWORD
 
 API = "/api/v1/tournaments"
@@ -68,3 +70,25 @@ def test_the_judge_marks_a_family_and_reads_the_draws_checks(
     # SP 5's three players: two at one table, the least there can be; the Ćwiks apart.
     expect(page.locator("#round tbody td.checks", has_text="jeden klub, SP 5")).to_have_count(1)
     expect(page.locator("#round tbody td.checks", has_text="rodzina")).to_have_count(0)
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_seeded_round_shows_no_seed_and_no_repeats(page: Page, hub: tuple[str, Store]) -> None:
+    # szczecin's grand final is seated from the standings: its seed draws nothing, and its
+    # players met in the rounds before by the seating's doing, so the round's title names
+    # neither and its checks column lists no one meeting again.
+    url, store = hub
+    tid = create(url, format="szczecin")
+    enrol(url, tid, 9)
+    drawn = play_to_the_end(url, Hall(url, store, 3), tid, random.Random(2), lowest_goes_out,
+                            rules="tournament")  # fmt: skip
+    final = drawn[-1]
+    assert (final["seeded"], final["repeats"] > 0) == (True, True)  # repeats there are
+    page.goto(url)
+    page.get_by_test_id("tab-round").click()
+    expect(page.locator("#round-title")).to_have_text(
+        f"Runda {final['round']} — wielki finał, gier: {final['games']}"
+    )
+    expect(page.locator("#round thead th").last).to_have_text("Jeden klub")  # not "Powtórki"
+    expect(page.locator("#round tbody tr")).to_have_count(1)
+    expect(page.locator("#round tbody td.checks")).to_have_text("")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 from sqlalchemy import func, select
 
 from klik.link import protocol as p
-from klik_hub import hall
+from klik_hub import hall, office
 from klik_hub.sql.schema import claims, commands, results
 from klik_hub.storage.store import Store
+from klik_hub.tournament.roster import Entrant
 from tests.helpers.hubkit import post, result_body, sealed
 
 Hub = tuple[str, Store]
@@ -244,6 +247,32 @@ def test_a_bad_command_is_refused(hub: Hub, path: str, payload: Any, status: int
     hall.devices.pair(store, 3)
     assert httpx.post(url + path, json=payload).status_code == status
     assert hall.devices.tables(store)[0]["commands"] == []
+
+
+def test_every_page_names_the_hub_s_icon_and_both_icons_are_served(hub: Hub) -> None:
+    # A browser asked for /favicon.ico on every page and got 404: each page names the SVG,
+    # and /favicon.ico answers an icon, behind the same door as every route.
+    url, store = hub
+    tid = office.tournaments.create(store, "Turniej", None, "open", 60)
+    (player,) = office.players.enrol(store, tid, [Entrant("Ala Kot", "")])
+    link = '<link rel="icon" href="/favicon.svg" type="image/svg+xml">'
+    for page in ("/", "/projector", f"/t/{tid}", f"/p/{player['code']}",
+                 f"/print/standings?t={tid}"):  # fmt: skip
+        answer = httpx.get(url + page)
+        assert answer.status_code == 200, page
+        assert link in answer.text.split("</head>")[0], page
+    svg = httpx.get(url + "/favicon.svg")
+    ico = httpx.get(url + "/favicon.ico")
+    assert [x.status_code for x in (svg, ico)] == [200, 200]
+    assert svg.headers["content-type"] == "image/svg+xml"
+    assert svg.text.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+    assert ico.headers["content-type"] == "image/x-icon"
+    icon = Image.open(io.BytesIO(ico.content))
+    assert (icon.format, icon.info["sizes"]) == ("ICO", {(16, 16), (32, 32), (48, 48)})
+    for answer in (svg, ico):
+        assert answer.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+        assert answer.headers["x-content-type-options"] == "nosniff"
 
 
 def test_the_live_page_and_the_openapi_description_are_served(hub: Hub) -> None:

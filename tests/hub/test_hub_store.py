@@ -41,6 +41,19 @@ def test_opening_a_database_twice_migrates_once_and_keeps_what_it_had(db: str) -
     again.engine.dispose()
 
 
+@pytest.mark.slow  # a real `klik pair` process
+def test_klik_pair_on_a_new_database_prints_only_its_own_lines(tmp_path: Path) -> None:
+    # Opening the new database runs every migration; Alembic's INFO lines, one per step
+    # (some of several lines), are not the command's: its stderr is empty.
+    done = subprocess.run(
+        [str(KLIK), "pair", "--db", str(tmp_path / "hub.sqlite"), "--table", "1",
+         "--url", "http://127.0.0.1:8000"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("# table 1, paired with the hub at http://127.0.0.1:8000;")
+
+
 @pytest.mark.parametrize(
     ("db", "error"),
     [

@@ -197,6 +197,9 @@ def test_a_draw_names_the_tables_that_are_not_paired(hub: Hub) -> None:
         ("open", 5, "the format open cannot be played to its end with 5 players (rozgrywki: 5 "
                     "players cannot sit at tables of 3–4: allowed are 3, 4 or 6 and more); it "
                     "can with 3, 4, 6 and more players"),
+        # one player: counted in the singular, in the message and in its reason
+        ("open", 1, "the format open cannot be played to its end with 1 player (rozgrywki: 1 "
+                    "player: a table needs at least 3); it can with 3, 4, 6 and more players"),
         # 001 ZASADY 1: 16 to 36 players; the judge may override
         ("liga", 12, "the format liga takes 16 to 36 players and 12 are enrolled; draw with "
                      "override to play anyway"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import random
 from typing import Any
 
 import httpx
@@ -10,7 +11,7 @@ import pytest
 
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post
-from tests.helpers.tourney import Hall, lowest_goes_out
+from tests.helpers.tourney import Hall, enrol, lowest_goes_out, play_to_the_end
 
 Hub = tuple[str, Store]
 API = "/api/v1/tournaments"
@@ -453,3 +454,22 @@ def test_a_clubs_weight_outside_0_to_10_draws_nothing(hub: Hub, weight: object) 
     refused = httpx.post(f"{url}{API}/{tid}/rounds", json={"clubs_weight": weight})
     assert refused.status_code == 422
     assert httpx.get(f"{url}{API}/{tid}").json()["rounds"] == []
+
+
+def test_a_round_of_a_seeded_stage_says_it_is_seeded(hub: Hub) -> None:
+    # szczecin: round I of the final is drawn at random, rounds II and the grand final are
+    # seated from the standings: their seed draws nothing, and the console shows neither it
+    # nor their repeats. The draw's answer and the round's say the same.
+    url, store = hub
+    tid = create(url, format="szczecin")
+    enrol(url, tid, 9)
+    drawn = play_to_the_end(url, Hall(url, store, 3), tid, random.Random(2), lowest_goes_out,
+                            rules="tournament")  # fmt: skip
+    assert [(d["stage"], d["seeded"]) for d in drawn] == [
+        ("runda I finału", False),
+        ("runda II finału", True),
+        ("wielki finał", True),
+    ]
+    for d in drawn:
+        answer = httpx.get(f"{url}{API}/{tid}/rounds/{d['round']}")
+        assert answer.json()["seeded"] is d["seeded"]

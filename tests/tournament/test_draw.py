@@ -54,6 +54,7 @@ def test_tables_hold_three_or_four_and_differ_by_at_most_one(
     ("players", "message"),
     [
         (0, "0 players: a table needs at least 3"),
+        (1, "1 player: a table needs at least 3"),  # one player, not "1 players"
         (2, "2 players: a table needs at least 3"),
         (5, "5 players cannot sit at tables of 3–4: allowed are 3, 4 or 6 and more"),
     ],
@@ -172,6 +173,17 @@ def test_klik_draw_prints_the_draw_as_json() -> None:
     }
     assert done.stderr == (
         "klik draw: 37 players, 10 tables (7 × 4 + 3 × 3), 3 rounds, seed 2026: 0 repeated pairs\n"
+    )
+
+
+def test_klik_draw_counts_one_table_and_one_round_in_the_singular() -> None:
+    # The summary's counts are plurals from the catalogue (nwords): never "1 rounds".
+    done = subprocess.run(
+        [KLIK, "draw", "--players", "3", "--rounds", "1", "--seed", "1"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert done.stderr == (
+        "klik draw: 3 players, 1 table (0 × 4 + 1 × 3), 1 round, seed 1: 0 repeated pairs\n"
     )
 
 

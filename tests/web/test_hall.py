@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from playwright.sync_api import expect
@@ -18,6 +20,8 @@ from klik.table.sim import virtual as sim
 from klik.words import Language
 from tests.helpers.browser import chromium_page
 from tests.web.test_virtual_table import JSON, PLAYERS, pin_down
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -66,6 +70,21 @@ def test_a_table_folder_without_its_slash_is_sent_to_it(two: tuple[str, list[Dae
     for script in ("words.js", "table.js"):
         status, body = get(f"{base}/t/2/{script}")
         assert (status, body[:13]) == (200, b'"use strict";')
+
+
+def test_the_table_s_page_and_the_hall_carry_the_hub_s_icon_in_the_page(
+    two: tuple[str, list[Daemon]],
+) -> None:
+    # The icon is in the page itself (a data: address): the table serves no file for it, and
+    # it is the hub's drawing. /favicon.ico, asked for unprompted, is still answered empty.
+    base, _ = two
+    icon = (ROOT / "hub/klik_hub/web/favicon.svg").read_text(encoding="utf-8").strip()
+    for page in ("/", "/t/2/", "/hall"):
+        status, body = get(base + page)
+        head = body.decode().split("</head>")[0]
+        (link,) = re.findall(r"<link rel=\"icon\" href='data:image/svg\+xml,([^']*)'>", head)
+        assert (status, unquote(link)) == (200, icon), page
+    assert get(f"{base}/favicon.ico") == (204, b"")
 
 
 def test_the_hall_shows_every_table_and_each_plays_on_its_own(

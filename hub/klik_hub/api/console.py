@@ -30,6 +30,24 @@ def script() -> Response:
     return Response(_web("console.js"), media_type="text/javascript; charset=utf-8")
 
 
+# The pages' icon: each names /favicon.svg (<link rel="icon">); /favicon.ico is for whatever
+# asks for it unprompted (a browser showing an answer of the API, a bookmark). Both files.
+ICONS = {"/favicon.svg": "image/svg+xml", "/favicon.ico": "image/x-icon"}
+ICON_CACHE = {"Cache-Control": "public, max-age=86400"}  # a day: it seldom changes
+
+
+def _icon(path: str, kind: str) -> Any:
+    def icon() -> Response:
+        body = resources.files("klik_hub").joinpath(f"web{path}").read_bytes()
+        return Response(body, media_type=kind, headers=ICON_CACHE)
+
+    return icon
+
+
+for icon_path, icon_kind in ICONS.items():
+    router.add_api_route(icon_path, _icon(icon_path, icon_kind), include_in_schema=False)
+
+
 @router.get("/words.js", include_in_schema=False)
 def catalogue() -> Response:
     """The catalogue for the console's and the projector's scripts (klik.words)."""

@@ -385,7 +385,14 @@ class Checked(BaseModel):
     )
 
 
+SEEDED = (
+    "whether its stage seats the players from the standings (the format's tables = "
+    '"seeded"): then its seed draws nothing and its repeats are the seating\'s'
+)
+
+
 class Drawn(Undrawn, Checked):
+    seeded: bool = Field(description=SEEDED)
     repeats: int = Field(description="meetings this round adds that an earlier round had")
     unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
     absent: list[int] = Field(
@@ -466,6 +473,7 @@ class Round(RoundListed, Checked):
         "table's own end is in its clock); null before the start or without a round time"
     )
     left_ms: int | None = Field(description="the round's time left as of this answer")
+    seeded: bool = Field(description=SEEDED)
     repeats: int = Field(description="meetings this round adds that an earlier round had")
     unpaired: list[int] = Field(description="its tables no table is paired as (yet)")
     tables: list[RoundTable]

@@ -90,6 +90,9 @@ class Drawn:
     unpaired: tuple[int, ...] = ()  # its tables no table is paired as (yet)
     seen: Seen = Seen()
     absent: tuple[int, ...] = ()  # players not drawn for not having checked in
+    # Seated from the standings (the stage's tables = "seeded"): its seed draws nothing, and
+    # its meetings are the seating's, not the draw's (the console shows neither).
+    seeded: bool = False
 
     def json(self) -> dict[str, Any]:
         return self.seen.json() | {
@@ -97,6 +100,7 @@ class Drawn:
             "stage": self.stage,
             "games": self.games,
             "seed": self.seed,
+            "seeded": self.seeded,
             "repeats": self.repeats,
             "unpaired": list(self.unpaired),
             "absent": list(self.absent),
@@ -208,6 +212,7 @@ def draw(
         drawn = Drawn(
             following, stage.name, stage.games_per_round, seed, tables, repeated, unpaired,
             seen(db, tid, before, tables), absent=tuple(absent),
+            seeded=stage.tables is f.Tables.SEEDED,
         )  # fmt: skip
         drawn_at = utc_iso(store.now_ms())
         kept = Round(drawn.round_no, drawn.stage, drawn.games, drawn.seed, drawn.tables, drawn_at)
@@ -266,11 +271,13 @@ def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:
     """Before the first draw: ``count`` players can play ``fmt`` to its end, and are as many
     as its rules take (unless the judge overrides that)."""
     if (why := f.cannot_finish(fmt, count)) is not None:
-        said = words(
+        said = nwords(
+            "the format {format} cannot be played to its end with {n} player ({why}); "
+            "it can with {playable} players",
             "the format {format} cannot be played to its end with {n} players ({why}); "
             "it can with {playable} players",
+            count,
             format=fmt.name,
-            n=count,
             why=why,
             playable=f.playable(fmt),
         )

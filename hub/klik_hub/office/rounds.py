@@ -52,9 +52,12 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
         ]  # fmt: skip
     timed = clock.shown(clocks, row.round_time_s, store.now_ms())
     repeated = d.repeats([*before, kept.tables]) - d.repeats(before)
+    stages = {x.name: x for x in f.load_format(row.format).stages}
+    seeded = kept.stage in stages and stages[kept.stage].tables is f.Tables.SEEDED
     drawn = Drawn(
-        kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated, seen=checked
-    ).json()
+        kept.round_no, kept.stage, kept.games, kept.seed, kept.tables, repeated, seen=checked,
+        seeded=seeded,
+    ).json()  # fmt: skip
     missing = {m["table"]: m["missing"] for m in owed}
     for table in drawn["tables"]:
         table["missing"] = missing.get(table["table"], 0)
@@ -104,7 +107,9 @@ def undraw(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[
         sql.rounds.undo(db, tid, round_no)
         sql.players.draw_from(db, tid, round_no + 1, round_no)
         undone = Drawn(kept.round_no, kept.stage, kept.games, kept.seed, kept.tables).json()
-        for extra in ("repeats", "unpaired", "repeated_pairs", "same_club", "same_family"):
+        for extra in (
+            "seeded", "repeats", "unpaired", "repeated_pairs", "same_club", "same_family"
+        ):  # fmt: skip
             del undone[extra]
         sql.events.log(
             db,

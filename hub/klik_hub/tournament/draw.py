@@ -50,7 +50,7 @@ from random import Random
 from typing import Generic, TypeVar
 
 from klik.errors import KlikError
-from klik.words import words
+from klik.words import nwords, words
 from klik_hub.tournament.golfers import golfer_rounds
 from klik_hub.tournament.planes import plane_rounds
 from klik_hub.tournament.spreads import spread_rounds
@@ -107,7 +107,12 @@ def table_sizes(players: int) -> tuple[int, ...]:
     """
     if players < MIN_TABLE:
         raise DrawError(
-            words("{n} players: a table needs at least {least}", n=players, least=MIN_TABLE)
+            nwords(
+                "{n} player: a table needs at least {least}",
+                "{n} players: a table needs at least {least}",
+                players,
+                least=MIN_TABLE,
+            )
         )
     tables = -(-players // MAX_TABLE)
     fours = players - MIN_TABLE * tables

@@ -466,8 +466,13 @@ async function round() {
   const [drawn, players] = await Promise.all([
     get(`/api/v1/tournaments/${tid}/rounds/${last.round}`), playersOf(tid)]);
   const names = Object.fromEntries(players.map(p => [p.id, p.name]));
-  $("round-title").textContent = _(
-    "Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}", drawn);
+  // A seeded stage (semifinal, final) is seated from the standings: its seed draws nothing,
+  // and who meets again is the seating's doing, not the draw's, so neither is shown.
+  $("round-title").textContent = drawn.seeded
+    ? _("Round {round} — {stage}, games: {games}", drawn)
+    : _("Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}", drawn);
+  head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"),
+    drawn.seeded ? _("One club") : _("Meet again, one club")]);
   // The judge's check of the draw, table by table: who meets again, who sits with their own
   // club or family.
   const who = p => `${names[p] ?? ""} (${p})`;
@@ -479,8 +484,8 @@ async function round() {
     return r ? ` ⇄ ${who(r.reserve)}, ` + _("from game {game}", {game: r.from_game}) : "";
   };
   const check = (table, text) => (checks[table] = checks[table] || []).push(text);
-  for (const x of drawn.repeated_pairs) check(x.table, _("{a} and {b} meet again ({met}×)",
-    {a: who(x.players[0]), b: who(x.players[1]), met: x.met}));
+  for (const x of drawn.seeded ? [] : drawn.repeated_pairs) check(x.table,
+    _("{a} and {b} meet again ({met}×)", {a: who(x.players[0]), b: who(x.players[1]), met: x.met}));
   for (const x of drawn.same_club) check(x.table, _("one club, {club}: {players}",
     {club: x.club, players: x.players.map(who).join(", ")}));
   for (const x of drawn.same_family) check(x.table, _("one family, {family}: {players}",
