@@ -91,8 +91,12 @@ def drive(
             tabletop, more = step(tabletop, g.Tick(t))
             effects += more
             check(tabletop, t, seen)
-        # A tabletop ticked only at the moments it names must reach the same states.
-        while tick_s is None and (due := next_due(tabletop)) is not None and due < event.at:
+        # A tabletop ticked only at the moments it names must reach the same states. A moment
+        # that falls on the event's own instant is ticked too, as the journal's replay does:
+        # ``step`` would do that work first anyway, but inside one step, and a state it passes
+        # through there (a move that times out at the very instant the judge pauses: the next
+        # seat is on the move, for no time at all) must be seen, since a cut can leave it.
+        while tick_s is None and (due := next_due(tabletop)) is not None and due <= event.at:
             tabletop, more = step(tabletop, g.Tick(due))
             effects += more
             check(tabletop, due, seen)
@@ -251,6 +255,43 @@ def test_a_cut_in_the_count_keeps_each_seats_own_count() -> None:
     recovered = recovers_in_a_state_it_passed_through(events(stream, 2), build(2, 0, "wait"), 20)
     assert recovered.phase is g.Phase.SCORING
     assert (count(recovered, "A"), count(recovered, "B")) == ((0, True), (0, False))
+
+
+def test_a_cut_as_a_resumed_move_runs_out_keeps_the_next_seats_move() -> None:
+    """The judge's undo gives A back a move that had run out, with nothing left on its clock;
+    the judge resumes it and pauses at once. The move runs out at the instant of the resume,
+    so B is on the move when the judge's pause comes. A cut after the resume brings B's move
+    back, paused, with its full time: a state the game passed through inside the pause's own
+    step, which the oracle once missed (hypothesis found it)."""
+    stream: list[tuple[float, int, float] | tuple[float, g.Action]] = [
+        (0.0, 0, 0.1),
+        (0.0, g.Action.START),
+        (0.0, 0, 0.0),
+        (0.0, 0, 0.0),
+        (0.0, g.Action.START),
+        (0.0, g.Action.START),
+        (45.0, 0, 0.004),
+        (0.0, g.Action.START),
+        (0.0, 0, 0.0),
+        (0.0, g.Action.UNDO),
+        (0.5, g.Action.RESUME),  # at 46.1 s, the instant A's given-back move runs out
+        (0.0, g.Action.PAUSE),
+    ]
+    evs = events(stream, 2)
+    resume = evs[22]  # the last event before the cut
+    assert isinstance(resume, g.Order)
+    assert resume.action is g.Action.RESUME
+    assert resume.at == pytest.approx(46.1)
+    recovered = recovers_in_a_state_it_passed_through(evs, build(2, 1, "auto"), 23)
+    assert (recovered.phase, recovered.resume_to) == (g.Phase.PAUSED, g.Phase.MOVE)
+    assert recovered.paused_by == g.RECOVERY
+    assert recovered.mover == "B"
+    assert [(m.seat, m.ended_by) for m in recovered.moves] == [
+        ("A", g.EndedBy.TAP),
+        ("B", g.EndedBy.TIMEOUT),
+        ("A", g.EndedBy.TIMEOUT),
+    ]
+    assert recovered.left_s == pytest.approx(20.0)
 
 
 def recovers_in_a_state_it_passed_through(evs: list[Event], start: Tabletop, cut: int) -> g.Game:
