@@ -106,7 +106,7 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(rows.nth(0)).to_contain_text("✎ poprawiony")
         expect(page.locator("#audit tbody tr")).to_have_count(1)
         expect(page.locator("#audit tbody tr")).to_contain_text("B miał 12 na tabliczce, nie 0")
-        page.get_by_role("button", name="Stoły").click()  # the live results carry the mark too
+        page.get_by_role("tab", name="Stoły").click()  # the live results carry the mark too
         expect(page.locator("#results tbody tr .mark")).to_have_count(1)
 
         page.get_by_test_id("tab-standings").click()

@@ -38,6 +38,7 @@ const LABELS = {
   refuseAll: _("Refuse all"), installTitle: _("Installing a table from this hub"),
   installHow: _("On the table, connected to the hall's network, type this one line. It checks the script and the bundle before anything runs as administrator."),
   installCard: _("Print the install card"),
+  bigOff: _("Big points off"), cancel: _("Cancel"), undraw: _("Undo the draw"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -433,13 +434,14 @@ async function setup() {
     ? await Promise.all([playersOf(tid), get(`/api/v1/tournaments/${tid}/check-in`)])
     : [[], null];
   checkIn = present;
+  window.playersById = Object.fromEntries(players.map(p => [p.id, p]));
   // A player's tick: here (checked in from their page or at the desk) or not; none once withdrawn.
   const tick = p => el("input", {type: "checkbox", "data-tick": p.id, checked: p.checked_in,
     disabled: !p.active, "aria-label": _("{name} is here", {name: p.name})});
-  renew($("players").tBodies[0], ...players.map(p => el("tr", {class: !p.active && "bad"},
+  renew($("players").tBodies[0], ...players.map(p => el("tr", {class: !p.active && "bad", "data-player": p.id},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && " (" + _("withdrawn") + ")", fromRound(p.from_round)),
     el("td", {}, p.club),
-    el("td", {}, p.family), el("td", {}, tick(p)))));
+    el("td", {}, p.family), el("td", {}, tick(p)), el("td", {class: "acts"}, playerActs(p)))));
   for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
   if (!present) { $("checkin-state").textContent = ""; return; }
   const here = present.checked_in.length;
@@ -460,8 +462,10 @@ async function round() {
   if (!last) {
     $("round-title").textContent = _("No round drawn yet.");
     $("round").tBodies[0].replaceChildren();
+    $("undraw").hidden = true;
     return;
   }
+  $("undraw").hidden = false;
   $("sheets").href = `/print/sheets?t=${tid}&round=${last.round}${lang === "en" ? "&lang=en" : ""}`;
   const [drawn, players] = await Promise.all([
     get(`/api/v1/tournaments/${tid}/rounds/${last.round}`), playersOf(tid)]);
@@ -623,15 +627,91 @@ function labels() {
   head("asking-list", [_("Digits on seat A"), _("Link"), _("Contact"), _("Table"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
-  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here")]);
+  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here"),
+    _("The judge's actions")]);
   head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
     _("When")]);
   head("standings", [_("Place"), _("No."), _("Player"), _("Big"), _("Small"), _("Games")]);
-  for (const b of document.querySelectorAll("nav button")) b.classList.toggle("on", b.dataset.tab === tab);
+  for (const b of document.querySelectorAll("nav button")) {
+    b.classList.toggle("on", b.dataset.tab === tab);
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));  // a tab list, for a screen reader
+  }
 }
 // --- what the judge does -------------------------------------------------------------------
+
+// What the judge does to one player, from their row: each a real button named by its action,
+// opening one dialog that names the player, asks for the reason (kept in the log) and says
+// what cannot be taken back. Escape or Anuluj sends nothing.
+const ACTS = {
+  change: {label: () => _("Change player's details"), fields: ["name", "club", "family"]},
+  withdraw: {label: () => _("Withdraw"), fields: [],
+    what: p => _("Withdraw player {id} {name}? They are not drawn into any further round; their games so far count as the format says.", p)},
+  reinstate: {label: () => _("Reinstate"), fields: [],
+    what: p => _("Reinstate player {id} {name}? They are drawn again from the next round.", p)},
+  warning: {label: () => _("Warning"), fields: [],
+    what: p => _("A warning for player {id} {name}: logged, no points taken.", p)},
+  deduction: {label: () => _("Deduct big points"), fields: ["big"],
+    what: p => _("Big points off for player {id} {name}, in the stage being played.", p)},
+  exclusion: {label: () => _("Exclude"), fields: [],
+    what: p => _("Exclude player {id} {name} from the tournament? They are not drawn again and are marked on the standings. This cannot be undone.", p)},
+};
+let acting = null;  // {act, player}
+
+function playerActs(p) {
+  const acts = ["change", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion"];
+  return acts.map(act => el("button", {type: "button", "data-act": act, "data-player": p.id,
+    "data-testid": `act-${act}-${p.id}`}, ACTS[act].label()));
+}
+
+function openAct(act, player) {
+  acting = {act, player};
+  const form = $("act-form"), how = ACTS[act];
+  form.reset();
+  $("act-title").textContent = how.label();
+  $("act-what").textContent = how.what ? how.what(player) : `${player.id} ${player.name}`;
+  for (const label of form.querySelectorAll("[data-field]")) label.hidden = !how.fields.includes(label.dataset.field);
+  for (const name of ["name", "club", "family"]) form.elements[name].value = player[name] ?? "";
+  $("act-ok").textContent = how.label();
+  $("act").showModal();
+  (how.fields.length ? form.elements[how.fields[0]] : form.elements.reason).focus();
+}
+
+// Not a submit button: Enter in the reason submits the form with its action, not Anuluj.
+$("act-cancel").addEventListener("click", () => $("act").close("cancel"));
+$("act").addEventListener("close", async () => {
+  if ($("act").returnValue !== "ok" || !acting) return;
+  const {act, player} = acting, f = $("act-form").elements;
+  acting = null;
+  const reason = f.reason.value;
+  let answer;
+  if (["warning", "deduction", "exclusion"].includes(act)) {
+    const sent = {player: player.id, kind: act, reason};
+    if (act === "deduction") sent.big = Number(f.big.value);
+    answer = await change("POST", `/api/v1/tournaments/${tid}/sanctions`, sent);
+  } else {
+    const sent = {reason};
+    if (act === "withdraw" || act === "reinstate") sent.active = act === "reinstate";
+    for (const name of act === "change" ? ["name", "club", "family"] : []) {
+      if (f[name].value !== (player[name] ?? "")) sent[name] = f[name].value;
+    }
+    answer = await change("PATCH", `/api/v1/tournaments/${tid}/players/${player.id}`, sent);
+  }
+  if (answer.ok) say(_("{action}: player {id} {name}.", {action: ACTS[act].label(), ...player}));
+  refresh();
+});
+
+// Undo the last round's draw while none of its results has come (the hub names the tables
+// that reported otherwise): its lineups leave the tables and the pages.
+$("undraw").addEventListener("click", async () => {
+  const last = await lastRound();
+  if (!last) { say(_("No round drawn yet."), true); return; }
+  if (!confirm(_("Undo the draw of round {round}? Its tables and seats are gone from the console, the projector and the players' pages, and the round can be drawn again.", {round: last.round}))) return;
+  const answer = await change("DELETE", `/api/v1/tournaments/${tid}/rounds/${last.round}`, {reason: _("draw undone")});
+  if (answer.ok) { say(_("The draw of round {round} is undone.", {round: last.round})); tournament = null; }
+  refresh();
+});
 
 function show(next) {
   tab = next;
@@ -642,6 +722,12 @@ function show(next) {
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
+$("players").addEventListener("click", e => {
+  const b = e.target.closest("button[data-act]");
+  if (!b) return;
+  const player = (window.playersById || {})[b.dataset.player];
+  if (player) openAct(b.dataset.act, player);
+});
 $("message").addEventListener("click", e => { const b = e.target.closest("button[data-goto]"); if (b) show(b.dataset.goto); });
 $("play").addEventListener("click", async () => {
   if (!tid) return;
