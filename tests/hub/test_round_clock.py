@@ -236,6 +236,26 @@ def test_an_extension_is_refused_in_one_line(hub: Hub) -> None:
     assert extend(reason="").status_code == 422
 
 
+def test_the_round_s_clock_stops_once_every_game_is_in(hub: Hub) -> None:
+    """After the round's last result no page counts down: each table's time stops when its
+    games are in, the round's when every table's are (the console, the projector, the board
+    read ``left_ms`` from here)."""
+    url, clock, hall, tid, drawn = a_timed_round(hub)
+    command(url, tid, "start")
+    clock.ms += 60_000
+    first, second = drawn["tables"]
+    hall.play(tid, {**drawn, "tables": [first]}, lowest_goes_out, "tournament")
+    now = round_of(url, tid)
+    assert now["left_ms"] == (ROUND_TIME_S - 60) * 1000  # the round goes on
+    assert [t["clock"]["left_ms"] for t in now["tables"]] == [None, (ROUND_TIME_S - 60) * 1000]
+    hall.play(tid, {**drawn, "tables": [second]}, lowest_goes_out, "tournament")
+    clock.ms += 60_000
+    over = round_of(url, tid)
+    assert over["left_ms"] is None
+    assert [t["clock"]["left_ms"] for t in over["tables"]] == [None, None]
+    assert over["ends_at"] == now["ends_at"]  # when it would have ended: still said
+
+
 def test_a_table_gets_at_most_an_hour_of_extra_time_in_a_round(hub: Hub) -> None:
     """Eight quick "+5 min" clicks are 40 minutes; past 60 in all the hub says how many are
     left, in the reader's language, and gives none of it."""

@@ -28,7 +28,8 @@ from klik_hub.tournament import formats as f
 def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     """A drawn round: its tables with their players, the games each still owes and its
     clock (null until started), the round's clock (``round_time_s``, ``started_at``,
-    ``ends_at``, ``left_ms``: ``office.clock.shown``), the results that belong to no
+    ``ends_at``, ``left_ms``: ``office.clock.shown``; ``left_ms`` null once the games are
+    all in, the round's once every table's are, so no page counts down after the round), the results that belong to no
     slot yet (``unplaced``: the judge assigns or excludes them), and the reserves who took
     a seat in it (``replacements``)."""
     with store.reading() as db:
@@ -62,7 +63,11 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     for table in drawn["tables"]:
         table["missing"] = missing.get(table["table"], 0)
         table["clock"] = timed["clocks"].get(table["table"])
+        if table["clock"] is not None and not table["missing"]:
+            table["clock"]["left_ms"] = None  # its games are all in: its time stops
     del timed["clocks"]
+    if not owed:  # every table's games are in: the round is over, its clock stops everywhere
+        timed["left_ms"] = None
     drawn.update(timed)
     drawn["unplaced"] = unplaced
     drawn["replacements"] = reserves
