@@ -1,10 +1,14 @@
 """Every judge's action on a player and on a draw, from the console alone (issue 37, point 1),
 in real headless Chromium against a real hub: each a button named by its action in the
 player's row, one dialog that names the player and asks the reason, Escape or *Anuluj*
-sends nothing; by mouse and by keyboard."""
+sends nothing; by mouse and by keyboard.
+
+``KLIK_WRITE_DOCS=1`` retakes the README's picture of the dialog (``docs/player-actions.png``)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +19,7 @@ from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, create, enrol
 
 Hub = tuple[str, Store]
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @pytest.fixture
@@ -57,7 +62,7 @@ def test_the_judge_acts_on_players_from_their_rows(page: Page, hub: Hub) -> None
     )
 
     act(page, "change", 3, "literówka w nazwisku", name="Gracz Trzeci", club="SP 9")
-    expect(page.get_by_test_id("message")).to_have_text("Zmień dane gracza: gracz 3 Gracz 03.")
+    expect(page.get_by_test_id("message")).to_have_text("Zapisano: Zmień dane gracza — gracz 3 Gracz 03.")
     assert (players(url, tid)[3]["name"], players(url, tid)[3]["club"]) == ("Gracz Trzeci", "SP 9")
 
     page.get_by_test_id("act-withdraw-5").click()
@@ -77,6 +82,9 @@ def test_the_judge_acts_on_players_from_their_rows(page: Page, hub: Hub) -> None
     act(page, "deduction", 2, "ponowna rozmowa", big="2")
     page.get_by_test_id("act-exclusion-7").click()
     expect(page.get_by_test_id("act-what")).to_contain_text("Tego nie da się cofnąć.")
+    if os.environ.get("KLIK_WRITE_DOCS") == "1":
+        page.get_by_test_id("act-reason").fill("niesportowe zachowanie")
+        page.screenshot(path=str(DOCS / "player-actions.png"))
     sent = len(changes)
     page.keyboard.press("Escape")  # nothing sent, though the last dialog said yes
     expect(page.get_by_test_id("act")).to_be_hidden()
@@ -106,7 +114,7 @@ def test_a_warning_by_keyboard_alone(page: Page, hub: Hub) -> None:
     expect(page.get_by_test_id("act-reason")).to_be_focused()  # the reason, at once
     page.keyboard.type("spóźnienie")
     page.keyboard.press("Enter")
-    expect(page.get_by_test_id("message")).to_have_text("Ostrzeżenie: gracz 4 Gracz 04.")
+    expect(page.get_by_test_id("message")).to_have_text("Zapisano: Ostrzeżenie — gracz 4 Gracz 04.")
     assert sanctions(url, tid) == [(4, "warning", None, "spóźnienie")]
 
 

@@ -698,7 +698,7 @@ $("act").addEventListener("close", async () => {
     }
     answer = await change("PATCH", `/api/v1/tournaments/${tid}/players/${player.id}`, sent);
   }
-  if (answer.ok) say(_("{action}: player {id} {name}.", {action: ACTS[act].label(), ...player}));
+  if (answer.ok) say(_("Saved: {action} — player {id} {name}.", {action: ACTS[act].label(), ...player}));
   refresh();
 });
 
