@@ -62,7 +62,9 @@ def test_the_judge_acts_on_players_from_their_rows(page: Page, hub: Hub) -> None
     )
 
     act(page, "change", 3, "literówka w nazwisku", name="Gracz Trzeci", club="SP 9")
-    expect(page.get_by_test_id("message")).to_have_text("Zapisano: Zmień dane gracza — gracz 3 Gracz 03.")
+    expect(page.get_by_test_id("message")).to_have_text(
+        "Zapisano: Zmień dane gracza — gracz 3 Gracz 03."
+    )
     assert (players(url, tid)[3]["name"], players(url, tid)[3]["club"]) == ("Gracz Trzeci", "SP 9")
 
     page.get_by_test_id("act-withdraw-5").click()
