@@ -28,3 +28,16 @@ def chromium_page(**context: Any) -> Iterator[Page]:
             yield browser.new_context(**context).new_page()
         finally:
             browser.close()
+
+
+def no_then_yes(page: Page) -> list[str]:
+    """The judge answers the page's first question (``confirm``) no and every later one yes;
+    the questions asked, as they come."""
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss() if len(asked) == 1 else dialog.accept()
+
+    page.on("dialog", answer)
+    return asked

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from klik_hub.storage.store import Store
+from tests.helpers.browser import no_then_yes
 from tests.helpers.tourney import API, create, enrol
 
 Hub = tuple[str, Store]
@@ -128,13 +129,7 @@ def test_the_last_draw_is_undone_from_the_round_tab_after_a_question(page: Page,
     assert httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).status_code == 201
     page.goto(f"{url}/?t={tid}")
     page.get_by_test_id("tab-round").click()
-    asked: list[str] = []
-
-    def answer(dialog: Any) -> None:
-        asked.append(dialog.message)
-        dialog.dismiss() if len(asked) == 1 else dialog.accept()
-
-    page.on("dialog", answer)
+    asked = no_then_yes(page)
     undo = page.get_by_test_id("r-undraw")
     expect(undo).to_have_text("Cofnij losowanie")
     undo.click()  # no

@@ -15,7 +15,6 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -27,7 +26,7 @@ from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.door import judge
 from klik_hub.storage.store import Store
-from tests.helpers.browser import chromium_page
+from tests.helpers.browser import chromium_page, no_then_yes
 from tests.hub.test_hub_page import DOCS
 from tests.hub.test_pairing_api import ask
 from tests.hub.test_table_to_hub import PLAYERS, until
@@ -134,13 +133,7 @@ def test_the_console_asks_before_it_takes_a_paired_tables_number(
     page.goto(url)
     row = page.locator("#asking-list tbody tr")
     row.locator("input").fill("5")
-    asked: list[str] = []
-
-    def answer(dialog: Any) -> None:
-        asked.append(dialog.message)
-        dialog.dismiss() if len(asked) == 1 else dialog.accept()
-
-    page.on("dialog", answer)
+    asked = no_then_yes(page)
     row.locator("button[data-accept]").click()  # the judge says no: nothing changes
     expect(page.get_by_test_id("message")).to_have_text(
         "stół 5 jest już sparowany (jeszcze bez kontaktu)"

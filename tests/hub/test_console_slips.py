@@ -5,14 +5,13 @@ to its table's game from the round's board."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from klik_hub import hall
 from klik_hub.storage.store import Store
+from tests.helpers.browser import no_then_yes
 from tests.helpers.hubkit import post, sealed
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, results
 from tests.hub.test_tournament_tables import sql_commands
@@ -272,13 +271,7 @@ def test_the_round_s_end_for_every_table_is_asked_first(page: Page, hub: Hub) ->
     assert httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).status_code == 201
     page.goto(f"{url}/?t={tid}")
     page.get_by_test_id("tab-round").click()
-    asked: list[str] = []
-
-    def answer(dialog: Any) -> None:
-        asked.append(dialog.message)
-        dialog.dismiss() if len(asked) == 1 else dialog.accept()
-
-    page.on("dialog", answer)
+    asked = no_then_yes(page)
     over = page.get_by_test_id("r-over")
     over.click()  # no: nothing sent
     over.click()  # yes
