@@ -105,6 +105,22 @@ def test_a_translation_fills_in_the_same_names_as_its_message(polish: Catalog) -
                 assert set(PLACEHOLDER.findall(form)) == wanted, (message.id, form)
 
 
+# One word for one thing, in every Polish text a player or judge reads (the glossary): the
+# tiles are "kostki" on the screens, the sheets and the rules, never "płytki".
+GLOSSARY = {"płytk": "kostk"}
+
+
+def test_one_word_for_one_thing(polish: Catalog) -> None:
+    said = [
+        (message.id, form)
+        for message in polish
+        if message.id
+        for form in filter(None, strings(message))
+        if any(other in form.lower() for other in GLOSSARY)
+    ]
+    assert said == []
+
+
 def test_polish_plurals_are_cldr_s(polish: Catalog) -> None:
     """The .po's plural formula picks the form CLDR's Polish rule names, for every count."""
     forms = {"one": 0, "few": 1, "many": 2}
