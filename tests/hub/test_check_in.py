@@ -186,6 +186,8 @@ def test_the_judge_runs_the_check_in_from_the_console(chromium_page: Page, hub: 
     expect(absent).to_have_text("Wycofaj 2 nieobecnych graczy")
     page.once("dialog", lambda dialog: dialog.accept())
     absent.click()
-    expect(page.get_by_test_id("message")).to_have_text("Wycofani jako nieobecni: 4, 6.")
+    expect(page.get_by_test_id("message")).to_have_text(
+        "Wycofano nieobecnych graczy: nr 4 Gracz 04, nr 6 Gracz 06."
+    )
     expect(page.locator("input[data-tick='4']")).to_be_disabled()
     assert [p["id"] for p in players(url, tid) if not p["active"]] == [4, 6]

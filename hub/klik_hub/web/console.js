@@ -788,7 +788,11 @@ $("checkin-absent").addEventListener("click", async () => {
                               "Withdraw {n} players who have not checked in?", n))) return;
   const answer = await change("POST", `/api/v1/tournaments/${tid}/check-in/absent`, {});
   if (answer.ok) {
-    say(_("Withdrawn as absent: {players}.", {players: answer.data.withdrawn.join(", ")}));
+    // By number and name: "Wycofani: 17" read as seventeen players withdrawn.
+    const gone = answer.data.withdrawn.map(id => _("No. {id} {name}",
+      {id, name: ((window.playersById || {})[id] || {}).name || ""}).trim());
+    say(ngettext("Withdrawn as absent: player {players}.", "Withdrawn as absent: players {players}.",
+      gone.length, {players: gone.join(", ")}));
     refresh();
   }
 });
