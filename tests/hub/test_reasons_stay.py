@@ -145,3 +145,30 @@ def test_what_a_player_s_page_says_of_a_sanction(hub: Hub) -> None:
     deduction = next(n for n in page["notices"] if n["kind"] == "deduction")
     assert deduction["big"] == 1  # what it took, not why
     assert told(str(page)) == []
+
+
+def test_a_family_label_is_the_judge_s_note_not_news_for_the_players(hub: Hub) -> None:
+    """Marking a family is logged as ``family`` for the judge; the players' pages say nothing
+    of it (it is no change of their names) and the public log does not show it."""
+    url, store = hub
+    tid = create(url)
+    enrol(url, tid, 8)
+    codes = {p["id"]: p["code"] for p in httpx.get(f"{url}{API}/{tid}/players").json()}
+    for player in (3, 4):
+        marked = httpx.patch(f"{url}{API}/{tid}/players/{player}",
+                             json={"family": "Nowakowie", "reason": "rodzeństwo"})  # fmt: skip
+        assert marked.status_code == 200, marked.text
+    renamed = httpx.patch(f"{url}{API}/{tid}/players/5",
+                          json={"name": "Gracz Piąty", "reason": "literówka"})  # fmt: skip
+    assert renamed.status_code == 200
+    store.set_setting(judge.SETTING, judge.hash_password(PASSWORD))
+    mine = httpx.get(f"{url}{API}/{tid}/corrections", auth=JUDGE).json()
+    assert sorted((x["kind"], x["player"]) for x in mine if x["log"] == "event") == [
+        ("family", 3), ("family", 4), ("rename", 5)
+    ]  # fmt: skip
+    public = httpx.get(f"{url}{API}/{tid}/corrections").json()
+    assert [(x["kind"], x["player"]) for x in public if x["log"] == "event"] == [("rename", 5)]
+    assert "Nowakowie" not in httpx.get(f"{url}{API}/{tid}/corrections").text
+    for player, told_of in ((3, []), (5, ["rename"])):
+        page = httpx.get(f"{url}/api/v1/p/{codes[player]}").json()
+        assert [n["kind"] for n in page["notices"]] == told_of

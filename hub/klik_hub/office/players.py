@@ -135,8 +135,10 @@ def edit(
         if after == before:
             raise TournamentError(words("name, club, family, active: nothing would change"))
         sql.players.change(db, tid, player_no, after)
+        changed_keys = {k for k in after if after[k] != before[k]}
         kind = (
-            "rename" if after["active"] == before["active"]
+            "family" if changed_keys == {"family"}  # the judge's label for the draw alone
+            else "rename" if after["active"] == before["active"]
             else "reinstate" if after["active"]
             else "withdraw"
         )  # fmt: skip

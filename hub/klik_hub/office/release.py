@@ -105,12 +105,16 @@ def listed(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
 
 
 def log(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
-    """``corrections.log``; if ``public``, without the corrections to results it hides, and
-    every entry ``unsigned``."""
+    """``corrections.log``; if ``public``, without the corrections to results it hides and
+    the judge's own events (``JUDGES_EVENTS``), and every entry ``unsigned``."""
     if not public:
         return corrections.log(store, tid)
     hide = _hidden(store, tid)
-    return [unsigned(x) for x in corrections.log(store, tid) if x["result"] not in hide]
+    return [
+        unsigned(x)
+        for x in corrections.log(store, tid)
+        if x["result"] not in hide and x["kind"] not in JUDGES_EVENTS
+    ]
 
 
 def given(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
@@ -122,6 +126,9 @@ def given(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
 #: The keys of a logged entry (a correction, a sanction, another event of the judge's) that
 #: are the judge's words: why and who.
 JUDGES_OWN = frozenset({"reason", "by"})
+# Events the public does not read at all: a family label is the judge's note for the draw
+# (who is kept apart), not news about a player.
+JUDGES_EVENTS = frozenset({"family"})
 
 
 def unsigned(entry: dict[str, Any]) -> dict[str, Any]:

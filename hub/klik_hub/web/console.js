@@ -59,7 +59,7 @@ const FORMATS = {open: _("open"), liga: _("league (seed 001)"), szczecin: _("Szc
 const KINDS = {rack: _("rack sum"), could_open: _("could have opened (−200)"),
   player: _("player (no.)"), exclude: _("exclude the game"), accept: _("accept the result"),
   assign: _("assigned to the round"), withdraw: _("player withdrawn"),
-  reinstate: _("player reinstated"), rename: _("player's details changed"),
+  reinstate: _("player reinstated"), rename: _("player's details changed"), family: _("family marked"),
   undraw: _("draw undone"), warning: _("warning"), deduction: _("big points deducted"),
   exclusion: _("excluded from the tournament"), checkin: _("check-in"),
   checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
