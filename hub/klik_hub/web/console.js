@@ -56,7 +56,7 @@ const TROUBLES = {
 };
 const RULES = {tournament: _("tournament (1 big point)"), league: _("league (4/2/1/0)")};
 const FORMATS = {open: _("open"), liga: _("league (seed 001)"), szczecin: _("Szczecin (seed 004)")};
-const KINDS = {rack: _("rack sum"), could_open: _("could have opened (−200)"),
+const KINDS = {rack: _("rack sum"), could_open: _("could have opened (200 points, as the rules sign them)"),
   player: _("player (no.)"), exclude: _("exclude the game"), accept: _("accept the result"),
   assign: _("assigned to the round"), withdraw: _("player withdrawn"),
   reinstate: _("player reinstated"), rename: _("player's details changed"), family: _("family marked"),
