@@ -184,7 +184,9 @@ def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub:
     assert answer.status_code == 201, answer.text
     page.goto(f"{url}/?t={tid}")
     page.get_by_test_id("tab-setup").click()
-    expect(page.locator("#players tbody tr td:not(.acts)")).to_have_text(["1", player, "<i>SP</i>", "", ""])
+    expect(page.locator("#players tbody tr td:not(.acts)")).to_have_text(
+        ["1", player, "<i>SP</i>", "", ""]
+    )
     expect(page.locator("#players img, #players i")).to_have_count(0)
     expect(page.get_by_test_id("tournament").locator("option:checked")).to_have_text(
         f"{tid}. {named}"

@@ -29,9 +29,9 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     """A drawn round: its tables with their players, the games each still owes and its
     clock (null until started), the round's clock (``round_time_s``, ``started_at``,
     ``ends_at``, ``left_ms``: ``office.clock.shown``; ``left_ms`` null once the games are
-    all in, the round's once every table's are, so no page counts down after the round), the results that belong to no
-    slot yet (``unplaced``: the judge assigns or excludes them), and the reserves who took
-    a seat in it (``replacements``)."""
+    all in, the round's once every table's are, so no page counts down after the round),
+    the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
+    them), and the reserves who took a seat in it (``replacements``)."""
     with store.reading() as db:
         row = tournament(db, tid)
         drawn_rounds = sql.rounds.drawn(db, tid)
