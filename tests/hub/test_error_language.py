@@ -95,11 +95,11 @@ def test_missing_results_are_counted_in_polish_plurals(
 @pytest.mark.parametrize(
     ("change", "header", "said"),
     [
-        ({"move_time_s": 3}, "pl", "body.move_time_s: co najmniej 5"),
-        ({"move_time_s": 3}, "en", "body.move_time_s: Input should be greater than or equal to 5"),
-        ({"name": ""}, "pl", "body.name: co najmniej 1 znak"),
-        ({"name": "Liga\u202e"}, "pl", "body.name: zawiera znak sterujący"),
-        ({"rules": "house"}, "pl", "body.rules: dozwolone są 'tournament' lub 'league'"),
+        ({"move_time_s": 3}, "pl", "Czas ruchu: co najmniej 5"),
+        ({"move_time_s": 3}, "en", "move time: Input should be greater than or equal to 5"),
+        ({"name": ""}, "pl", "Nazwa: co najmniej 1 znak"),
+        ({"name": "Liga\u202e"}, "pl", "Nazwa: zawiera znak sterujący"),
+        ({"rules": "house"}, "pl", "Zasady: dozwolone są 'tournament' lub 'league'"),
         ({"format": "swiss"}, "pl", "format 'swiss': dozwolone są liga, open, szczecin"),
     ],
 )

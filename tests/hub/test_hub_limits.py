@@ -67,44 +67,44 @@ def nested(depth: int) -> Any:
             "POST",
             "/{tid}/results/{result}/corrections",
             {"kind": "exclude", "value": True, "reason": f"x{NUL}"},
-            f"body.reason: {STORABLE}",
+            f"reason: {STORABLE}",
         ),
         (
             "POST",
             "/{tid}/results/{result}/corrections",
             {"kind": "exclude", "value": True, "reason": "x", "by": f"Anna{NUL}"},
-            f"body.by: {STORABLE}",
+            f"who: {STORABLE}",
         ),
         # a sanction's
         (
             "POST",
             "/{tid}/sanctions",
             {"player": 1, "kind": "warning", "reason": NUL},
-            f"body.reason: {STORABLE}",
+            f"reason: {STORABLE}",
         ),
         (
             "POST",
             "/{tid}/sanctions",
             {"player": 1, "kind": "warning", "reason": "x", "by": NUL},
-            f"body.by: {STORABLE}",
+            f"who: {STORABLE}",
         ),
         # a player's change: its reason, who, and the new club
-        ("PATCH", "/{tid}/players/1", {"club": "SP 9", "reason": NUL}, f"body.reason: {STORABLE}"),
+        ("PATCH", "/{tid}/players/1", {"club": "SP 9", "reason": NUL}, f"reason: {STORABLE}"),
         (
             "PATCH",
             "/{tid}/players/1",
             {"club": "SP 9", "reason": "x", "by": NUL},
-            f"body.by: {STORABLE}",
+            f"who: {STORABLE}",
         ),
         (
             "PATCH",
             "/{tid}/players/1",
             {"club": f"SP{NUL}", "reason": "x"},
-            f"body.club: {STORABLE}",
+            f"club: {STORABLE}",
         ),
         # an undone draw's (the body is checked before the round is looked for)
-        ("DELETE", "/{tid}/rounds/1", {"reason": NUL}, f"body.reason: {STORABLE}"),
-        ("DELETE", "/{tid}/rounds/1", {"by": NUL}, f"body.by: {STORABLE}"),
+        ("DELETE", "/{tid}/rounds/1", {"reason": NUL}, f"reason: {STORABLE}"),
+        ("DELETE", "/{tid}/rounds/1", {"by": NUL}, f"who: {STORABLE}"),
         # a player list's names and clubs: no control character at all (a player's name)
         (
             "POST",
@@ -123,7 +123,7 @@ def nested(depth: int) -> Any:
             "POST",
             "",
             {"name": f"Liga{NUL}", "format": "open", "move_time_s": 60},
-            f"body.name: {STORABLE}",
+            f"name: {STORABLE}",
         ),
     ],
 )

@@ -83,9 +83,9 @@ def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
     ("change", "message"),
     [
         ({"format": "swiss"}, "format 'swiss': allowed are liga, open, szczecin"),
-        ({"rules": "house"}, "body.rules: Input should be 'tournament' or 'league'"),
-        ({"move_time_s": 3}, "body.move_time_s: Input should be greater than or equal to 5"),
-        ({"name": ""}, "body.name: String should have at least 1 character"),
+        ({"rules": "house"}, "rules: Input should be 'tournament' or 'league'"),
+        ({"move_time_s": 3}, "move time: Input should be greater than or equal to 5"),
+        ({"name": ""}, "name: String should have at least 1 character"),
     ],
 )
 def test_a_bad_tournament_gets_one_line(hub: Hub, change: dict[str, Any], message: str) -> None:
@@ -311,7 +311,7 @@ def test_a_correction_is_an_event_that_changes_the_standings_and_is_logged(hub: 
         (
             {"kind": "exclude", "value": True, "reason": ""},
             422,
-            "body.reason: String should have at least 1 character",
+            "reason: String should have at least 1 character",
         ),
     ],
 )

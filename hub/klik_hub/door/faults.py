@@ -13,10 +13,11 @@ from typing import Any
 
 from klik.link import protocol as p
 from klik.words import N_, Language, Words, catalogue, nwords, text, words
+from klik_hub.door import fields
 from klik_hub.tournament import text as tx
 
-#: pydantic's error types → what the reader is told; ``{where}`` is the field's path and the
-#: other names come from the error's context.
+#: pydantic's error types → what the reader is told; ``{where}`` is the field's label
+#: (``fields.named``) and the other names come from the error's context.
 SAID: Mapping[str, str] = {
     "missing": N_("{where}: required"),
     "greater_than_equal": N_("{where}: at least {ge}"),
@@ -92,8 +93,9 @@ TEMPLATES: Mapping[str, str] = {
 
 
 def one_line(fault: Mapping[str, Any], language: Language) -> str:
-    """The first fault of a ``RequestValidationError`` as ``where: what is allowed``."""
-    where = ".".join(str(part) for part in fault.get("loc", ()))
+    """The first fault of a ``RequestValidationError`` as ``where: what is allowed``, the
+    field named by its label in ``language`` (``klik_hub.door.fields``)."""
+    where = fields.named(tuple(fault.get("loc", ())), language)
     context = {str(k): v for k, v in (fault.get("ctx") or {}).items()}
     kind = str(fault.get("type", ""))
     if language is not Language.EN:  # English: pydantic's own words
