@@ -148,15 +148,18 @@ long_hold_s = 4.0
 """
 
 
-def paired(hub: Hub, url: str, folder: Path, table: int = 5) -> Path:
-    """A table's config paired with ``hub`` as table ``table``, sending to ``url``."""
+def paired(hub: Hub, url: str, folder: Path, table: int = 5, *, slow_hands: bool = False) -> Path:
+    """A table's config paired with ``hub`` as table ``table``, sending to ``url``; with
+    ``slow_hands``, the buttons' widest windows (``SLOW_HANDS``: for tests that tap and
+    double-tap only, since a hold must then last 2 s)."""
     pairing = subprocess.run(
         [sys.executable, "-m", "klik.cli", "pair", "--db", str(hub.db), "--table", str(table),
          "--url", url],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     config = folder / "table.toml"
-    config.write_text(pairing.stdout + "heartbeat_s = 0.5\n" + SLOW_HANDS, encoding="utf-8")
+    hands = SLOW_HANDS if slow_hands else ""
+    config.write_text(pairing.stdout + "heartbeat_s = 0.5\n" + hands, encoding="utf-8")
     return config
 
 
@@ -164,7 +167,7 @@ def paired(hub: Hub, url: str, folder: Path, table: int = 5) -> Path:
 def hall(tmp_path: Path) -> Iterator[tuple[VirtualTable, Hub, LosingProxy]]:
     hub = Hub(tmp_path / "hub.sqlite", free_port())
     proxy = LosingProxy(hub.port)
-    config = paired(hub, f"http://127.0.0.1:{proxy.port}", tmp_path)
+    config = paired(hub, f"http://127.0.0.1:{proxy.port}", tmp_path, slow_hands=True)
     folder = tmp_path / "state"
     folder.mkdir()
     table = VirtualTable(folder, config=config)
@@ -270,7 +273,7 @@ def test_a_card_full_at_the_last_confirmation_keeps_the_result_unsaved_until_the
     card fills up just before the last confirmation of game 2: the result is never said to be kept,
     heartbeats go on, and once there is room it is committed and reaches the hub once."""
     hub = Hub(tmp_path / "hub.sqlite", free_port()).start()
-    config = paired(hub, hub.url, tmp_path)
+    config = paired(hub, hub.url, tmp_path, slow_hands=True)
     with small_tmpfs(tmp_path / "small", "512k") as (inside, prefix):
         table = VirtualTable(tmp_path / "small", prefix=prefix, config=config)
         table.folder = inside  # the test reads the files through the namespace's root
