@@ -132,9 +132,11 @@ def make_app(
     app.state.feed = feed
     app.state.gate = gate = judge.Gate(store)
     app.state.troubles = troubles = troubles or Troubles()
+    # Innermost first. Once sits inside the envelopes' lane (the tables never pass it) and
+    # inside the Guard (only the judge's requests, within their limits, reach it).
+    app.add_middleware(Once, store=store)
     app.add_middleware(EnvelopeLane, clerk=clerk)
     app.add_middleware(Pokes, feed=feed)
-    app.add_middleware(Once, store=store)  # inside the Guard: the judge's requests alone
     app.add_middleware(Guard, gate=gate, public_names=public_names, troubles=troubles)
 
     @app.exception_handler(NeedJudgeError)
