@@ -44,7 +44,9 @@ def act(page: Page, action: str, player: int, reason: str, **fields: str) -> Non
     for name, value in fields.items():
         page.get_by_test_id(f"act-{name}").fill(value)
     page.get_by_test_id("act-reason").fill(reason)
-    page.get_by_test_id("act-ok").click()
+    # The dialog closes as the change is sent; the hub's answer is what says it is kept.
+    with page.expect_response(lambda r: r.request.method != "GET"):
+        page.get_by_test_id("act-ok").click()
     expect(dialog).to_be_hidden()
 
 
