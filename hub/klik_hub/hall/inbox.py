@@ -20,6 +20,7 @@ throughput (``tests/bench/bench_hub.py``).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import queue
 import threading
 import time
@@ -111,6 +112,12 @@ def _refusal(body: dict[str, Any]) -> str | None:
 Job = tuple[bytes, str | None, "asyncio.Future[Answer]"]
 Done = tuple["asyncio.Future[Answer]", Answer | Exception]
 HAND_BACK_S = 0.005  # answers are handed back once nothing waits, or after this long
+# Which waiting envelope a clerk takes first: a result before a heartbeat, so a round's last
+# results are never queued behind the hall's beats (64 tables beat every 2 s; at a busy
+# moment a dozen waited ahead of a result: issue 36, ``tests/bench/bench_hall.py``). A beat
+# that waits a little longer only learns its commands a little later. In arrival order
+# within each kind; the end of the threads after everything.
+FIRST, LATER, LAST = 0, 1, 2
 
 
 class Clerk:
@@ -120,7 +127,9 @@ class Clerk:
 
     def __init__(self, store: Store, threads: int = 1) -> None:
         self.store = store
-        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()  # None: a thread ends
+        # (FIRST/LATER/LAST, arrival, job); None: a thread ends
+        self._jobs: queue.PriorityQueue[tuple[int, int, Job | None]] = queue.PriorityQueue()
+        self._arrivals = itertools.count()
         self._threads = [
             threading.Thread(target=self._run, name=f"klik-clerk-{i}", daemon=True)
             for i in range(threads)
@@ -132,7 +141,7 @@ class Clerk:
         if not self._started:
             return
         for _ in self._threads:
-            self._jobs.put(None)
+            self._jobs.put((LAST, next(self._arrivals), None))
         for thread in self._threads:
             thread.join(timeout=10)
 
@@ -143,7 +152,8 @@ class Clerk:
             for thread in self._threads:
                 thread.start()
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        self._jobs.put((data, expected, future))
+        order = LATER if expected == p.EnvelopeType.HEARTBEAT else FIRST
+        self._jobs.put((order, next(self._arrivals), (data, expected, future)))
         return await future
 
     def _run(self) -> None:
@@ -153,7 +163,7 @@ class Clerk:
             if done and (self._jobs.empty() or time.monotonic() - began > HAND_BACK_S):
                 _hand_back(done)
                 done = []
-            job = self._jobs.get()
+            _, _, job = self._jobs.get()
             if job is None:
                 _hand_back(done)
                 return

@@ -12,7 +12,9 @@ standings; once for each revision of the tournament (``tally``), however many ph
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from klik.core.game import SEATS
@@ -24,6 +26,7 @@ from klik_hub.office.results import reserve_of, seat_moves
 from klik_hub.office.tally import Tallies, Tally
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import whereabouts as wh
+from klik_hub.tournament.standings import Row
 
 NO_PAGE = words("no player has this code; check the code on your badge")
 
@@ -120,8 +123,46 @@ def _of(
     return tallies.at(tid, None if revision is None else revision(tid)), player
 
 
+@dataclass
+class _Index:
+    """Who is where in a tally, worked out once per revision for all its players' pages: a
+    hall's 256 phones each ask for their own page after every result, and each page
+    scanning every result would cost the hub's loop a square of the hall (issue 36)."""
+
+    seats: dict[int, list[tuple[counting.Counted, str]]]  # seats played or credited, in order
+    played: dict[int, list[counting.Counted]]  # results the player's name is on, in order
+    ranked: dict[int, Row]  # the player's first row in the classification
+    events: dict[int, list[Any]]  # the judge's events naming the player, oldest first
+
+
+def _index(tally: Tally) -> _Index:
+    if "index" in tally.memo:
+        kept: _Index = tally.memo["index"]
+        return kept
+    seats: dict[int, list[tuple[counting.Counted, str]]] = defaultdict(list)
+    played: dict[int, list[counting.Counted]] = defaultdict(list)
+    for x in tally.listed:
+        for seat in x.now.small:
+            for player in dict.fromkeys((_played_by(x, seat), x.credit[seat])):
+                if player is not None:
+                    seats[player].append((x, seat))
+        for player in dict.fromkeys(x.now.players.values()):
+            if player is not None:
+                played[player].append(x)
+    ranked: dict[int, Row] = {}
+    for r in tally.ranked:
+        ranked.setdefault(r.player, r)
+    events: dict[int, list[Any]] = defaultdict(list)
+    for e in tally.events:
+        events[e.player_no].append(e)
+    index = _Index(seats, played, ranked, events)
+    tally.memo["index"] = index
+    return index
+
+
 def of_player(tally: Tally, player: int) -> dict[str, Any]:
     """Player ``player``'s page in ``tally`` (see ``page``)."""
+    index = _index(tally)
     owing = tally.owing
     rounds = [(x.round_no, x.tables) for x in tally.sitting]  # a reserve where they sit
     now, then = wh.now_and_next(player, rounds, owing)
@@ -130,7 +171,7 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         kept = next(x for x in tally.drawn if x.round_no == now.round_no)
         seats = SEATS[: len(kept.tables[now.table - 1])]
         starts = wh.first_starter(f.load_format(tally.row.format).first_starter, seats)
-    mine = [r for r in tally.ranked if r.player == player]
+    mine = index.ranked.get(player)
     return {
         "name": tally.names.get(player, ""),
         "tournament": tally.row.name,
@@ -142,11 +183,10 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         "starts": starts,
         "next": None if then is None else _spot(then),
         "games": [
-            g
-            for x in tally.listed
-            for g in _games(x, player, x.round_no in tally.held, tally.names)
+            _game(x, seat, player, x.round_no in tally.held, tally.names)
+            for x, seat in index.seats.get(player, [])
         ],
-        "place": mine[0].place if mine and mine[0].games else None,
+        "place": mine.place if mine is not None and mine.games else None,
         "notices": notices(tally, player),
         "checked_in": player in tally.checked_in,
         "check_in_open": tally.row.check_in == "open",
@@ -164,17 +204,14 @@ def notices(tally: Tally, player: int) -> list[dict[str, Any]]:
     now: ``round``, ``game`` and ``table`` its slot's; none to a result of a round held,
     ``release``); ``big`` the points a deduction took. The judge's reasons stay on the
     console: the judge tells the player."""
+    index = _index(tally)
     told = [
         {"at": x.at, "kind": x.kind, "round": None, "game": None, "table": None,
          "big": tally.deductions.get(x.id)}
-        for x in tally.events
-        if x.player_no == player and x.kind in TOLD
+        for x in index.events.get(player, [])
+        if x.kind in TOLD
     ]  # fmt: skip
-    played = {
-        x.row.id: x
-        for x in tally.listed
-        if player in x.now.players.values() and x.round_no not in tally.held
-    }
+    played = {x.row.id: x for x in index.played.get(player, []) if x.round_no not in tally.held}
     for c in tally.corrections:
         x = played.get(c.result_id)
         if x is None:
@@ -187,31 +224,27 @@ def _spot(spot: wh.Spot) -> dict[str, Any]:
     return {"round": spot.round_no, "table": spot.table, "seat": spot.seat}
 
 
-def _games(
-    x: counting.Counted, player: int, waiting: bool, names: dict[int, str]
-) -> list[dict[str, Any]]:
-    """``player``'s seat of result ``x`` as it counts now: where it was played (``_where``),
-    the seat, small and big points, and how they moved (``results.seat_moves``: null from an
-    older table). ``waiting``: its round's results wait for its other tables (``release``):
-    no points, and it does not count yet. A seat a reserve played (``reserve``) is the
-    reserve's game and, where it counts for them, the player's who left; it counts only
-    for whom the format says."""
-    return [
-        {
-            **_where(x),
-            "seat": seat,
-            "small": None if waiting else x.now.small[seat],
-            "big": None if waiting else x.now.big[seat],
-            "counts": not waiting
-            and x.now.counts
-            and x.placed.slot is not None
-            and x.credit[seat] == player,
-            "moves": seat_moves(x.body, seat),
-            "reserve": reserve_of(x, seat, names),
-        }
-        for seat in x.now.small
-        if player in (_played_by(x, seat), x.credit[seat])
-    ]
+def _game(
+    x: counting.Counted, seat: str, player: int, waiting: bool, names: dict[int, str]
+) -> dict[str, Any]:
+    """``player``'s ``seat`` of result ``x`` as it counts now: where it was played
+    (``_where``), the seat, small and big points, and how they moved (``results.seat_moves``:
+    null from an older table). ``waiting``: its round's results wait for its other tables
+    (``release``): no points, and it does not count yet. A seat a reserve played
+    (``reserve``) is the reserve's game and, where it counts for them, the player's who left;
+    it counts only for whom the format says."""
+    return {
+        **_where(x),
+        "seat": seat,
+        "small": None if waiting else x.now.small[seat],
+        "big": None if waiting else x.now.big[seat],
+        "counts": not waiting
+        and x.now.counts
+        and x.placed.slot is not None
+        and x.credit[seat] == player,
+        "moves": seat_moves(x.body, seat),
+        "reserve": reserve_of(x, seat, names),
+    }
 
 
 def _played_by(x: counting.Counted, seat: str) -> int | None:
