@@ -4,6 +4,8 @@ and one rule set for a whole tournament: on a real hub, SQLite and PostgreSQL.""
 from __future__ import annotations
 
 import random
+import re
+from typing import Any
 
 import httpx
 import pytest
@@ -176,3 +178,80 @@ def test_a_rounds_lineup_says_who_starts_its_first_game(
     assert all({k: v for k, v in x.items() if k == "first_starter"} == first for x in lineups)
     sheets = httpx.get(f"{url}/print/sheets", params={"t": tid, "round": 1}).text
     assert ("kto wylosuje najwyższą kostkę" in sheets) == bool(first)
+
+
+def test_the_classification_says_what_decided_each_place(hub: Hub) -> None:
+    """Issue 37, point 4: a whole liga day with one player absent (withdrawn before the first
+    draw) and a deduction in the eliminations. Every row says the stage that placed it and
+    its status; the absent player has no place and comes last, marked; the deduction keeps
+    its stage; the CSV, the print, the board and the archive's page say the same."""
+    url, store = hub
+    tid = liga_day(url, store)
+    overall = standings(url, tid)
+    assert [r["stage"] for r in overall] == (
+        ["finał"] * 4 + ["półfinał"] * 4 + ["eliminacje"] * 8 + [None]
+    )
+    assert [r["status"] for r in overall] == ["classified"] * 16 + ["withdrawn"]
+    assert [r["place"] for r in overall] == [*range(1, 17), None]
+    assert overall[-1]["player"] == 17
+    nine = next(r for r in overall if r["player"] == 9)
+    assert nine["deductions"] == [{"stage": "eliminacje", "big": 1}]
+    assert all(r["deductions"] == [] for r in overall if r["player"] != 9)
+    # The eliminations' standings count the deduction where it was given.
+    elims = {r["player"]: r for r in standings(url, tid, "eliminacje")}
+    assert elims[9]["deductions"] == [{"stage": "eliminacje", "big": 1}]
+
+    # The champion's phone: the final decides the place, and each game says its stage.
+    code = {p["id"]: p["code"] for p in httpx.get(f"{url}{API}/{tid}/players").json()}
+    champion = httpx.get(f"{url}/api/v1/p/{code[overall[0]['player']]}").json()
+    assert (champion["place"], champion["stage"]) == (1, "finał")
+    assert [g["stage"] for g in champion["games"]] == ["eliminacje"] * 6 + ["półfinał"] * 2 + [
+        "finał"
+    ] * 2
+    absent = httpx.get(f"{url}/api/v1/p/{code[17]}").json()
+    assert (absent["place"], absent["stage"], absent["games"]) == (None, None, [])
+
+    board = httpx.get(f"{url}{API}/{tid}/board").json()["standings"]
+    assert [(r["place"], r["stage"], r["status"]) for r in board] == [
+        (r["place"], r["stage"], r["status"]) for r in overall
+    ]
+    csv = httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig")
+    head, *lines = [line.split(";") for line in csv.splitlines()]
+    assert head[-3:] == ["etap", "status", "odjęte"]
+    assert [x[-3:-1] for x in lines] == [[r["stage"] or "", _STATUS[r["status"]]] for r in overall]
+    assert lines[-1][0] == ""  # no place
+    assert next(x for x in lines if x[1] == "9")[-1] == "1 (eliminacje)"
+    english = httpx.get(f"{url}{API}/{tid}/standings.csv", params={"lang": "en"}).text
+    assert english.splitlines()[0].endswith("stage;status;deducted")
+    printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
+    separators = re.findall(r'<tr class="stage"><th colspan="9" scope="rowgroup">([^<]*)<', printed)
+    assert separators == ["finał", "półfinał", "eliminacje", "Bez miejsca: żadna gra się nie liczy"]
+    assert "(wycofany)" in printed
+    assert "−1 (eliminacje)" in printed
+
+
+def liga_day(url: str, store: Store) -> int:
+    """A whole liga day of 17 enrolled: player 17 absent (withdrawn before the first draw),
+    player 9 deducted 1 big point in round 2 (the eliminations); the tournament's id."""
+    tid = create(url, format="liga")
+    enrol(url, tid, 17)
+    gone = httpx.patch(
+        f"{url}{API}/{tid}/players/17", json={"active": False, "reason": "nieobecny"}
+    )
+    assert gone.status_code == 200, gone.text
+
+    def deduct_once(drawn: dict[str, Any]) -> None:
+        if drawn["round"] == 2:
+            sent = {"player": 9, "kind": "deduction", "big": 1, "reason": "rozmowa"}
+            given = httpx.post(f"{url}{API}/{tid}/sanctions", json=sent)
+            assert given.status_code == 201, given.text
+
+    play_to_the_end(
+        url, Hall(url, store, 4), tid, random.Random(7), lowest_goes_out, rules="league",
+        after=deduct_once,
+    )  # fmt: skip
+    return tid
+
+
+_STATUS = {"classified": "klasyfikowany", "withdrawn": "wycofany", "excluded": "wykluczony",
+           "unplaced": "bez miejsca"}  # fmt: skip

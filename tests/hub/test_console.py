@@ -127,7 +127,7 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(projector.get_by_test_id("title")).to_have_text(
             "Liga szkolna — Szczecin — Klasyfikacja"
         )
-        expect(projector.locator("#rows tr")).to_have_count(7)
+        expect(projector.locator("#rows tr:not(.stage)")).to_have_count(7)
         expect(projector.get_by_test_id("round")).to_contain_text("komplet wyników")
         size = projector.evaluate(
             "parseFloat(getComputedStyle(document.querySelector('table')).fontSize)"

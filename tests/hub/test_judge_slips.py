@@ -272,8 +272,8 @@ def test_sanctions_warn_deduct_and_exclude_as_logged_events(hub: Hub) -> None:
     assert 2 not in seated  # an excluded player is not drawn again
     assert semi["tables"][0]["seats"]["A"] != 1  # place 1 sits at table 1's A: not player 1
     rows = {r["player"]: r for r in standings(url, tid)}
-    assert rows[2]["excluded"] is True
-    assert rows[1]["excluded"] is False
+    assert (rows[2]["excluded"], rows[2]["status"]) == (True, "excluded")
+    assert (rows[1]["excluded"], rows[1]["status"]) == (False, "classified")
     listed = httpx.get(path).json()
     assert [(x["kind"], x["player"]) for x in listed] == [
         ("exclusion", 2), ("deduction", 1), ("warning", 5),
@@ -283,8 +283,9 @@ def test_sanctions_warn_deduct_and_exclude_as_logged_events(hub: Hub) -> None:
     printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
     assert "(wykluczony)" in printed
     csv = httpx.get(f"{url}{API}/{tid}/standings.csv").content.decode("utf-8-sig").splitlines()
-    assert csv[0].endswith(";wykluczony;od rundy")
-    assert sum(line.endswith(";tak;") for line in csv[1:]) == 1
+    assert csv[0].endswith(";wykluczony;od rundy;etap;status;odjęte")
+    fields = [line.split(";") for line in csv[1:]]
+    assert [(x[1], x[11]) for x in fields if x[8] == "tak"] == [("2", "wykluczony")]
 
 
 @pytest.mark.parametrize(

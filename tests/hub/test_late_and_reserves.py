@@ -111,8 +111,8 @@ def test_a_late_arrival_plays_from_the_next_draw_and_liga_passes_them_over(hub: 
             delimiter=";",
         )
     )
-    assert lines[0][-1] == "from round"
-    assert {line[1]: line[-1] for line in lines[1:]} == {
+    assert lines[0][9] == "from round"
+    assert {line[1]: line[9] for line in lines[1:]} == {
         str(r["player"]): ("2" if r["player"] == LATE else "") for r in overall
     }
     board = httpx.get(f"{url}{API}/{tid}/board").json()

@@ -74,7 +74,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     assert before == {
         "name": "Łucja Żak", "tournament": "Liga szkolna", "tournament_id": tid, "round": None,
         "table": None, "seat": None, "starts": None, "next": None, "games": [], "place": None,
-        "notices": [], "checked_in": False, "check_in_open": False,
+        "stage": None, "notices": [], "checked_in": False, "check_in_open": False,
     }  # fmt: skip
 
     first = drawn(url, tid, 5)
@@ -102,7 +102,8 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     results = httpx.get(f"{url}{API}/{tid}/results").json()
     hers = [(x, s) for x in results for s, e in x["seats"].items() if e["player"] == 1]
     assert now["games"] == [
-        {"round": 1, "game": 1, "table": at["table"], "seat": seat, "small": e["small"],
+        {"round": 1, "stage": "rozgrywki", "game": 1, "table": at["table"], "seat": seat,
+         "small": e["small"],
          "big": e["big"], "counts": True, "moves": e["moves"], "reserve": None}
         for x, s in hers
         for e in [x["seats"][s]]
@@ -110,6 +111,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
     assert now["games"][0]["big"] > 0  # she went out
     places = {r["player"]: r["place"] for r in httpx.get(f"{url}{API}/{tid}/standings").json()}
     assert now["place"] == places[1]  # she and the other table's winner: one big point each
+    assert now["stage"] is None  # the open format ranks every round together: no stage decides
 
     # an excluded game stays on her page, as not counting, and she loses her place
     result = hers[0][0]["id"]

@@ -215,8 +215,8 @@ def test_standings_rank_big_then_small_points_from_the_tables_results(hub: Hub) 
     assert rows[0]["player"] == 1  # the lowest id goes out at every table it sits at
     assert rows[0] == {
         "place": 1, "player": 1, "name": "Łucja Żak", "club": "SP 5 Szczecin", "big": 2,
-        "small": rows[0]["small"], "games": 2, "stage": None,
-        "excluded": False, "from_round": None, "reserve_games": 0,
+        "small": rows[0]["small"], "games": 2, "stage": None, "status": "classified",
+        "excluded": False, "deductions": [], "from_round": None, "reserve_games": 0,
     }  # fmt: skip
     keys = [(-r["big"], -r["small"]) for r in rows]
     assert keys == sorted(keys)
@@ -353,6 +353,9 @@ def test_standings_and_results_export_as_csv_for_a_polish_spreadsheet(hub: Hub) 
         "poprawione",
         "wykluczony",
         "od rundy",
+        "etap",
+        "status",
+        "odjęte",
     ]
     standings = httpx.get(f"{url}{API}/{tid}/standings").json()
     assert [line[:3] for line in lines[1:]] == [

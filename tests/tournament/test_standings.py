@@ -10,7 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.core.scoring import RULE_SETS, RuleSet
-from klik_hub.tournament.standings import Row, Score, TieBreak, break_ties, collation_key, standings
+from klik_hub.tournament.standings import (
+    Deduction,
+    Row,
+    Score,
+    Status,
+    TieBreak,
+    break_ties,
+    classification,
+    collation_key,
+    standings,
+)
 
 TOURNAMENT = RULE_SETS["tournament"]
 LEAGUE = RULE_SETS["league"]
@@ -24,6 +34,31 @@ def game(stage: str = "eliminacje", **seats: tuple[int, int]) -> list[Score]:
     """One game's scores: player's initial=(big, small); the most big points won."""
     best = max(big for big, _ in seats.values())
     return [Score(ID[p], stage, big, small, big == best) for p, (big, small) in seats.items()]
+
+
+def test_the_classification_places_who_played_by_their_last_stage_and_no_one_else() -> None:
+    """Issue 37: a semifinalist stands above the eliminations' players before their first
+    semifinal game; who played no game at all has no place, after every group; a deduction
+    keeps the stage it was given in, though it counts in the row of the last stage."""
+    players = {1: "Anna", 2: "Bartek", 3: "Celina", 4: "Darek", 5: "Ewa"}
+    scores = [
+        *game(a=(1, 30), b=(0, -10), c=(0, -20)),
+        *game("półfinał", a=(0, -5), b=(1, 5)),
+        Score(2, "eliminacje", -1, 0, game=False),  # Bartek's deduction in the eliminations
+        Score(5, "eliminacje", -1, 0, game=False),  # Ewa never played
+    ]
+    seated = {"eliminacje": {1, 2, 3, 4, 5}, "półfinał": {1, 2, 3}}
+    rows = classification(
+        players, scores, rules=TOURNAMENT, stages=["eliminacje", "półfinał"], seated=seated
+    )
+    assert [(r.place, r.name, r.stage, r.big, r.status, r.deductions) for r in rows] == [
+        # the semifinal's winner, its deduction taken off there: 1 - 1 big, +5 small
+        (1, "Bartek", "półfinał", 0, Status.CLASSIFIED, (Deduction("eliminacje", 1),)),
+        (2, "Anna", "półfinał", 0, Status.CLASSIFIED, ()),  # the eliminations' leader, -5
+        (3, "Celina", "półfinał", 0, Status.CLASSIFIED, ()),  # no semifinal game yet: 3rd
+        (4, "Darek", "eliminacje", 0, Status.UNPLACED, ()),  # seated, never played: no place
+        (4, "Ewa", "eliminacje", -1, Status.UNPLACED, (Deduction("eliminacje", 1),)),
+    ]
 
 
 def test_a_tournament_game_ranks_the_winner_first_and_losers_by_small_points() -> None:
@@ -82,21 +117,36 @@ def test_stage_filter_counts_only_the_games_of_those_stages() -> None:
     overall = standings(two, scores, rules=TOURNAMENT)
     assert overall == [Row(1, 1, "Anna", 1, 18, 2), Row(2, 2, "Bartek", 1, -18, 2)]
     assert standings(two, scores, rules=TOURNAMENT, stages=["eliminacje", "półfinał"]) == overall
-    # a stage nobody has played yet: everyone on zeros, sharing 1st place
+    # a stage nobody has played yet: everyone on zeros, sharing 1st place, none placed yet
     assert standings(two, scores, rules=TOURNAMENT, stages={"finał"}) == [
-        Row(1, 1, "Anna", 0, 0, 0),
-        Row(1, 2, "Bartek", 0, 0, 0),
+        Row(1, 1, "Anna", 0, 0, 0, status=Status.UNPLACED),
+        Row(1, 2, "Bartek", 0, 0, 0, status=Status.UNPLACED),
     ]
 
 
-def test_players_without_games_have_zeros_and_come_last_among_their_equals() -> None:
+def test_players_without_games_have_zeros_and_come_after_everyone_who_played() -> None:
     players = {6: "Zenon", 1: "Anna", 5: "Wiktor", 2: "Bartek"}
     scores = game(w=(1, 10), b=(0, 0), z=(0, -10))
     assert standings(players, scores, rules=TOURNAMENT) == [
         Row(1, 5, "Wiktor", 1, 10, 1),
-        Row(2, 2, "Bartek", 0, 0, 1),  # played to a zero balance: shares 2nd, listed first
-        Row(2, 1, "Anna", 0, 0, 0),  # no games: zeros, same place, after those who played
-        Row(4, 6, "Zenon", 0, -10, 1),
+        Row(2, 2, "Bartek", 0, 0, 1),  # played to a zero balance
+        Row(3, 6, "Zenon", 0, -10, 1),  # lost every game, and still ahead of who never played
+        Row(4, 1, "Anna", 0, 0, 0, status=Status.UNPLACED),  # no games: zeros, no place (issue 37)
+    ]
+
+
+def test_a_deduction_neither_places_a_player_without_games_nor_hides_its_stage() -> None:
+    players = {1: "Anna", 2: "Bartek", 3: "Celina"}
+    deductions = [
+        Score(2, "eliminacje", -1, 0, game=False),
+        Score(3, "eliminacje", -2, 0, game=False),
+    ]
+    scores = [*game(a=(1, 10), b=(0, -10)), *deductions]
+    rows = standings(players, scores, rules=TOURNAMENT)
+    assert [(r.place, r.player, r.big, r.status, r.deductions) for r in rows] == [
+        (1, 1, 1, Status.CLASSIFIED, ()),
+        (2, 2, -1, Status.CLASSIFIED, (Deduction("eliminacje", 1),)),
+        (3, 3, -2, Status.UNPLACED, (Deduction("eliminacje", 2),)),
     ]
 
 
@@ -193,9 +243,13 @@ def test_places_are_competition_ranks(
 
     assert sorted(r.player for r in rows) == sorted(players)
     assert rows[0].place == 1
+    placed = [r for r in rows if r.games]
+    assert rows[: len(placed)] == placed  # who has no game comes after everyone who has one
     for row in rows:
         assert 1 <= row.place <= len(rows)
-        assert row.place - 1 == sum(merit(other) > merit(row) for other in rows)
+        assert row.status is (Status.CLASSIFIED if row.games else Status.UNPLACED)
+    for row in placed:
+        assert row.place - 1 == sum(merit(other) > merit(row) for other in placed)
     assert [r.place for r in rows] == sorted(r.place for r in rows)
 
 

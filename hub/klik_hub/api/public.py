@@ -209,5 +209,5 @@ def _script(name: str) -> Any:
     return script
 
 
-for script_name in ("player.js", "board.js", "live.js"):
+for script_name in ("player.js", "board.js", "live.js", "standings.js"):
     router.add_api_route(f"/{script_name}", _script(script_name), include_in_schema=False)

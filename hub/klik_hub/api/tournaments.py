@@ -117,25 +117,17 @@ def get_standings(
     stage: Annotated[str | None, Query(max_length=64)] = None,
 ) -> list[answers.StandingRow]:
     """The final classification, best first: ``{"place", "player", "name", "big",
-    "small", "games", "stage"}``; by the last stage each player reached (the format's
-    ``classification``), each row with the points of the stage that placed it, and
-    ``excluded`` for a player the judge excluded, and each player's ``club``. ``stage``
-    gives that stage's standings, of its own players only. Anyone but the judge is not
-    shown the results of a round held back (the tournament's ``release_together``)."""
+    "small", "games", "stage", "status", "deductions"}``; by the last stage each player
+    reached (the format's ``classification``), each row with the points of the stage that
+    placed it (``stage``), and each player's ``club``. ``status``: ``withdrawn`` or
+    ``excluded`` where the judge did so, else ``unplaced`` for a player no game of whose
+    counts (``place`` null, after everyone with a place), else ``classified``.
+    ``deductions``: the big points the judge took, each with the stage it was given in
+    (counted in ``big``). ``stage`` gives that stage's standings, of its own players only.
+    Anyone but the judge is not shown the results of a round held back (the tournament's
+    ``release_together``)."""
     clubs = {p["id"]: p["club"] for p in office.players.listed(store, tid)}
     return [
-        answers.StandingRow(
-            place=x.place,
-            player=x.player,
-            name=x.name,
-            club=clubs.get(x.player, ""),
-            big=x.big,
-            small=x.small,
-            games=x.games,
-            stage=x.stage or None,
-            excluded=x.excluded,
-            from_round=x.from_round,
-            reserve_games=x.reserve_games,
-        )
+        answers.StandingRow(**office.standings.shown(x, clubs.get(x.player, "")))
         for x in office.release.ranked(store, tid, stage, public=public(request))
     ]

@@ -491,16 +491,36 @@ class Sent(BaseModel):
     )
 
 
+class Taken(BaseModel):
+    """Big points the judge took from a player (a deduction), in the stage it was given in."""
+
+    stage: str | None = Field(description="the stage the deduction was given in")
+    big: int = Field(description="the big points taken (a positive number)")
+
+
 class StandingRow(BaseModel):
-    place: int
+    place: int | None = Field(
+        description="the place; null for a player no game of whose counts (status unplaced, "
+        "or withdrawn or excluded before their first game), listed after every place"
+    )
     player: int
     name: str
     club: str = Field(description="the player's club or school (the public's view of them)")
     big: int
     small: int
     games: int
-    stage: str | None = Field(description="the stage whose standings placed the player")
+    stage: str | None = Field(
+        description="the stage whose standings placed the player: the last one they played"
+    )
+    status: Literal["classified", "unplaced", "withdrawn", "excluded"] = Field(
+        description="withdrawn or excluded where the judge did so, else unplaced for a player "
+        "with no game, else classified"
+    )
     excluded: bool = Field(description="the judge excluded the player")
+    deductions: list[Taken] = Field(
+        description="the big points the judge took from the player, each with its stage; "
+        "counted in big, whatever stage the row's points are of"
+    )
     from_round: int | None = Field(
         description="a late arrival: the first round they were drawn into; null for a player "
         "there from round 1"
@@ -534,6 +554,7 @@ class SeatReserve(BaseModel):
 
 class PlayerGame(BaseModel):
     round: int | None = Field(description="the round of the slot it fills (or that it names)")
+    stage: str | None = Field(description="that round's stage (null: a round not drawn)")
     game: int | None = Field(description="the game within the round, or null if none is named")
     table: int
     seat: Seat = Field(description="the player's seat in it")
@@ -585,6 +606,10 @@ class PlayerPage(BaseModel):
     next: Spot | None = Field(description="their seat in a round drawn after this one")
     games: list[PlayerGame] = Field(description="every game of theirs, oldest first")
     place: int | None = Field(description="their place in the classification (null: no game)")
+    stage: str | None = Field(
+        description="the stage whose standings give the place: its games decide it (null: no "
+        "place, or a format that ranks every round together)"
+    )
     notices: list[Notice] = Field(description="what the judge changed about them, oldest first")
     tournament_id: int = Field(description="for the tournament's events (its stream)")
     revision: str = Field(description="the tournament's revision the page is of (its events')")

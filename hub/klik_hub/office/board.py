@@ -9,6 +9,7 @@ from typing import Any
 
 from klik.core.game import SEATS
 from klik_hub.office import counting
+from klik_hub.office.standings import shown
 from klik_hub.office.tally import Tallies, Tally
 
 
@@ -66,22 +67,7 @@ def of_tally(tally: Tally) -> dict[str, Any]:
 
 def standings(tally: Tally) -> list[dict[str, Any]]:
     """The classification's rows, each with the player's club."""
-    return [
-        {
-            "place": x.place,
-            "player": x.player,
-            "name": x.name,
-            "club": tally.clubs.get(x.player, ""),
-            "big": x.big,
-            "small": x.small,
-            "games": x.games,
-            "stage": x.stage or None,
-            "excluded": x.excluded,
-            "from_round": x.from_round,
-            "reserve_games": x.reserve_games,
-        }
-        for x in tally.ranked
-    ]
+    return [shown(x, tally.clubs.get(x.player, "")) for x in tally.ranked]
 
 
 def held(tally: Tally) -> list[dict[str, int]]:

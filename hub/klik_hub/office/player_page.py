@@ -133,6 +133,7 @@ class _Index:
     played: dict[int, list[counting.Counted]]  # results the player's name is on, in order
     ranked: dict[int, Row]  # the player's first row in the classification
     events: dict[int, list[Any]]  # the judge's events naming the player, oldest first
+    stages: dict[int, str]  # each drawn round's stage
 
 
 def _index(tally: Tally) -> _Index:
@@ -155,7 +156,7 @@ def _index(tally: Tally) -> _Index:
     events: dict[int, list[Any]] = defaultdict(list)
     for e in tally.events:
         events[e.player_no].append(e)
-    index = _Index(seats, played, ranked, events)
+    index = _Index(seats, played, ranked, events, {x.round_no: x.stage for x in tally.drawn})
     tally.memo["index"] = index
     return index
 
@@ -183,10 +184,11 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         "starts": starts,
         "next": None if then is None else _spot(then),
         "games": [
-            _game(x, seat, player, x.round_no in tally.held, tally.names)
+            _game(x, seat, player, x.round_no in tally.held, names=tally.names, stages=index.stages)
             for x, seat in index.seats.get(player, [])
         ],
-        "place": mine.place if mine is not None and mine.games else None,
+        "place": mine.place if mine is not None and mine.placed else None,
+        "stage": mine.stage or None if mine is not None and mine.placed else None,
         "notices": notices(tally, player),
         "checked_in": player in tally.checked_in,
         "check_in_open": tally.row.check_in == "open",
@@ -225,16 +227,24 @@ def _spot(spot: wh.Spot) -> dict[str, Any]:
 
 
 def _game(
-    x: counting.Counted, seat: str, player: int, waiting: bool, names: dict[int, str]
+    x: counting.Counted,
+    seat: str,
+    player: int,
+    waiting: bool,
+    *,
+    names: dict[int, str],
+    stages: dict[int, str],
 ) -> dict[str, Any]:
     """``player``'s ``seat`` of result ``x`` as it counts now: where it was played
     (``_where``), the seat, small and big points, and how they moved (``results.seat_moves``:
     null from an older table). ``waiting``: its round's results wait for its other tables
     (``release``): no points, and it does not count yet. A seat a reserve played
     (``reserve``) is the reserve's game and, where it counts for them, the player's who left;
-    it counts only for whom the format says."""
+    it counts only for whom the format says. ``stages``: each drawn round's stage."""
+    where = _where(x)
     return {
-        **_where(x),
+        **where,
+        "stage": stages.get(where["round"]),
         "seat": seat,
         "small": None if waiting else x.now.small[seat],
         "big": None if waiting else x.now.big[seat],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -19,7 +20,7 @@ from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import standings as st
-from klik_hub.tournament.standings import Row, Score, TieBreak
+from klik_hub.tournament.standings import Row, Score, Status, TieBreak
 
 
 def ranked(store: Store, tid: int, stage: str | None = None) -> list[Row]:
@@ -49,11 +50,57 @@ def ranked_in(
     drawn = sql.rounds.drawn(db, tid)
     scores = counting.scores(db, tid, names, drawn, listed)
     out = sql.events.excluded(db, tid)
-    late = {x.player_no: x.from_round for x in sql.players.enrolled(db, tid) if x.from_round > 1}
+    enrolled = sql.players.enrolled(db, tid)
+    late = {x.player_no: x.from_round for x in enrolled if x.from_round > 1}
+    withdrawn = {x.player_no for x in enrolled if not x.active}
     rules = RULE_SETS[row.rules]
     return [
-        replace(x, excluded=x.player in out, from_round=late.get(x.player))
+        replace(
+            x,
+            excluded=x.player in out,
+            withdrawn=x.player in withdrawn,
+            from_round=late.get(x.player),
+        )
         for x in _rank(fmt, rules, names=names, drawn=drawn, scores=scores, stage=stage)
+    ]
+
+
+def status(x: Row) -> Status:
+    """What row ``x``'s place is: the judge's exclusion or withdrawal over all, else whether
+    a game of the player's counts (the core's word)."""
+    return Status.EXCLUDED if x.excluded else Status.WITHDRAWN if x.withdrawn else x.status
+
+
+def shown(x: Row, club: str) -> dict[str, Any]:
+    """Row ``x`` as the API, the board and the pages show it (``answers.StandingRow``): a row
+    without a game has no place (null), its status says why."""
+    return {
+        "place": x.place if x.placed else None,
+        "player": x.player,
+        "name": x.name,
+        "club": club,
+        "big": x.big,
+        "small": x.small,
+        "games": x.games,
+        "stage": x.stage or None,
+        "status": status(x).value,
+        "excluded": x.excluded,
+        "deductions": [{"stage": d.stage or None, "big": d.big} for d in x.deductions],
+        "from_round": x.from_round,
+        "reserve_games": x.reserve_games,
+    }
+
+
+def separated(rows: Sequence[dict[str, Any]]) -> list[tuple[bool, dict[str, Any]]]:
+    """Each of ``rows`` (``shown``) with whether a separator naming its group comes before it:
+    the group is the row's stage, or no place at all; separators only where there is more
+    than one group, and none before a group without a stage (a format that ranks every
+    round together). The pages' ``standings.js`` does the same."""
+    group = [None if r["place"] is None else r["stage"] or "" for r in rows]
+    many = len(set(group)) > 1
+    return [
+        (many and group[k] != "" and (k == 0 or group[k - 1] != group[k]), r)
+        for k, r in enumerate(rows)
     ]
 
 

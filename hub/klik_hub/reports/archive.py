@@ -40,6 +40,7 @@ from klik.errors import InputError
 from klik.words import Language, spoken, templates
 from klik_hub.office import board, player_page
 from klik_hub.office.counting import Counted
+from klik_hub.office.standings import separated
 from klik_hub.office.tally import Tally
 from klik_hub.sql.rounds import Round
 from klik_hub.tournament import formats as f
@@ -122,7 +123,12 @@ def pages(tally: Tally, lang: Language) -> dict[str, str]:
     }
     site = {STYLE: resources.files("klik_hub").joinpath("templates/site", STYLE).read_text("utf-8")}
     site["index.html"] = _render(
-        "index.html", common, root="", rows=classification, rounds=rounds, players=len(tally.names)
+        "index.html",
+        common,
+        root="",
+        rows=separated(classification),
+        rounds=rounds,
+        players=len(tally.names),
     )
     for k, x in enumerate(rounds):
         site[f"rounds/{x.round_no}.html"] = _render(

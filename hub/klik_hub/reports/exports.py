@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from klik.words import Language, catalogue
-from klik_hub.tournament.standings import Row
+from klik_hub.office.standings import status as judged
+from klik_hub.tournament.standings import Row, Status
 
 
 def _standings_header(said: gettext.NullTranslations) -> tuple[str, ...]:
@@ -29,7 +30,18 @@ def _standings_header(said: gettext.NullTranslations) -> tuple[str, ...]:
         said.pgettext("csv", "club"), said.pgettext("csv", "big"), said.pgettext("csv", "small"),
         said.pgettext("csv", "games"), said.pgettext("csv standings", "corrected"),
         said.pgettext("csv", "excluded"), said.pgettext("csv", "from round"),
+        said.pgettext("csv", "stage"), said.pgettext("csv", "status"),
+        said.pgettext("csv", "deducted"),
     )  # fmt: skip
+
+
+def _status_words(said: gettext.NullTranslations) -> dict[Status, str]:
+    return {
+        Status.CLASSIFIED: said.pgettext("csv status", "classified"),
+        Status.UNPLACED: said.pgettext("csv status", "unplaced"),
+        Status.WITHDRAWN: said.pgettext("csv status", "withdrawn"),
+        Status.EXCLUDED: said.pgettext("csv status", "excluded"),
+    }
 
 
 def _results_header(said: gettext.NullTranslations) -> tuple[str, ...]:
@@ -81,15 +93,19 @@ def standings_csv(
     rows: Sequence[Row], clubs: Mapping[int, str], corrected: set[int], lang: str = "pl"
 ) -> bytes:
     """The standings, a player a line; ``corrected``: players with a corrected counted game;
-    a late arrival's first round (empty for round 1)."""
+    a late arrival's first round (empty for round 1); the stage whose standings placed the
+    player, their status (``Status``, in words) and the big points the judge took, each with
+    the stage it was given in. A player without a place has an empty place."""
     said = catalogue(Language(lang))
     yes, no = _yes_no(said)
+    status = _status_words(said)
     return _csv(
         _standings_header(said),
         (
-            (r.place, r.player, r.name, clubs.get(r.player, ""), r.big, r.small, r.games,
-             yes if r.player in corrected else no, yes if r.excluded else no,
-             r.from_round or "")
+            (r.place if r.placed else "", r.player, r.name, clubs.get(r.player, ""), r.big,
+             r.small, r.games, yes if r.player in corrected else no, yes if r.excluded else no,
+             r.from_round or "", r.stage, status[judged(r)],
+             ", ".join(f"{d.big} ({d.stage})" if d.stage else str(d.big) for d in r.deductions))
             for r in rows
         ),
     )  # fmt: skip

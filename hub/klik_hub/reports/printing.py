@@ -30,6 +30,7 @@ from markupsafe import Markup
 
 from klik.core.game import nth_starter
 from klik.words import Language, spoken, templates
+from klik_hub.office.standings import separated, shown
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
 
@@ -137,9 +138,13 @@ def standings(
     lang: str = "pl",
 ) -> str:
     """The standings on paper, with a mark by a player whose counted games were corrected,
-    and by a player the judge excluded."""
+    and by a player the judge withdrew or excluded; the stage that placed each group, and
+    the big points the judge took, with their stages."""
     return TEMPLATES.get_template("standings.html").render(
-        tournament=tournament, rows=rows, clubs=clubs, corrected=corrected, **spoken(Language(lang))
+        tournament=tournament,
+        rows=separated([shown(r, clubs.get(r.player, "")) for r in rows]),
+        corrected=corrected,
+        **spoken(Language(lang)),
     )
 
 

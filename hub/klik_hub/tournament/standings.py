@@ -52,20 +52,50 @@ class Score:
     reserve: bool = False  # a reserve played the seat (``reserves``): marked on the standings
 
 
+class Status(Enum):
+    """What a row's place is: the API's ``status`` words (issue 37). The core says only
+    the first two; the hub tells the judge's two (``Row.withdrawn``, ``Row.excluded``)."""
+
+    CLASSIFIED = "classified"  # placed by their games
+    UNPLACED = "unplaced"  # no game counts for them: no place, after everyone with one
+    WITHDRAWN = "withdrawn"  # the judge withdrew them (placed by their games, if any)
+    EXCLUDED = "excluded"  # the judge excluded them (a sanction)
+
+
+@dataclass(frozen=True, slots=True)
+class Deduction:
+    """Big points the judge took from a player (a sanction), and the stage it was given in."""
+
+    stage: str
+    big: int  # the points taken, a positive number
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One line of the standings; the fields are the hub API's JSON keys."""
+    """One line of the standings; the fields are the hub API's JSON keys.
+
+    ``place`` is a number for every row, so the draws can seed by it; a row without a game
+    (``Status.UNPLACED``: none in the stage's standings, none at all in the classification)
+    comes after every row with one, and the API shows its place as null."""
 
     place: int
     player: int
     name: str
-    big: int
+    big: int  # the deductions taken off
     small: int
     games: int
     stage: str = ""  # the classification's: the stage whose standings placed the player
     excluded: bool = False  # the judge excluded the player from the tournament (a sanction)
+    withdrawn: bool = False  # the judge withdrew the player (absent, or left)
     from_round: int | None = None  # a late arrival's first round (``players.from_round``)
     reserve_games: int = 0  # games counted here that a reserve played at a seat (``reserves``)
+    status: Status = Status.CLASSIFIED
+    deductions: tuple[Deduction, ...] = ()  # counted in ``big``, each with its own stage
+
+    @property
+    def placed(self) -> bool:
+        """Whether the row has a place to show: a game of the player's counts."""
+        return self.status is not Status.UNPLACED
 
 
 def standings(
@@ -88,6 +118,7 @@ def standings(
     # Plain lists indexed by player: summing 20,000 scores this way takes a few milliseconds.
     index = {player: i for i, player in enumerate(players)}
     big, small, games, wins, reserved = ([0] * len(index) for _ in range(5))
+    taken: list[list[Deduction]] = [[] for _ in index]
     for score in scores:
         if wanted is not None and score.stage not in wanted:
             continue
@@ -99,23 +130,33 @@ def standings(
         games[i] += score.game
         wins[i] += score.won
         reserved[i] += score.reserve
+        if not score.game:
+            taken[i].append(Deduction(score.stage, -score.big))
     # A merit tuple sorts ascending, best first: each criterion negated where more is better.
     columns = {
         TieBreak.BIG: [-b for b in big],
         TieBreak.SMALL: [-rules.winner_sign * s for s in small],
         TieBreak.WINS: [-w for w in wins],
     }
-    merits = list(zip(*(columns[t] for t in tie_breaks), strict=True))
+    # Who has no game comes after everyone who has one, whatever their points: a player who
+    # never sat down is not ahead of one who lost every game (nor does a deduction place them).
+    merits = [
+        (games[i] == 0, *m)
+        for i, m in enumerate(zip(*(columns[t] for t in tie_breaks), strict=True))
+    ]
     ids, names = list(players), list(players.values())
     order = sorted(
-        range(len(ids)),
-        key=lambda i: (merits[i], games[i] == 0, collation_key(names[i]), names[i], ids[i]),
+        range(len(ids)), key=lambda i: (merits[i], collation_key(names[i]), names[i], ids[i])
     )
     rows: list[Row] = []
     for position, i in enumerate(order):
         tied = position > 0 and merits[i] == merits[order[position - 1]]
         place = rows[-1].place if tied else position + 1
-        row = Row(place, ids[i], names[i], big[i], small[i], games[i], reserve_games=reserved[i])
+        status = Status.CLASSIFIED if games[i] else Status.UNPLACED
+        row = Row(
+            place, ids[i], names[i], big[i], small[i], games[i], reserve_games=reserved[i],
+            status=status, deductions=tuple(taken[i]),
+        )  # fmt: skip
         rows.append(row)
     return rows
 
@@ -153,7 +194,13 @@ def classification(
     for k, stage in enumerate(stages):
         for player in stage_players(stage, seated, listed):
             reached[player] = k  # stages in order: the last one wins
+    taken: dict[int, list[Deduction]] = {}
+    for s in listed:
+        if not s.game:
+            taken.setdefault(s.player, []).append(Deduction(s.stage, -s.big))
+    played = {s.player for s in listed if s.game}
     rows: list[Row] = []
+    unplaced: list[Row] = []  # after every group: no game of theirs counts in any stage
     for k in range(len(stages) - 1, -2, -1):
         group = {p: name for p, name in players.items() if reached.get(p, -1) == k}
         if not group:
@@ -169,8 +216,15 @@ def classification(
             group, own, rules=rules, tie_breaks=tie_breaks, stages=(stage,) if stage else None
         )
         above = len(rows)
-        rows += [replace(row, place=row.place + above, stage=stage) for row in ranked]
-    return rows
+        for row in ranked:
+            kept = replace(row, stage=stage, deductions=tuple(taken.get(row.player, ())))
+            if row.player in played:
+                # Placed by the stage, even before their first game in it: the semifinal's
+                # players stand above the eliminations' while the semifinal is played.
+                rows.append(replace(kept, place=row.place + above, status=Status.CLASSIFIED))
+            else:
+                unplaced.append(kept)
+    return rows + [replace(row, place=len(rows) + 1, status=Status.UNPLACED) for row in unplaced]
 
 
 def break_ties(rows: Sequence[Row], order: Sequence[int]) -> list[Row]:

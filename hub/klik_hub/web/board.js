@@ -57,10 +57,11 @@ function standingLine(r, wanted) {
   const tr = LINE.cloneNode(true);
   const [place, who, big, small, games] = tr.cells;
   const [name, club] = who.children;
-  place.textContent = `${r.place}.`;
-  name.textContent = r.name + (r.excluded ? " (" + _("excluded") + ")" : "") +
+  place.textContent = r.place === null ? "–" : `${r.place}.`;
+  name.textContent = r.name + marked(r) +
     (r.from_round ? " (" + _("from round {round}", {round: r.from_round}) + ")" : "");
-  club.textContent = r.club;
+  // Under the name: the club, and the big points the judge took, with their stage.
+  club.textContent = [r.club, deducted(r)].filter(Boolean).join(" · ");
   big.textContent = r.big;
   small.textContent = `${r.small > 0 ? "+" : ""}${r.small}`;
   games.textContent = r.games;
@@ -78,7 +79,7 @@ function draw() {
   $("held").textContent = board.held.map(heldLine).join(" ");
   $("seatings").hidden = !board.round;
   if (board.round) $("tables").replaceChildren(...board.round.tables.map(t => tableBox(t, wanted)));
-  $("standings").replaceChildren(...board.standings.map(r => standingLine(r, wanted)));
+  $("standings").replaceChildren(...grouped(board.standings, label => stageRow(label, 5), r => standingLine(r, wanted)));
 }
 
 $("search").addEventListener("input", draw);

@@ -576,9 +576,11 @@ async function standings() {
     ...stages.map(s => el("option", {selected: s === stage}, s)));
   const where = stage ? `?stage=${encodeURIComponent(stage)}` : "";
   const rows = await get(`/api/v1/tournaments/${tid}/standings${where}`);
-  renew($("standings").tBodies[0], ...rows.map(r => el("tr", {},
-    [r.place, r.player, [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄"], r.big, r.small,
-      r.games].map(v => el("td", {}, v)))));
+  renew($("standings").tBodies[0], ...grouped(rows, label => stageRow(label, 8),
+  r => el("tr", {class: r.status === "classified" || r.status === "unplaced" ? "" : "bad"},
+    [r.place === null ? "–" : r.place, r.player,
+      [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄", marked(r)], r.stage ?? "–",
+      r.big, r.small, r.games, deducted(r)].map(v => el("td", {}, v)))));
   const en = lang === "en" ? "&lang=en" : "";
   $("projector").href = `/projector?t=${tid}${en}`;
   $("csv-standings").href = `/api/v1/tournaments/${tid}/standings.csv${where}${where ? "&" : "?"}lang=${lang}`;
@@ -633,7 +635,8 @@ function labels() {
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
     _("When")]);
-  head("standings", [_("Place"), _("No."), _("Player"), _("Big"), _("Small"), _("Games")]);
+  head("standings", [_("Place"), _("No."), _("Player"), pgettext("standings", "Stage"), _("Big"),
+    _("Small"), _("Games"), pgettext("standings", "Deducted")]);
   for (const b of document.querySelectorAll("nav button")) {
     b.classList.toggle("on", b.dataset.tab === tab);
     b.setAttribute("aria-selected", String(b.dataset.tab === tab));  // a tab list, for a screen reader

@@ -109,10 +109,13 @@ function draw(me) {
   $("next").hidden = me.next === null;
   if (me.next) $("next-spot").textContent = glued(pgettext("player", "Round {round}: table {table} · seat {seat}", me.next));
   $("place").textContent = me.place === null ? pgettext("player", "None before your first game.") : `${me.place}.`;
-  const counted = me.games.filter(g => g.counts).length;
-  $("summary").textContent = me.games.length
-    ? ngettext("{n} game counts so far", "{n} games count so far", counted)
-    : pgettext("player", "No games yet.");
+  // Which games decide the place: under a format that places by the last stage reached, only
+  // that stage's (the final's players by the final alone), not every game played.
+  const deciding = me.games.filter(g => g.counts && (me.stage === null || g.stage === me.stage)).length;
+  $("summary").textContent = !me.games.length ? pgettext("player", "No games yet.")
+    : me.stage === null ? ngettext("{n} game counts so far", "{n} games count so far", deciding)
+    : ngettext("Your place is decided by {n} game of the stage: {stage}",
+               "Your place is decided by {n} games of the stage: {stage}", deciding, {stage: me.stage});
   $("games").replaceChildren(...me.games.map(line));
   pace(me.games.filter(g => g.moves).at(-1));
   notices(me.notices);

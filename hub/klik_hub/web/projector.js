@@ -26,15 +26,17 @@ const heldLine = h => _("Round {round}: results once every table is done ({ready
 function line(r, club) {
   const tr = LINE.cloneNode(true);
   const [place, name, from, big, small, games] = tr.cells;
-  if (r.place <= 3) tr.className = "top";
-  place.textContent = `${r.place}.`;
+  if (r.place !== null && r.place <= 3) tr.className = "top";
+  place.textContent = r.place === null ? "–" : `${r.place}.`;
   name.textContent = name.title = r.name;
   // A late arrival: the round they are drawn from.
   if (r.from_round) name.append(" (" + _("from round {round}", {round: r.from_round}) + ")");
-  if (r.excluded) {
+  // The judge's marks and the big points taken, each with its stage (standings.js).
+  const marks = [marked(r).trim(), r.deductions.length ? deducted(r) : ""].filter(Boolean);
+  if (marks.length) {
     const out = document.createElement("span");
     out.className = "out";
-    out.textContent = "(" + _("excluded") + ")";
+    out.textContent = marks.join(" ");
     name.append(" ", out);
   }
   from.textContent = from.title = club ?? "";
@@ -105,7 +107,7 @@ async function draw() {
   const played = rows.some(r => r.games > 0);
   $("empty").hidden = played;
   $("empty").textContent = _("No results yet.");
-  $("rows").replaceChildren(...(played ? rows.map(r => line(r, r.club)) : []));
+  $("rows").replaceChildren(...(played ? grouped(rows, label => stageRow(label, 6), r => line(r, r.club)) : []));
 }
 
 // The board's QR code (/t/ID): standings and seatings on every phone in the hall, so the
