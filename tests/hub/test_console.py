@@ -106,6 +106,12 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(rows.nth(0)).to_contain_text("✎ poprawiony")
         expect(page.locator("#audit tbody tr")).to_have_count(1)
         expect(page.locator("#audit tbody tr")).to_contain_text("B miał 12 na tabliczce, nie 0")
+        # the log in the judge's words: the game it is of, who made it (issue 37, point 5)
+        first = rows.nth(0).locator("td")
+        game = f"stół {first.nth(1).inner_text()}, runda 1, gra {first.nth(2).inner_text()}"
+        audit = page.locator("#audit tbody tr td")
+        expect(audit.nth(0)).to_have_text(game)
+        expect(audit.nth(5)).to_have_text("sędzia")
         page.get_by_role("tab", name="Stoły").click()  # the live results carry the mark too
         expect(page.locator("#results tbody tr .mark")).to_have_count(1)
 

@@ -142,3 +142,22 @@ def test_a_polish_refusal_names_the_field_in_polish(
         english = httpx.request(method, url + where, json=sent)
     head = english.json()["error"].split(": ", 1)[0]
     assert not error.startswith(head + ":"), (error, head)  # the label is not the English one
+
+
+def test_no_polish_message_starts_with_a_fields_code_name() -> None:
+    """Every message the hub's own checks give (a correction's, a reserve's, a draw's) that
+    names its field first in English (``value: a rack sum from 0 to {most}``) names it in
+    Polish in Polish (``Suma na tabliczce: …``, issue 37, point 5): no ``value:``, ``seat:``,
+    ``round:`` glued to Polish text."""
+    polish = catalogue(Language.PL)
+    code_names = {name for name in fields.FIELDS if re.fullmatch(r"[a-z_]+", name)}
+    read = polish._catalog  # type: ignore[attr-defined]  # gettext's own: every msgid → msgstr
+    glued = []
+    for key, said in read.items():
+        msgid = key[0] if isinstance(key, tuple) else key  # a plural's: (msgid, form)
+        if "\x04" in msgid:
+            continue  # a context's message (a label itself, a button)
+        head = msgid.partition(": ")[0]
+        if head in code_names and said.startswith(f"{head}: "):
+            glued.append(f"{msgid!r} -> {said!r}")
+    assert glued == []

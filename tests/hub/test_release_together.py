@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from klik_hub.door import judge
 from klik_hub.storage.store import Store
+from tests.helpers.browser import no_then_yes
 from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out, play_to_the_end
 from tests.hub.test_feed import events, revision
 
@@ -217,3 +218,92 @@ def test_the_pages_and_the_projector_say_the_round_waits(hub: Hub, phone: Page) 
     expect(board.locator("#standings tr td:nth-child(5)")).to_have_text(["1"] * 8)
     expect(projector.get_by_test_id("held")).to_have_text("", timeout=7_000)
     expect(projector.locator("#rows tr:not(.stage)")).to_have_count(8)
+
+
+def test_the_judge_releases_a_held_round_before_its_last_table(hub: Hub) -> None:
+    """Issue 37, point 1: a table cannot finish and the prize-giving cannot wait. The judge
+    releases the round (a logged event): the public sees its results at once, the rest as
+    they come; a second release, a round not drawn and a tournament that holds nothing are
+    refused in one line."""
+    url, store = hub
+    other = create(url)  # a tournament that shows every result at once
+    enrol(url, other, 4)
+    assert httpx.post(f"{url}{API}/{other}/rounds", json={"seed": 1}).status_code == 201
+    tid, drawn, hall = a_round(url, store, together=True)
+    first, last = drawn["tables"]
+    report(hall, tid, drawn, first)
+    assert read(url, f"{API}/{tid}/rounds/1", judge_asks=True)["held"] is True
+    assert set(played(read(url, f"{API}/{tid}/board")["standings"]).values()) == {0}
+
+    path = f"{API}/{tid}/rounds/1/release"
+    assert httpx.post(url + path, json={"reason": "x"}).status_code == 401  # the judge's only
+    said = httpx.post(url + path, json={"reason": "stół 2 nie dokończy"}, auth=JUDGE)
+    assert said.status_code == 200, said.text
+    assert said.json() == {"round": 1, "missing": [last["table"]]}
+    board = read(url, f"{API}/{tid}/board")
+    assert board["held"] == []
+    assert board["standings"] == read(url, f"{API}/{tid}/standings", judge_asks=True)
+    assert sorted(played(board["standings"]).values()) == [0] * 4 + [1] * 4
+    assert read(url, f"{API}/{tid}/rounds/1", judge_asks=True)["held"] is False
+    logged = read(url, f"{API}/{tid}/corrections", judge_asks=True)[0]
+    assert (logged["kind"], logged["round"], logged["reason"]) == (
+        "release",
+        1,
+        "stół 2 nie dokończy",
+    )
+    assert "reason" not in read(url, f"{API}/{tid}/corrections")[0]  # the why stays the judge's
+
+    again = httpx.post(url + path, json={"reason": "x"}, auth=JUDGE)
+    assert (again.status_code, again.json()) == (
+        409, {"error": "round 1: its results are public already"}
+    )  # fmt: skip
+    polish = httpx.post(
+        url + path, json={"reason": "x"}, auth=JUDGE, headers={"Accept-Language": "pl"}
+    )
+    assert polish.json() == {"error": "runda 1: jej wyniki są już jawne"}
+    none = httpx.post(f"{url}{API}/{tid}/rounds/2/release", json={"reason": "x"}, auth=JUDGE)
+    assert none.status_code == 404, none.text
+    report(hall, tid, drawn, last)  # the late table's game shows as it comes
+    assert set(played(read(url, f"{API}/{tid}/board")["standings"]).values()) == {1}
+
+    shown = httpx.post(f"{url}{API}/{other}/rounds/1/release", json={"reason": "x"}, auth=JUDGE)
+    assert (shown.status_code, shown.json()) == (
+        409, {"error": "round 1: this tournament shows every result at once; none is held"}
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_console_publishes_a_held_round_after_a_question(hub: Hub, chromium_page: Page) -> None:
+    url, store = hub
+    tid = create(url, release_together=True)  # a hub on loopback with no password: the judge's
+    enrol(url, tid, 8)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 1}).json()
+    report(Hall(url, store, 2), tid, drawn, drawn["tables"][0])
+    page = chromium_page
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-round").click()
+    publish = page.get_by_test_id("r-release")
+    expect(publish).to_have_text("Opublikuj wyniki rundy")
+    asked = no_then_yes(page)
+    publish.click()  # no: nothing is sent
+    expect(page.get_by_test_id("message")).to_have_text("")
+    assert read(url, f"{API}/{tid}/board")["held"] != []
+    publish.click()  # yes
+    expect(page.get_by_test_id("message")).to_have_text("Wyniki rundy 1 są opublikowane.")
+    assert asked[0].startswith("Opublikować wyniki rundy 1 teraz, zanim skończą wszystkie stoły?")
+    assert read(url, f"{API}/{tid}/board")["held"] == []
+    expect(publish).to_be_hidden()  # nothing held any more
+
+
+def test_a_round_drawn_again_after_an_undo_is_held_again(hub: Hub) -> None:
+    """A release is of the round as it was drawn: undone and drawn anew, it waits again."""
+    url, store = hub
+    tid, _, _ = a_round(url, store, together=True)
+    released = httpx.post(f"{url}{API}/{tid}/rounds/1/release", json={}, auth=JUDGE)
+    assert released.status_code == 200, released.text
+    assert read(url, f"{API}/{tid}/rounds/1", judge_asks=True)["held"] is False
+    undone = httpx.request("DELETE", f"{url}{API}/{tid}/rounds/1", json={}, auth=JUDGE)
+    assert undone.status_code == 200, undone.text
+    again = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 2}, auth=JUDGE)
+    assert again.status_code == 201, again.text
+    assert read(url, f"{API}/{tid}/rounds/1", judge_asks=True)["held"] is True

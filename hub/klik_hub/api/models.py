@@ -163,6 +163,16 @@ class UndrawIn(In):
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who undoes it")
 
 
+class ReleaseIn(In):
+    reason: FreeText = Field(
+        "wyniki rundy opublikowane przed końcem wszystkich stołów",
+        min_length=1,
+        max_length=500,
+        description="why: kept in the log",
+    )
+    by: FreeText = Field("judge", min_length=1, max_length=100, description="who releases them")
+
+
 class ReplacementIn(In):
     model_config = ConfigDict(extra="forbid")
 

@@ -10,7 +10,14 @@ from fastapi import APIRouter, Path
 
 from klik_hub import office
 from klik_hub.api.deps import JUDGE_ONLY, Checked, Id, RoundNo, StoreDep
-from klik_hub.api.models import ExtendIn, ReplacementIn, RoundCommandIn, RoundIn, UndrawIn
+from klik_hub.api.models import (
+    ExtendIn,
+    ReleaseIn,
+    ReplacementIn,
+    RoundCommandIn,
+    RoundIn,
+    UndrawIn,
+)
 from klik_hub.door import answers
 from klik_hub.door.answers import JUDGE, refusals
 
@@ -52,6 +59,26 @@ def undraw(
     last round."""
     why = why or UndrawIn.model_validate({})
     return office.rounds.undraw(store, tid, round_no, why.reason, why.by)
+
+
+@router.post(
+    "/{tid}/rounds/{round_no}/release",
+    dependencies=JUDGE_ONLY,
+    response_model=answers.Released,
+    responses=refusals(404, 409, 422, *JUDGE),
+)
+def release(
+    tid: Id,
+    round_no: RoundNo,
+    store: StoreDep,
+    why: ReleaseIn | None = None,
+) -> dict[str, Any]:
+    """Release a held round's results now, before every table is done (a tournament that
+    releases results together) → 200 ``{"round", "missing"}``, a logged event ``release``:
+    the public sees the round's results at once, and its later ones as they come. 409 if
+    the tournament shows every result at once, or the round is not held."""
+    why = why or ReleaseIn.model_validate({})
+    return office.release.release_now(store, tid, round_no, why.reason, why.by)
 
 
 @router.get("/{tid}/rounds/{round_no}", response_model=answers.Round, responses=refusals(404, 422))

@@ -481,6 +481,15 @@ class Round(RoundListed, Checked):
     replacements: list[Replacement] = Field(
         description="the reserves who took a seat in the round, by table and seat"
     )
+    held: bool = Field(
+        description="its results wait for its other tables before the public sees them (the "
+        "tournament's release_together); the judge may release them now (…/release)"
+    )
+
+
+class Released(BaseModel):
+    round: int
+    missing: list[int] = Field(description="the tables that still owed games when released")
 
 
 class Sent(BaseModel):

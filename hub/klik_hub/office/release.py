@@ -31,20 +31,70 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from klik.words import words
 from klik_hub import sql
 from klik_hub.office import corrections, counting, results, sanctions, standings
+from klik_hub.office.errors import ConflictError, NotFoundError
 from klik_hub.office.tournaments import tournament
 from klik_hub.sql.rounds import Round
-from klik_hub.storage.store import Store
+from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament.standings import Row
 
 
-def held(row: Any, drawn: Sequence[Round], listed: Sequence[counting.Counted]) -> frozenset[int]:
+def held(
+    row: Any,
+    drawn: Sequence[Round],
+    listed: Sequence[counting.Counted],
+    early: frozenset[int] = frozenset(),
+) -> frozenset[int]:
     """The rounds whose results the public does not see yet: none unless the tournament
-    (``row``) releases results together; else each drawn round a table of which owes a game."""
+    (``row``) releases results together; else each drawn round a table of which owes a game,
+    but those the judge released ``early`` (``sql.events.released_early``)."""
     if not row.release_together:
         return frozenset()
-    return frozenset(x.round_no for x in drawn if counting.missing(x, listed))
+    return frozenset(
+        x.round_no for x in drawn if x.round_no not in early and counting.missing(x, listed)
+    )
+
+
+def held_in(
+    db: Connection, row: Any, drawn: Sequence[Round], listed: Sequence[counting.Counted]
+) -> frozenset[int]:
+    """``held``, with the rounds the judge released early read in the caller's transaction."""
+    if not row.release_together:
+        return frozenset()
+    return held(row, drawn, listed, sql.events.released_early(db, row.id))
+
+
+def release_now(store: Store, tid: int, round_no: int, reason: str, by: str) -> dict[str, Any]:
+    """The judge releases round ``round_no``'s results before every table is done (a table
+    that cannot finish, a prize-giving that cannot wait), as a logged event ``release``: the
+    public sees them at once, and the round's later results as they come. → ``{"round",
+    "missing"}`` (the tables that still owe games, as the log keeps them). ConflictError if
+    the tournament shows every result at once, or the round is not held (all in, or
+    released already); NotFoundError for a round not drawn."""
+    with store.writing() as db:
+        row = tournament(db, tid, lock=True)
+        drawn = sql.rounds.drawn(db, tid)
+        found = [x for x in drawn if x.round_no == round_no]
+        if not found:
+            said = words("tournament {tid} has no round {round}", tid=tid, round=round_no)
+            raise NotFoundError(said)
+        if not row.release_together:
+            said = words(
+                "round {round}: this tournament shows every result at once; none is held",
+                round=round_no,
+            )
+            raise ConflictError(said)
+        counted = counting.counted(db, tid, sql.players.names(db, tid), drawn)
+        if round_no not in held_in(db, row, drawn, counted):
+            said = words("round {round}: its results are public already", round=round_no)
+            raise ConflictError(said)
+        missing = sorted(m["table"] for m in counting.missing(found[0], counted))
+        args = {"round": round_no, "missing": missing}
+        at = utc_iso(store.now_ms())
+        sql.events.log(db, tid, "release", player_no=None, args=args, reason=reason, by=by, at=at)
+    return args
 
 
 def released(listed: Sequence[counting.Counted], held: frozenset[int]) -> list[counting.Counted]:
@@ -61,7 +111,7 @@ def hidden_in(db: Connection, tid: int) -> frozenset[int]:
         return frozenset()
     drawn = sql.rounds.drawn(db, tid)
     counted = counting.counted(db, tid, sql.players.names(db, tid), drawn)
-    kept = held(row, drawn, counted)
+    kept = held_in(db, row, drawn, counted)
     return frozenset(x.row.id for x in counted if x.round_no in kept)
 
 
@@ -86,7 +136,7 @@ def ranked(store: Store, tid: int, stage: str | None = None, *, public: bool) ->
         row = tournament(db, tid)
         drawn = sql.rounds.drawn(db, tid)
         counted = counting.counted(db, tid, sql.players.names(db, tid), drawn)
-        shown = released(counted, held(row, drawn, counted))
+        shown = released(counted, held_in(db, row, drawn, counted))
         return standings.ranked_in(db, tid, stage, listed=shown)
 
 

@@ -15,7 +15,7 @@ from klik.link import protocol as p
 from klik.words import Words, nwords, words
 from klik_hub import sql
 from klik_hub.hall.health import other_protocol
-from klik_hub.office import clock, counting
+from klik_hub.office import clock, counting, release
 from klik_hub.office.draws import Drawn, seen
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
@@ -31,7 +31,8 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     ``ends_at``, ``left_ms``: ``office.clock.shown``; ``left_ms`` null once the games are
     all in, the round's once every table's are, so no page counts down after the round),
     the results that belong to no slot yet (``unplaced``: the judge assigns or excludes
-    them), and the reserves who took a seat in it (``replacements``)."""
+    them), the reserves who took a seat in it (``replacements``), and whether its results
+    wait for its other tables before the public sees them (``held``: ``release``)."""
     with store.reading() as db:
         row = tournament(db, tid)
         drawn_rounds = sql.rounds.drawn(db, tid)
@@ -46,6 +47,7 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
         before = [x.tables for x in drawn_rounds if x.round_no < round_no]
         checked = seen(db, tid, before, kept.tables)
         clocks = sql.clocks.of_round(db, tid, round_no)
+        held = round_no in release.held_in(db, row, drawn_rounds, listed)
         reserves = [
             {"table": x.table_no, "seat": x.seat, "player": x.player_no,
              "reserve": x.reserve_no, "from_game": x.from_game}
@@ -71,6 +73,7 @@ def get(store: Store, tid: int, round_no: int) -> dict[str, Any]:
     drawn.update(timed)
     drawn["unplaced"] = unplaced
     drawn["replacements"] = reserves
+    drawn["held"] = held
     return drawn
 
 

@@ -70,7 +70,7 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
     drawn = sql.rounds.drawn(db, tid)
     listed = counting.counted(db, tid, names, drawn)
     owing = frozenset((x.round_no, m["table"]) for x in drawn for m in counting.missing(x, listed))
-    held = release.held(row, drawn, listed)
+    held = release.held_in(db, row, drawn, listed)
     return Tally(
         tid=tid,
         revision=revision,

@@ -53,3 +53,17 @@ def excluded(db: Connection, tid: int) -> set[int]:
         )
     ).scalars()
     return set(found)
+
+
+def released_early(db: Connection, tid: int) -> frozenset[int]:
+    """The rounds of tournament ``tid`` whose results the judge released before every table
+    was done (``release`` events), as drawn now: a round undrawn since (``undraw``) and drawn
+    anew is held again."""
+    released: set[int] = set()
+    for x in of_tournament(db, tid, ("release", "undraw")):
+        round_no = json.loads(x.args)["round"]
+        if x.kind == "release":
+            released.add(round_no)
+        else:
+            released.discard(round_no)
+    return frozenset(released)

@@ -35,7 +35,7 @@ from typing import Any
 
 from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
 from klik.errors import KlikError
-from klik.words import words
+from klik.words import pwords, words
 
 MAX_REASON = 500
 
@@ -171,8 +171,9 @@ def _assign(request: Mapping[str, Any], seats: Sequence[str]) -> Assign:
     for key, high in (("round", MAX_ROUND), ("table", MAX_TABLE), ("game", MAX_GAME)):
         number = request.get(key)
         if type(number) is not int or not 1 <= number <= high:
+            label = pwords("field", key)  # the glossary's word for it: Runda, Stół, Gra
             raise CorrectionError(
-                words("{key}: a whole number from 1 to {most}", key=key, most=high)
+                words("{key}: a whole number from 1 to {most}", key=label, most=high)
             )
         numbers[key] = number
     players = request.get("players")

@@ -39,6 +39,7 @@ const LABELS = {
   installHow: _("On the table, connected to the hall's network, type this one line. It checks the script and the bundle before anything runs as administrator."),
   installCard: _("Print the install card"),
   bigOff: _("Big points off"), cancel: _("Cancel"), undraw: _("Undo the draw"),
+  release: _("Publish the round's results"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -61,6 +62,7 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (200 points
   assign: _("assigned to the round"), withdraw: _("player withdrawn"),
   reinstate: _("player reinstated"), rename: _("player's details changed"), family: _("family marked"),
   undraw: _("draw undone"), warning: _("warning"), deduction: _("big points deducted"),
+  release: _("round's results published before every table was done"),
   exclusion: _("excluded from the tournament"), checkin: _("check-in"),
   checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
   replace: _("seat taken by a reserve"), renumber: _("table renumbered"),
@@ -463,6 +465,7 @@ async function round() {
     $("round-title").textContent = _("No round drawn yet.");
     $("round").tBodies[0].replaceChildren();
     $("undraw").hidden = true;
+    $("release").hidden = true;
     return;
   }
   $("undraw").hidden = false;
@@ -501,6 +504,9 @@ async function round() {
     el("td", {class: x.missing ? "bad" : "ok"}, x.missing || _("all in")),
     el("td", {class: "clock", "data-testid": `clock-${x.table}`}, tableClock(x, drawn)),
     el("td", {class: "checks"}, (checks[x.table] || []).join("; ")))));
+  // A round whose results wait for its other tables (release_together): the judge may
+  // publish them now.
+  $("release").hidden = !drawn.held;
   $("round-clock").textContent = drawn.left_ms === null ? "" :
     _("Round time left: {left}", {left: timeLeft(drawn.left_ms)});
   // Results that fill no slot: the judge puts each in its table's game (assign) or excludes it.
@@ -544,6 +550,21 @@ function tableClock(x, drawn) {
     el("button", {"data-extend": x.table, "data-testid": `extend-${x.table}`}, _("+5 min"))];
 }
 
+// What an entry of the audit log is about, in the judge's words: the game a correction is
+// of ("stół 3, runda 1, gra 2"), or the player an event names ("gracz 5 Ewa Nowak").
+function whatOf(c, result, names) {
+  if (c.result != null) return result
+    ? _("table {table}, round {round}, game {game}", {...result, game: result.game ?? "–"})
+    : _("result {id}", {id: c.result});
+  return c.player ? _("player {id} {name}", {id: c.player, name: names[c.player] ?? ""}) : "";
+}
+// An entry's value in words: yes or no for a flag, else the number or text.
+const said = c => c.value === true ? _("yes") : c.value === false ? _("no")
+  : String(c.value ?? c.big ?? c.round ?? c.table ?? "");
+// Who made an entry: the judge, the player (checking in on their page) or the table.
+const WHO = {judge: () => pgettext("who", "judge"), player: () => pgettext("who", "player"),
+             table: () => pgettext("who", "table")};
+
 function statusOf(x) {
   return [x.counts ? el("span", {class: "ok"}, _("yes")) : el("span", {class: "bad"}, HELD[x.held]),
     x.corrected && [" ", correctedMark()]];
@@ -551,8 +572,11 @@ function statusOf(x) {
 
 async function scores() {
   if (!tid) return;
-  const [listed, audit] = await Promise.all([
-    get(`/api/v1/tournaments/${tid}/results`), get(`/api/v1/tournaments/${tid}/corrections`)]);
+  const [listed, audit, players] = await Promise.all([
+    get(`/api/v1/tournaments/${tid}/results`), get(`/api/v1/tournaments/${tid}/corrections`),
+    playersOf(tid)]);
+  const byId = Object.fromEntries(listed.map(x => [x.id, x]));
+  const names = Object.fromEntries(players.map(p => [p.id, p.name]));
   renew($("tresults").tBodies[0], ...listed.map(x =>
     el("tr", {class: x.counts ? "" : "held", "data-result": x.id},
       el("td", {}, x.round), el("td", {}, x.table), el("td", {}, x.game),
@@ -560,12 +584,11 @@ async function scores() {
       el("td", {}, Object.entries(x.seats).map(([s, e], k) => [k > 0 && el("br"),
         `${s} ${e.name || "?"}${reserveMark(e.reserve)}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`])),
       el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct"))))));
-  renew($("audit").tBodies[0], ...audit.map(c => el("tr", {},
-    el("td", {}, c.result ?? (c.player ? `#${c.player}` : "")), el("td", {}, KINDS[c.kind] ?? c.kind),
-    el("td", {}, c.seat), el("td", {}, c.to != null ? `${c.table} → ${c.to}`
-      : String(c.value ?? c.big ?? c.round ?? c.table ?? "")),
-    el("td", {}, c.reason), el("td", {}, c.by), el("td", {}, clock(c.at)))));
-  window.resultsById = Object.fromEntries(listed.map(x => [x.id, x]));
+  renew($("audit").tBodies[0], ...audit.map(c => el("tr", {"data-entry": `${c.log}:${c.id}`},
+    el("td", {}, whatOf(c, byId[c.result], names)), el("td", {}, KINDS[c.kind] ?? c.kind),
+    el("td", {}, c.seat), el("td", {}, c.to != null ? `${c.table} → ${c.to}` : said(c)),
+    el("td", {}, c.reason), el("td", {}, WHO[c.by]?.() ?? c.by), el("td", {}, clock(c.at)))));
+  window.resultsById = byId;
 }
 
 async function standings() {
@@ -633,7 +656,7 @@ function labels() {
     _("The judge's actions")]);
   head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
-  head("audit", [_("Results"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
+  head("audit", [pgettext("audit", "Of"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
     _("When")]);
   head("standings", [_("Place"), _("No."), _("Player"), pgettext("standings", "Stage"), _("Big"),
     _("Small"), _("Games"), pgettext("standings", "Deducted")]);
@@ -713,6 +736,18 @@ $("undraw").addEventListener("click", async () => {
   if (!confirm(_("Undo the draw of round {round}? Its tables and seats are gone from the console, the projector and the players' pages, and the round can be drawn again.", {round: last.round}))) return;
   const answer = await change("DELETE", `/api/v1/tournaments/${tid}/rounds/${last.round}`, {reason: _("draw undone")});
   if (answer.ok) { say(_("The draw of round {round} is undone.", {round: last.round})); tournament = null; }
+  refresh();
+});
+
+// Publish a held round's results now, before every table is done: the public sees them at
+// once, and there is no holding them back again, so the judge is asked first.
+$("release").addEventListener("click", async () => {
+  const last = await lastRound();
+  if (!last) return;
+  if (!confirm(_("Publish the results of round {round} now, before every table is done? The projector, the board and the players' phones show them at once, and each later result as it comes.", {round: last.round}))) return;
+  const answer = await change("POST", `/api/v1/tournaments/${tid}/rounds/${last.round}/release`,
+    {reason: _("round's results published before every table was done")});
+  if (answer.ok) say(_("The results of round {round} are public.", {round: last.round}));
   refresh();
 });
 
