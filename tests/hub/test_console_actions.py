@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from klik_hub.storage.store import Store
 from tests.helpers.browser import no_then_yes
-from tests.helpers.tourney import API, create, enrol
+from tests.helpers.tourney import API, Hall, create, enrol, lowest_goes_out
 
 Hub = tuple[str, Store]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -141,3 +141,48 @@ def test_the_last_draw_is_undone_from_the_round_tab_after_a_question(page: Page,
     assert httpx.get(f"{url}{API}/{tid}").json()["rounds"] == []
     expect(page.locator("#round-title")).to_have_text("Nie wylosowano jeszcze rundy.")
     expect(undo).to_be_hidden()
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_sanction_from_a_results_row_names_the_game_in_its_reason(page: Page, hub: Hub) -> None:
+    """Issue 37, point 1: the judge gives a sanction from the game it was earned in: the
+    dialog offers that game's players by seat and the three sanctions; the points field
+    only for a deduction; the reason starts with the game's receipt, table and game."""
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).json()
+    table = drawn["tables"][0]
+    seats = {s: str(p) for s, p in table["seats"].items()}
+    sent = Hall(url, store, 2).report(
+        tid, 1, table["table"], seats, lowest_goes_out(1, table["table"], 1, table["seats"]),
+        rules="tournament", round_game=1,
+    )  # fmt: skip
+    assert sent.status_code == 201, sent.text
+    (result,) = httpx.get(f"{url}{API}/{tid}/results").json()
+    page.goto(f"{url}/?t={tid}")
+    page.get_by_test_id("tab-scores").click()
+    page.get_by_test_id(f"sanction-{result['id']}").click()
+    expect(page.get_by_test_id("act")).to_be_visible()
+    expect(page.get_by_test_id("act-player").locator("option")).to_have_text(
+        [f"{s}: {e['name']} ({e['player']})" for s, e in result["seats"].items()]
+    )
+    expect(page.get_by_test_id("act-big")).to_be_hidden()  # a warning takes no points
+    page.get_by_test_id("act-player").select_option("B")
+    page.get_by_test_id("act-kind").select_option("deduction")
+    expect(page.get_by_test_id("act-big")).to_be_visible()
+    page.get_by_test_id("act-big").fill("2")
+    reason = page.get_by_test_id("act-reason")
+    expect(reason).to_have_value(f"R-{result['receipt']}, stół {table['table']}, gra 1: ")
+    reason.press("End")
+    reason.type("rozmowa przy stole")
+    with page.expect_response(lambda r: r.request.method != "GET"):
+        page.get_by_test_id("act-ok").click()
+    b = result["seats"]["B"]
+    expect(page.get_by_test_id("message")).to_have_text(
+        f"Zapisano: Odejmij duże punkty — gracz {b['player']} {b['name']}."
+    )
+    assert sanctions(url, tid) == [
+        (b["player"], "deduction", 2,
+         f"R-{result['receipt']}, stół {table['table']}, gra 1: rozmowa przy stole"),
+    ]  # fmt: skip

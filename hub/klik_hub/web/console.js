@@ -40,6 +40,8 @@ const LABELS = {
   installCard: _("Print the install card"),
   bigOff: _("Big points off"), cancel: _("Cancel"), undraw: _("Undo the draw"),
   release: _("Publish the round's results"),
+  sanctionPlayer: _("Player"), sanctionKind: pgettext("sanction", "Sanction"),
+  warning: _("Warning"), deduction: _("Deduct big points"), exclusion: _("Exclude"),
 };
 // The hub's values in words: a table's state, how a game ended, why a result does not count,
 // the choices of the forms' selects, the kinds of the corrections log.
@@ -583,7 +585,9 @@ async function scores() {
       el("td", {class: "receipt"}, `R-${x.receipt}`),
       el("td", {}, Object.entries(x.seats).map(([s, e], k) => [k > 0 && el("br"),
         `${s} ${e.name || "?"}${reserveMark(e.reserve)}: ${e.rack} → ${e.small > 0 ? "+" : ""}${e.small} / ${e.big}`])),
-      el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct"))))));
+      el("td", {}, statusOf(x)), el("td", {}, el("button", {"data-fix": x.id}, _("Correct")), " ",
+        el("button", {type: "button", "data-sanction": x.id, "data-testid": `sanction-${x.id}`},
+          _("Sanction"))))));
   renew($("audit").tBodies[0], ...audit.map(c => el("tr", {"data-entry": `${c.log}:${c.id}`},
     el("td", {}, whatOf(c, byId[c.result], names)), el("td", {}, KINDS[c.kind] ?? c.kind),
     el("td", {}, c.seat), el("td", {}, c.to != null ? `${c.table} → ${c.to}` : said(c)),
@@ -682,8 +686,31 @@ const ACTS = {
     what: p => _("Big points off for player {id} {name}, in the stage being played.", p)},
   exclusion: {label: () => _("Exclude"), fields: [],
     what: p => _("Exclude player {id} {name} from the tournament? They are not drawn again and are marked on the standings. This cannot be undone.", p)},
+  // From a result's row: one of its players, and which of the three sanctions.
+  sanction: {label: () => _("Sanction"), fields: ["player", "kind", "big"],
+    what: () => _("A sanction for a player of this game: a warning, big points off in the stage being played, or exclusion from the tournament (which cannot be undone).")},
 };
 let acting = null;  // {act, player}
+let sanctioned = {};  // a result's players, by seat, while its sanction dialog is open
+
+// A sanction from a result's row: the dialog offers the game's players, seat by seat, and
+// the three sanctions; the reason starts with the game it is about, for the log.
+function sanctionFrom(x) {
+  sanctioned = Object.fromEntries(Object.entries(x.seats)
+    .filter(([, e]) => e.player != null).map(([s, e]) => [s, {id: e.player, name: e.name}]));
+  const pick = $("act-form").elements.player;
+  pick.replaceChildren(...Object.entries(sanctioned).map(([s, p]) =>
+    el("option", {value: s}, `${s}: ${p.name} (${p.id})`)));
+  openAct("sanction", {id: null, name: ""});
+  const f = $("act-form").elements;
+  f.reason.value = _("R-{receipt}, table {table}, game {game}: ", {...x, game: x.game ?? "–"});
+  showBig();
+}
+// The points field only for a deduction.
+const showBig = () => {
+  if (acting?.act === "sanction") $("act-form").querySelector("[data-field=big]").hidden =
+    $("act-form").elements.kind.value !== "deduction";
+};
 
 function playerActs(p) {
   const acts = ["change", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion"];
@@ -704,6 +731,7 @@ function openAct(act, player) {
   (how.fields.length ? form.elements[how.fields[0]] : form.elements.reason).focus();
 }
 
+$("act-form").elements.kind.addEventListener("change", showBig);
 // Not a submit button: Enter in the reason submits the form with its action, not Anuluj.
 $("act-cancel").addEventListener("click", () => $("act").close("cancel"));
 $("act").addEventListener("close", async () => {
@@ -712,9 +740,11 @@ $("act").addEventListener("close", async () => {
   acting = null;
   const reason = f.reason.value;
   let answer;
-  if (["warning", "deduction", "exclusion"].includes(act)) {
-    const sent = {player: player.id, kind: act, reason};
-    if (act === "deduction") sent.big = Number(f.big.value);
+  const kind = act === "sanction" ? f.kind.value : act;
+  if (act === "sanction") Object.assign(player, sanctioned[f.player.value]);
+  if (["warning", "deduction", "exclusion"].includes(kind)) {
+    const sent = {player: player.id, kind, reason};
+    if (kind === "deduction") sent.big = Number(f.big.value);
     answer = await change("POST", `/api/v1/tournaments/${tid}/sanctions`, sent);
   } else {
     const sent = {reason};
@@ -724,7 +754,7 @@ $("act").addEventListener("close", async () => {
     }
     answer = await change("PATCH", `/api/v1/tournaments/${tid}/players/${player.id}`, sent);
   }
-  if (answer.ok) say(_("Saved: {action} — player {id} {name}.", {action: ACTS[act].label(), ...player}));
+  if (answer.ok) say(_("Saved: {action} — player {id} {name}.", {action: ACTS[kind].label(), ...player}));
   refresh();
 });
 
@@ -973,6 +1003,11 @@ document.addEventListener("click", async e => {
       {seconds: 300, reason: _("extra time given at the table")});
     if (answer.ok) say(_("Table {table}: 5 minutes more.", {table: extend.dataset.extend}));
     refresh();
+    return;
+  }
+  const sanction = e.target.closest("button[data-sanction]");
+  if (sanction) {
+    sanctionFrom(window.resultsById[sanction.dataset.sanction]);
     return;
   }
   const fix = e.target.closest("button[data-fix]");
