@@ -28,7 +28,7 @@ def big_racks(round_no: int, table: int, game: int, seats: Seats) -> dict[str, i
 
 def a_round(
     url: str, store: Store, players: int, reported: int, outcome: Outcome = lowest_goes_out,
-    **more: str,
+    **more: object,
 ) -> int:  # fmt: skip
     """An open tournament of ``players`` at one-game tables, ``reported`` of them reported."""
     tid = create(url, **more)

@@ -40,6 +40,16 @@ function line(r, club) {
     name.append(" ", out);
   }
   from.textContent = from.title = club ?? "";
+  if (tr.className === "top") {
+    // The top three's name takes the club's column too, the club beneath it in small type:
+    // room for a whole name (wholeNames).
+    name.colSpan = 2;
+    from.remove();
+    const under = document.createElement("small");
+    under.className = "club";
+    under.textContent = club ?? "";
+    name.append(under);
+  }
   big.textContent = r.big;
   small.textContent = `${r.small > 0 ? "+" : ""}${r.small}`;
   games.textContent = r.games;
@@ -92,7 +102,7 @@ async function draw() {
   $("held").textContent = board.held.map(heldLine).join(" ");
   phones(tid);
   document.title = _("{name} — Standings", {name: tournament.name});
-  $("title").textContent = document.title;
+  $("title").textContent = $("title").title = document.title;
   const last = tournament.rounds.at(-1);
   if (last) {
     const drawn = await (await fetch(`/api/v1/tournaments/${tid}/rounds/${last.round}`)).json();
@@ -108,6 +118,7 @@ async function draw() {
   $("empty").hidden = played;
   $("empty").textContent = _("No results yet.");
   $("rows").replaceChildren(...(played ? grouped(rows, label => stageRow(label, 6), r => line(r, r.club)) : []));
+  wholeNames();
 }
 
 // The board's QR code (/t/ID): standings and seatings on every phone in the hall, so the
@@ -127,6 +138,22 @@ async function phones(tid) {
 
 // The round's time left, counted down every second between the hub's answers.
 let endsAt = null;
+// The top three's names whole, read from the back of the hall (issue 37): across the name's
+// and the club's columns, wrapped at their spaces onto a second line, and a word still wider
+// than that set smaller until it fits. Every other name gives way with an ellipsis, never the
+// points.
+function wholeNames() {
+  for (const td of document.querySelectorAll("#rows tr.top td:nth-child(2)")) {
+    td.classList.add("whole");
+    let size = parseFloat(getComputedStyle(td).fontSize);
+    const least = size * 0.6;  // still legible across a hall
+    while (td.scrollWidth > td.clientWidth && size > least) {
+      size *= 0.92;
+      td.style.fontSize = `${size}px`;
+    }
+  }
+}
+
 function tick() {
   if (endsAt === null) { $("clock").textContent = ""; return; }
   const s = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
