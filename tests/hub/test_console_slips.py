@@ -67,7 +67,9 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     expect(page.locator("#correct")).to_be_hidden()
     listed = {r["table"]: r for r in results(url, tid)}
     for table in (3, 1):  # one correction after another: each goes to its own game
-        page.locator(f"#tresults tbody tr[data-result='{listed[table]['id']}'] button[data-fix]").click()
+        page.locator(
+            f"#tresults tbody tr[data-result='{listed[table]['id']}'] button[data-fix]"
+        ).click()
         expect(page.locator("#correct")).to_be_visible()
         expect(page.locator("#correct-what")).to_contain_text(f"stół {table}, gra 1")
         loser = next(s for s, e in listed[table]["seats"].items() if e["rack"] > 0)
