@@ -114,6 +114,9 @@ def test_the_judge_runs_a_round_from_the_console(
         expect(audit.nth(5)).to_have_text("sędzia")
         page.get_by_role("tab", name="Stoły").click()  # the live results carry the mark too
         expect(page.locator("#results tbody tr .mark")).to_have_count(1)
+        # ... and the points as they count now: B's rack 12, as corrected, not the table's 0
+        corrected = page.locator("#results tbody tr").filter(has=page.locator(".mark"))
+        expect(corrected.locator("td").nth(5)).to_contain_text("B 12")
 
         page.get_by_test_id("tab-standings").click()
         standings = page.locator("#standings tbody tr")

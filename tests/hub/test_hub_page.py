@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -17,6 +19,7 @@ from klik_hub.door import guard
 from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.helpers.hubkit import live_hub, post, result_body, sealed
+from tests.helpers.tourney import API, Hall, create, enrol
 
 DOCS = Path(__file__).parents[2] / "docs"
 
@@ -98,3 +101,72 @@ def test_a_full_disk_is_a_red_banner_on_the_console(page: Page, store: Store) ->
         expect(banner).to_be_visible()
         expect(banner).to_contain_text("Dysk huba jest pełny")
         assert banner.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(187, 0, 0)"
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_one_list_says_what_needs_the_judge_now_oldest_first(
+    page: Page, hub: tuple[str, Store]
+) -> None:
+    """Issue 37, point 6: above the hall, one list of what needs the judge, oldest first, each
+    with its action: a points mismatch, a table silent for 30 s in a game, a judge call, a
+    result the hub refused."""
+    url, store = hub
+    one, key_one = hall.devices.pair(store, 1)
+    two, key_two = hall.devices.pair(store, 2)
+    post(url, "/api/v1/results", sealed(one, key_one, 1, result_body(table=1)))
+    mismatch = result_body(table=2, game=4)
+    mismatch["seats"]["C"]["small"] = -20  # the table scored C wrong
+    post(url, "/api/v1/results", sealed(two, key_two, 1, mismatch))
+    beat(store, url, one, key_one, 1)
+    store.now_ms.ms += 45_000  # type: ignore[attr-defined]  # the tests' clock: table 1 is silent
+    beat(store, url, two, key_two, 1, state="paused", mover="D", judge=True, paused_by="D",
+         refused=[{"seq": 3, "game": 5, "error": "body.finished_at: not a time"}])  # fmt: skip
+    (wrong,) = [r for r in hall.results.newest(store) if r["table"] == 2]
+
+    page.goto(url)
+    needs = page.get_by_test_id("needs").locator("li")
+    expect(needs).to_have_count(4)
+    expect(needs.nth(0)).to_have_text(f"Stół 2 gra 4 · R-{wrong['receipt']} · niezgodne")
+    expect(needs.nth(1)).to_have_text(re.compile(r"^Stół 1 brak kontaktu od 4\d s Pokaż stół$"))
+    expect(needs.nth(2)).to_have_text("Stół 2 D wzywa sędziego Pokaż stół")  # no names: no lineup
+    expect(needs.nth(3)).to_contain_text("Stół 2 wynik gry 5 odrzucony")
+    needs.nth(1).get_by_role("button", name="Pokaż stół").click()
+    table_one = page.locator("#tables tbody tr[data-table='1']")
+    expect(table_one.get_by_role("button").first).to_be_focused()  # its row, ready to act on
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_held_or_unplaced_result_is_listed_with_its_action(
+    page: Page, hub: tuple[str, Store]
+) -> None:
+    """A result of the tournament held for the judge (played under other rules) is listed with
+    *Popraw*, which opens its correction; one that fills no slot of the round (a game too
+    many) with *Przypisz*, which opens the round's tab where it is assigned."""
+    url, store = hub
+    tid = create(url, name="Liga")
+    enrol(url, tid, 8)
+    drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": 4}).json()
+    tables = Hall(url, store, 2)
+    first, second = drawn["tables"]
+    seats = {s: str(p) for s, p in first["seats"].items()}
+    assert tables.report(tid, 1, 1, seats, {s: 10 * k for k, s in enumerate(seats)},
+                         rules="league", round_game=1).status_code == 201  # fmt: skip
+    seats = {s: str(p) for s, p in second["seats"].items()}
+    assert tables.report(tid, 1, 2, seats, {s: 10 * k for k, s in enumerate(seats)},
+                         rules="tournament", round_game=3).status_code == 201  # fmt: skip
+    page.goto(f"{url}/?t={tid}")
+    needs = page.get_by_test_id("needs").locator("li")
+    expect(needs).to_have_count(2)
+    expect(needs.nth(0)).to_contain_text("Stół 1 gra 1 · R-")
+    expect(needs.nth(0)).to_contain_text("inne zasady")
+    expect(needs.nth(1)).to_contain_text("Stół 2 gra 1 · R-")  # its own count: its first game
+    expect(needs.nth(1)).to_contain_text("poza rundą")
+    needs.nth(0).get_by_role("button", name="Popraw").click()
+    expect(page.get_by_role("tab", name="Wyniki turnieju")).to_have_attribute(
+        "aria-selected", "true"
+    )
+    expect(page.locator("#correct-what")).to_contain_text("runda 1, stół 1, gra 1")
+    page.get_by_test_id("tab-live").click()
+    needs.nth(1).get_by_role("button", name="Przypisz").click()
+    expect(page.get_by_role("tab", name="Runda")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_test_id("unplaced").locator("form")).to_have_count(1)

@@ -40,6 +40,7 @@ const LABELS = {
   installCard: _("Print the install card"),
   bigOff: _("Big points off"), cancel: _("Cancel"), undraw: _("Undo the draw"),
   release: _("Publish the round's results"),
+  needsTitle: _("Needs the judge now"), needsNone: _("Nothing waits for the judge."),
   sanctionPlayer: _("Player"), sanctionKind: pgettext("sanction", "Sanction"),
   warning: _("Warning"), deduction: _("Deduct big points"), exclusion: _("Exclude"),
 };
@@ -325,12 +326,16 @@ function resultRow(row, counted) {
     ? el("span", {class: "ok"}, pgettext("points", "ok"))
     : el("span", {class: "bad"}, pgettext("points", "mismatch"));
   const conflict = row.conflict && [" ", el("span", {class: "bad"}, _("CONFLICT"))];
-  return el("tr", {class: row.conflict ? "conflict" : ""},
+  // A result the judge corrected shows its points as they count now, not as the table sent.
+  const now = row.corrected && counted[row.id];
+  const of = key => now ? Object.fromEntries(Object.entries(now.seats).map(([s, e]) => [s, e[key]]))
+    : row[key === "rack" ? "racks" : key];
+  return el("tr", {class: row.conflict ? "conflict" : "", "data-result": row.id},
     el("td", {}, row.table), el("td", {}, row.game),
     el("td", {class: "receipt"}, `R-${row.receipt}`, conflict, row.corrected && [" ", correctedMark()]),
     el("td", {}, ENDED_BY[row.ended_by] ?? ENDINGS[row.ending] ?? row.ending),
     el("td", {}, winners(row, counted)),
-    el("td", {}, seats(row.racks)), el("td", {}, signed(row.small)), el("td", {}, seats(row.big)),
+    el("td", {}, seats(of("rack"))), el("td", {}, signed(of("small"))), el("td", {}, seats(of("big"))),
     el("td", {}, check), el("td", {}, clock(row.received_at)));
 }
 
@@ -403,10 +408,91 @@ async function live() {
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
   renew($("tables").tBodies[0], ...tables.map(tableRow));
   renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
+  const waiting = needs(tables, results, counted);
+  $("needs-none").hidden = waiting.length > 0;
+  renew($("needs"), ...waiting.map(needLine));
   const calling = new Set(tables.filter(r => r.status && r.status.judge).map(r => r.table));
   if ([...calling].some(n => !heard.has(n))) chime();
   heard = calling;
 }
+
+// What needs the judge now, in one list above the hall, oldest first (the time a result came,
+// or when this console first saw a table's trouble), each with its action: a judge call, a
+// result the hub refused, a table silent for 30 s in a game, a table whose health fails, a
+// conflict or a points mismatch, and a result of the tournament held for the judge (other
+// players or rules, impossible racks) or filling no slot of the round.
+const SILENT_S = 30;
+const firstSeen = new Map();  // a need's key: when this console first saw it (ms)
+const IN_GAME = new Set(["ready", "move", "timed_out", "paused", "scoring"]);
+
+function needs(tables, results, counted) {
+  const found = [];
+  const add = (key, at, text, act) => found.push({key, at: at ?? seen(key), text, act});
+  for (const row of tables) {
+    const s = row.status || {}, show = {kind: "table", table: row.table};
+    const where = _("Table {table}", {table: row.table});
+    if (s.judge) add(`call:${row.table}`, null, [where, _("{who} calls the judge",
+      {who: named(s.called_by ?? s.paused_by ?? "", s.names)}).trim()], show);
+    for (const x of Array.isArray(s.refused) ? s.refused : []) add(`refused:${row.table}:${x.seq}`,
+      null, [where, _("game {game}'s result refused", {game: x.game}), x.error], show);
+    if (row.seen_s_ago !== null && row.seen_s_ago > SILENT_S && IN_GAME.has(s.state))
+      add(`silent:${row.table}`, Date.now() - row.seen_s_ago * 1000,
+        [where, _("no contact for {s} s", {s: Math.round(row.seen_s_ago)})], show);
+    if ((row.warnings || []).length) add(`health:${row.table}:${row.warnings.join()}`, null,
+      [where, health(s.health, row.warnings).textContent], show);
+  }
+  const listed = new Set();
+  for (const r of results) {
+    if (!r.conflict && r.points_check === "ok") continue;
+    listed.add(r.id);
+    add(`result:${r.id}`, Date.parse(r.received_at), [_("Table {table}", {table: r.table}),
+      _("game {game}", {game: r.game ?? "–"}), `R-${r.receipt}`,
+      r.conflict ? _("CONFLICT") : pgettext("points", "mismatch")],
+      byFix(r.id, counted));
+  }
+  for (const x of counted) {
+    if (listed.has(x.id) || x.counts || x.held === "excluded") continue;
+    const unplaced = x.slot === null;
+    add(`result:${x.id}`, Date.parse(x.received_at), [_("Table {table}", {table: x.table}),
+      _("game {game}", {game: x.game ?? "–"}), `R-${x.receipt}`,
+      HELD[x.held] ?? (unplaced ? _("not in the round") : x.held)],
+      unplaced ? {kind: "assign"} : {kind: "fix", result: x.id});
+  }
+  return found.sort((a, b) => a.at - b.at);
+}
+
+// When this console first saw a need with no time of its own.
+function seen(key) {
+  if (!firstSeen.has(key)) firstSeen.set(key, Date.now());
+  return firstSeen.get(key);
+}
+
+const byFix = (id, counted) => counted.some(x => x.id === id) ? {kind: "fix", result: id} : null;
+
+const NEED_ACTS = {table: () => _("Show the table"), fix: () => _("Correct"),
+                   assign: () => _("Assign")};
+
+function needLine(need) {
+  const act = need.act && el("button", {type: "button", "data-need": need.act.kind,
+    "data-table": need.act.table, "data-result": need.act.result}, NEED_ACTS[need.act.kind]());
+  return el("li", {"data-key": need.key}, el("b", {}, need.text[0]), " ",
+    need.text.slice(1).filter(Boolean).join(" · "), act && [" ", act]);
+}
+
+$("needs").addEventListener("click", async e => {
+  const b = e.target.closest("button[data-need]");
+  if (!b) return;
+  if (b.dataset.need === "table") {
+    const row = document.querySelector(`#tables tbody tr[data-table="${b.dataset.table}"]`);
+    row?.scrollIntoView({block: "center"});
+    (row?.querySelector("button") ?? row)?.focus();
+  } else if (b.dataset.need === "assign") {
+    show("round");
+  } else {
+    await show("scores");
+    document.querySelector(`#tresults button[data-fix="${b.dataset.result}"]`)?.click();
+  }
+});
 
 // --- the tournament ------------------------------------------------------------------------
 
@@ -687,7 +773,7 @@ const ACTS = {
   exclusion: {label: () => _("Exclude"), fields: [],
     what: p => _("Exclude player {id} {name} from the tournament? They are not drawn again and are marked on the standings. This cannot be undone.", p)},
   // From a result's row: one of its players, and which of the three sanctions.
-  sanction: {label: () => _("Sanction"), fields: ["player", "kind", "big"],
+  sanction: {label: () => _("Sanction"), fields: ["player", "sanction", "big"],
     what: () => _("A sanction for a player of this game: a warning, big points off in the stage being played, or exclusion from the tournament (which cannot be undone).")},
 };
 let acting = null;  // {act, player}
@@ -709,7 +795,7 @@ function sanctionFrom(x) {
 // The points field only for a deduction.
 const showBig = () => {
   if (acting?.act === "sanction") $("act-form").querySelector("[data-field=big]").hidden =
-    $("act-form").elements.kind.value !== "deduction";
+    $("act-form").elements.sanction.value !== "deduction";
 };
 
 function playerActs(p) {
@@ -731,7 +817,7 @@ function openAct(act, player) {
   (how.fields.length ? form.elements[how.fields[0]] : form.elements.reason).focus();
 }
 
-$("act-form").elements.kind.addEventListener("change", showBig);
+$("act-form").elements.sanction.addEventListener("change", showBig);
 // Not a submit button: Enter in the reason submits the form with its action, not Anuluj.
 $("act-cancel").addEventListener("click", () => $("act").close("cancel"));
 $("act").addEventListener("close", async () => {
@@ -740,7 +826,7 @@ $("act").addEventListener("close", async () => {
   acting = null;
   const reason = f.reason.value;
   let answer;
-  const kind = act === "sanction" ? f.kind.value : act;
+  const kind = act === "sanction" ? f.sanction.value : act;
   if (act === "sanction") Object.assign(player, sanctioned[f.player.value]);
   if (["warning", "deduction", "exclusion"].includes(kind)) {
     const sent = {player: player.id, kind, reason};
@@ -786,7 +872,7 @@ function show(next) {
   for (const s of document.querySelectorAll("section")) s.hidden = s.id !== `tab-${tab}`;
   say("");
   labels();
-  refresh();
+  return refresh();
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
