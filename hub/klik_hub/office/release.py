@@ -34,8 +34,8 @@ from sqlalchemy import Connection
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office import corrections, counting, results, sanctions, standings
-from klik_hub.office.errors import ConflictError, NotFoundError
-from klik_hub.office.tournaments import tournament
+from klik_hub.office.errors import ConflictError
+from klik_hub.office.tournaments import drawn_round, tournament
 from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament.standings import Row
@@ -75,11 +75,7 @@ def release_now(store: Store, tid: int, round_no: int, reason: str, by: str) -> 
     released already); NotFoundError for a round not drawn."""
     with store.writing() as db:
         row = tournament(db, tid, lock=True)
-        drawn = sql.rounds.drawn(db, tid)
-        found = [x for x in drawn if x.round_no == round_no]
-        if not found:
-            said = words("tournament {tid} has no round {round}", tid=tid, round=round_no)
-            raise NotFoundError(said)
+        drawn, kept = drawn_round(db, tid, round_no)
         if not row.release_together:
             said = words(
                 "round {round}: this tournament shows every result at once; none is held",
@@ -90,7 +86,7 @@ def release_now(store: Store, tid: int, round_no: int, reason: str, by: str) -> 
         if round_no not in held_in(db, row, drawn, counted):
             said = words("round {round}: its results are public already", round=round_no)
             raise ConflictError(said)
-        missing = sorted(m["table"] for m in counting.missing(found[0], counted))
+        missing = sorted(m["table"] for m in counting.missing(kept, counted))
         args = {"round": round_no, "missing": missing}
         at = utc_iso(store.now_ms())
         sql.events.log(db, tid, "release", player_no=None, args=args, reason=reason, by=by, at=at)

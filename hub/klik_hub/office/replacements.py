@@ -30,7 +30,7 @@ from klik_hub import sql
 from klik_hub.office import counting, rounds
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.players import active
-from klik_hub.office.tournaments import tournament
+from klik_hub.office.tournaments import drawn_round, tournament
 from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import slots as sl
@@ -60,12 +60,7 @@ def replace(
     the round already."""
     with store.writing() as db:
         row = tournament(db, tid, lock=True)
-        drawn = sql.rounds.drawn(db, tid)
-        found = [x for x in drawn if x.round_no == round_no]
-        if not found:
-            said = words("tournament {tid} has no round {round}", tid=tid, round=round_no)
-            raise NotFoundError(said)
-        kept = found[0]
+        drawn, kept = drawn_round(db, tid, round_no)
         if not 1 <= table <= len(kept.tables):
             said = words("round {round} has no table {table}", round=round_no, table=table)
             raise NotFoundError(said)

@@ -10,6 +10,7 @@ from sqlalchemy import Connection
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office.errors import NotFoundError, TournamentError
+from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import formats as f
 
@@ -25,6 +26,16 @@ def tournament(db: Connection, tid: int, *, lock: bool = False) -> Any:
     if row is None:
         raise NotFoundError(words("no tournament {tid}", tid=tid))
     return row
+
+
+def drawn_round(db: Connection, tid: int, round_no: int) -> tuple[list[Round], Round]:
+    """Tournament ``tid``'s drawn rounds and round ``round_no`` among them; NotFoundError if
+    it has not been drawn."""
+    drawn = sql.rounds.drawn(db, tid)
+    found = [x for x in drawn if x.round_no == round_no]
+    if not found:
+        raise NotFoundError(words("tournament {tid} has no round {round}", tid=tid, round=round_no))
+    return drawn, found[0]
 
 
 def create(
