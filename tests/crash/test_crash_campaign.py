@@ -50,9 +50,18 @@ class VirtualTable:
     """A ``klik sim`` process on a state folder, started again after every kill."""
 
     def __init__(
-        self, state_dir: Path, prefix: list[str] | None = None, config: Path | None = None
+        self,
+        state_dir: Path,
+        prefix: list[str] | None = None,
+        config: Path | None = None,
+        *,
+        dated: bool = False,
     ) -> None:
         self.state_dir = state_dir  # as the daemon sees it
+        # Each press says when it happened (``at``), so a gesture keeps its spacing however
+        # slowly a loaded machine carries it; its answer then comes before the engine has it
+        # (the kills here that follow a press at once need the undated press's answer).
+        self.dated = dated
         self.config = config
         self.folder = state_dir  # as this test reads it (through a namespace's root, maybe)
         self.prefix = prefix or []
@@ -126,10 +135,14 @@ class VirtualTable:
         return self._request("/api/state")
 
     def down(self, seat: str) -> None:
-        self._request(f"/api/seats/{seat}/button", {"pressed": True})
+        self._button(seat, pressed=True)
 
     def up(self, seat: str) -> None:
-        self._request(f"/api/seats/{seat}/button", {"pressed": False})
+        self._button(seat, pressed=False)
+
+    def _button(self, seat: str, *, pressed: bool) -> None:
+        body: Json = {"pressed": pressed} | ({"at": time.time()} if self.dated else {})
+        self._request(f"/api/seats/{seat}/button", body)
 
     def tap(self, seat: str) -> None:
         self.down(seat)

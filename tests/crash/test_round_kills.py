@@ -39,7 +39,7 @@ def hall(tmp_path: Path) -> Iterator[tuple[VirtualTable, Hub]]:
     hub = Hub(tmp_path / "hub.sqlite", free_port()).start()
     folder = tmp_path / "state"
     folder.mkdir()
-    table = VirtualTable(folder, config=paired(hub, hub.url, tmp_path, table=1))
+    table = VirtualTable(folder, config=paired(hub, hub.url, tmp_path, table=1), dated=True)
     (tmp_path / "other").mkdir()
     paired(hub, hub.url, tmp_path / "other", table=2)  # the round's other table, not played
     yield table, hub

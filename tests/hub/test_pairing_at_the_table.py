@@ -149,7 +149,7 @@ def test_a_game_played_before_the_judge_paired_the_table_reaches_the_hub_with_it
     goes to the hub at the accept, as table 7's, and its receipt reaches the table."""
     with hub_and_table(tmp_path) as (hub, sim):
         shown = until(lambda: (p := pairing_of(sim))["digits"] and p)
-        seats = VirtualTable(tmp_path / "table")  # the seats' buttons of the running sim
+        seats = VirtualTable(tmp_path / "table", dated=True)  # the running sim's seats
         seats.port = int(sim.rsplit(":", 1)[1])
         play(seats)
         assert seats.state()["delivery"]["state"] == "kept"

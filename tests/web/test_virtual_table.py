@@ -4,8 +4,9 @@ Chromium is Debian's (``/usr/bin/chromium``; ``.ci/run`` installs it), driven by
 with ``executable_path``: Playwright never downloads a browser of its own here. The server is
 the real ``klik sim`` daemon (mock pins, real luma driver on a recording bus) on loopback.
 
-Gestures are timed by the server's clock as the presses arrive, so these tests wait in real
-time (a hold is a real second); they are the only tests that do.
+Gestures are timed on the table's clock, the page's edges spaced as the page saw them (each
+says when it happened: ``klik.table.sim.hands``), so these tests wait in real time (a hold
+is a real second).
 """
 
 from __future__ import annotations
@@ -109,8 +110,7 @@ def tap(page: Page, key: str) -> None:
     page.keyboard.down(key)
     page.wait_for_timeout(80)
     page.keyboard.up(key)
-    # The table has the release before the pause is counted: on a loaded machine a slow
-    # answer would otherwise send this tap's release and the next press together, a double.
+    # The release is dated before the pause is counted.
     page.wait_for_function("document.body.dataset.sending === '0'")
     page.wait_for_timeout(500)  # longer than a double tap's gap: a single tap
 
@@ -363,6 +363,10 @@ def test_bad_requests_get_one_clear_line(server: str) -> None:
         ("/api/seats/E/button", b'{"pressed": true}', 404, "no seat E at this table"),
         ("/api/seats/A/button", b'{"pressed": "yes"}', 400, 'send {"pressed": true|false}'),
         ("/api/seats/A/button", b"not json", 400, "body is not JSON"),
+        ("/api/seats/A/button", b'{"pressed": true, "at": "now"}', 400, '"at" is seconds'),
+        ("/api/seats/A/button", b'{"pressed": true, "at": true}', 400, '"at" is seconds'),
+        ("/api/seats/A/button", b'{"pressed": true, "at": 1e999}', 400, '"at" is seconds'),
+        ("/api/judge", b'{"pressed": true, "at": [1]}', 400, '"at" is seconds'),
         ("/api/nothing", b'{"pressed": true}', 404, "no such endpoint"),
         ("/api/orders", b'{"order": "explode"}', 400, 'send {"order": name}; names: start,'),
         ("/api/orders", b"[]", 400, 'send {"order": name}'),
@@ -375,6 +379,36 @@ def test_bad_requests_get_one_clear_line(server: str) -> None:
         assert caught.value.code == status
         assert message in json.load(caught.value)["error"]
     assert state(server)["state"] == "ready"  # and the table goes on
+
+
+def burst(server: str, seat: str, edges: list[tuple[bool, float]], dated: bool) -> None:
+    """Post every edge at once, as a slow line hands on what waited behind a slow request;
+    ``dated``: each says when it happened (``at``), as the page's edges do."""
+    for pressed, at in edges:
+        body: dict[str, Any] = {"pressed": pressed} | ({"at": at} if dated else {})
+        request = urllib.request.Request(
+            f"{server}/api/seats/{seat}/button", json.dumps(body).encode(), JSON
+        )
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            assert json.load(reply) == {"ok": True}
+
+
+def double_tap(start: float) -> list[tuple[bool, float]]:
+    return [(k % 2 == 0, start + 0.06 * k) for k in range(4)]  # 60 ms each, as a finger
+
+
+@pytest.mark.parametrize("dated", [True, False])
+def test_a_double_tap_that_arrives_in_one_burst_is_a_double_tap_when_dated(
+    server: str, dated: bool
+) -> None:
+    """Dated on arrival, a burst's presses last a millisecond: under the debounce, nothing.
+    Dated by the sender, the table reads the Rummikub the player made."""
+    sent = time.time()
+    burst(server, "D", [(True, sent), (False, sent + 0.1)], dated=True)  # D hands A the clock
+    until(server, lambda s: s["mover"] == "A")
+    burst(server, "A", double_tap(time.time()), dated)
+    time.sleep(1.0)  # sleep-ok: past the double tap's window, on the table's real clock
+    assert state(server)["state"] == ("scoring" if dated else "move")
 
 
 # --- the server keeps to its API: methods, content type, origin, slow and many clients -----

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -76,6 +77,8 @@ class TableGPIO:
     ) -> None:
         self.factory = factory
         self.seats = config.seat_letters
+        self._clock = clock
+        self._dated: float | None = None  # the virtual table's date for the edge it drives
         self._last: Outputs | None = None
         self._devices: list[Any] = []
         pins = config.pins
@@ -86,14 +89,14 @@ class TableGPIO:
             }
             self._devices += self.buttons.values()
             for seat, button in self.buttons.items():
-                button.when_activated = _putter(events, clock, seat, True)
-                button.when_deactivated = _putter(events, clock, seat, False)
+                button.when_activated = _putter(events, self._stamp, seat, True)
+                button.when_deactivated = _putter(events, self._stamp, seat, False)
             self.judge = None
             if config.hardware.judge_key:
                 self.judge = DigitalInputDevice(pins.judge_key, pull_up=True, pin_factory=factory)
                 self._devices.append(self.judge)
-                self.judge.when_activated = lambda: events.put(JudgeEdge(True, clock()))
-                self.judge.when_deactivated = lambda: events.put(JudgeEdge(False, clock()))
+                self.judge.when_activated = lambda: events.put(JudgeEdge(True, self._stamp()))
+                self.judge.when_deactivated = lambda: events.put(JudgeEdge(False, self._stamp()))
             self.leds = [LED(pins.led(seat), pin_factory=factory) for seat in self.seats]
             self._devices += self.leds
             self.buzzer = Buzzer(pins.buzzer, pin_factory=factory)
@@ -101,6 +104,22 @@ class TableGPIO:
         except Exception as error:
             self.close()
             raise HardwareError(f"GPIO: cannot open the table's pins ({error})") from None
+
+    def _stamp(self) -> float:
+        dated = self._dated
+        return self._clock() if dated is None else dated
+
+    @contextmanager
+    def dated(self, at: float) -> Iterator[None]:
+        """Edges driven inside are dated ``at`` (table clock), not now: the virtual table's
+        presses, dated by the sender's clock (``klik.table.sim.hands``). Only a mock pin
+        calls back in the thread that drives it, so only it sees the date; the caller drives
+        one pin at a time."""
+        self._dated = at
+        try:
+            yield
+        finally:
+            self._dated = None
 
     def button_pin(self, seat: str) -> Any:
         """The seat button's pin object (a MockPin in the virtual table: ``drive_low()``)."""

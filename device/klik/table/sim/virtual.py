@@ -5,8 +5,12 @@ The page's buttons drive the seat buttons' mock pins (``drive_low`` on pointer-d
 ``drive_high`` on pointer-up), so a press takes exactly the path a press on the Pi takes:
 gpiozero callback → queue → engine → screens. API (JSON unless said otherwise):
 
-- ``POST /api/seats/{A-D}/button`` ``{"pressed": true|false}``
-- ``POST /api/judge`` ``{"pressed": true|false}`` (the judge key)
+- ``POST /api/seats/{A-D}/button`` ``{"pressed": true|false, "at"?: seconds}``; answered once
+  the engine has the edge. With ``at``, when the edge happened on the sender's clock (the
+  page sends its own), the edge keeps the sender's spacing however long the request took,
+  and is answered as soon as it is dated (``klik.table.sim.hands``: it reaches the engine
+  a moment later)
+- ``POST /api/judge`` ``{"pressed": true|false, "at"?: seconds}`` (the judge key)
 - ``POST /api/orders`` ``{"order": "round-over"|"end"|...}`` an order as the hub sends it
   (``start``, ``pause``, ``resume``, ``restart``, ``undo``, ``round-over``, ``end``); the page's
   "Koniec czasu rundy" and "Koniec gry" buttons, so an exhausted game can be played here
@@ -34,10 +38,12 @@ installed on a laptop with ``klik[sim]`` and never on a table, whose daemon need
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
 import logging
+import math
 import shutil
 import signal
 import tempfile
@@ -56,6 +62,7 @@ from klik.link.courier import Command
 from klik.table.config import Config, make_state_dir
 from klik.table.hardware.panels import open_panels
 from klik.table.service.daemon import Daemon
+from klik.table.sim.hands import Hands
 from klik.words import Language, script, spoken, templates
 
 EXTRA = ("starlette", "uvicorn", "httptools", "anyio", "jinja2", "markupsafe", "babel")  # klik[sim]
@@ -153,8 +160,12 @@ class Server(HttpServer):
     ) -> None:
         self.tables = [tables] if isinstance(tables, Daemon) else list(tables)
         self.table = self.tables[0]
-        app = Api(self.tables).app()
-        super().__init__(address, app, max_body=MAX_BODY, idle_timeout_s=idle_timeout_s)
+        self.api = Api(self.tables)
+        super().__init__(address, self.api.app(), max_body=MAX_BODY, idle_timeout_s=idle_timeout_s)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.api.close()
 
 
 class SeatLetter(Convertor[str]):
@@ -205,6 +216,11 @@ class Api:
 
     def __init__(self, tables: Sequence[Daemon]) -> None:
         self.tables = list(tables)
+        self.hands = [Hands(t.clock, f"klik-hands-{k}") for k, t in enumerate(tables, 1)]
+
+    def close(self) -> None:
+        for hands in self.hands:
+            hands.close()
 
     def app(self) -> Starlette:
         """The Starlette app (for ``simserver.Server``)."""
@@ -285,22 +301,30 @@ class Api:
 
     async def button(self, request: Request) -> Response:
         table = self._table(request)
-        pressed = _pressed(await _posted(request))
+        pressed, at = _pressed(await _posted(request))
         seat = request.path_params["seat"]
         if seat not in table.config.seat_letters:
             seats = ", ".join(table.config.seat_letters)
             raise RefusedError(
                 HTTPStatus.NOT_FOUND, f"no seat {seat} at this table (seats: {seats})"
             )
-        return await run_in_threadpool(_press, table, table.gpio.button_pin(seat), pressed)
+        return await self._edge(request, table.gpio.button_pin(seat), pressed, at)
 
     async def judge(self, request: Request) -> Response:
         table = self._table(request)
-        pressed = _pressed(await _posted(request))
+        pressed, at = _pressed(await _posted(request))
         pin = table.gpio.judge_pin()
         if pin is None:
             raise RefusedError(HTTPStatus.NOT_FOUND, "this table has no judge key")
-        return await run_in_threadpool(_press, table, pin, pressed)
+        return await self._edge(request, pin, pressed, at)
+
+    async def _edge(self, request: Request, pin: Any, pressed: bool, at: float | None) -> Response:
+        table = self._table(request)
+        if at is None:
+            return await run_in_threadpool(_press, table, pin, pressed)
+        hands = self.hands[self.tables.index(table)]
+        hands.press(at, lambda dated: _drive(table, pin, pressed, dated))
+        return _json(HTTPStatus.OK, {"ok": True})
 
     async def order(self, request: Request) -> Response:
         """Carry out ``{"order": ...}`` the way the hub's command is carried out (by "hub")."""
@@ -373,8 +397,9 @@ async def _posted(request: Request) -> bytes:
     return await request.body()
 
 
-def _pressed(body: bytes) -> bool:
-    """The body's ``pressed`` flag; RefusedError (400) with why if there is none."""
+def _pressed(body: bytes) -> tuple[bool, float | None]:
+    """The body's ``pressed`` flag and its ``at`` (None if not sent); RefusedError (400) with
+    why if there is no flag or ``at`` is not a finite number of seconds."""
     if not body:  # none, or one longer than MAX_BODY (not read)
         raise RefusedError(
             HTTPStatus.BAD_REQUEST, f'send {{"pressed": true|false}} (1 to {MAX_BODY} bytes)'
@@ -387,7 +412,14 @@ def _pressed(body: bytes) -> bool:
         ) from None
     if not isinstance(sent, dict) or not isinstance(sent.get("pressed"), bool):
         raise RefusedError(HTTPStatus.BAD_REQUEST, 'send {"pressed": true|false}')
-    return bool(sent["pressed"])
+    at = sent.get("at")
+    if at is not None and (
+        isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at)
+    ):
+        raise RefusedError(
+            HTTPStatus.BAD_REQUEST, '"at" is seconds on your clock (a number), or left out'
+        )
+    return bool(sent["pressed"]), None if at is None else float(at)
 
 
 def _press(table: Daemon, pin: Any, pressed: bool) -> Response:
@@ -395,13 +427,19 @@ def _press(table: Daemon, pin: Any, pressed: bool) -> Response:
 
     Runs in a worker thread: it waits for the engine (up to 2 s).
     """
-    with _pins:  # one pin change at a time, as on real hardware
+    _drive(table, pin, pressed, None)
+    table.wait_idle(2.0)
+    return _json(HTTPStatus.OK, {"ok": True})
+
+
+def _drive(table: Daemon, pin: Any, pressed: bool, dated: float | None) -> None:
+    """Drive the pin low (pressed) or high; the edge dated ``dated`` (table clock) or now."""
+    when = contextlib.nullcontext() if dated is None else table.gpio.dated(dated)
+    with _pins, when:  # one pin change at a time, as on real hardware
         if pressed:
             pin.drive_low()
         else:
             pin.drive_high()
-    table.wait_idle(2.0)
-    return _json(HTTPStatus.OK, {"ok": True})
 
 
 def _carry_out(table: Daemon, command: Command) -> Response:

@@ -81,19 +81,22 @@ function post(url, body) {
     .finally(() => { sending -= 1; document.body.dataset.sending = sending; });
   return chain;
 }
-function press(seat, pressed) {
+// Each edge says when it happened, in seconds on this page's clock (the event's own time):
+// the table keeps the spacing of a double tap however slowly a request travels.
+function press(seat, pressed, e) {
   if (pressed === down.has(seat)) return;
   pressed ? down.add(seat) : down.delete(seat);
   const el = seat === "J" ? document.getElementById("judge") : document.querySelector(`[data-seat="${seat}"] button`);
   if (el) el.classList.toggle("down", pressed);
-  post(seat === "J" ? "api/judge" : `api/seats/${seat}/button`, { pressed }).then(poll);
+  const at = (performance.timeOrigin + (e ? e.timeStamp : performance.now())) / 1000;
+  post(seat === "J" ? "api/judge" : `api/seats/${seat}/button`, { pressed, at }).then(poll);
 }
 function hook(el, seat) {
   el.addEventListener("pointerdown", (e) => {
-    press(seat, true);
+    press(seat, true, e);
     try { el.setPointerCapture(e.pointerId); } catch { /* a synthetic pointer: nothing to capture */ }
   });
-  for (const kind of ["pointerup", "pointercancel", "lostpointercapture"]) el.addEventListener(kind, () => press(seat, false));
+  for (const kind of ["pointerup", "pointercancel", "lostpointercapture"]) el.addEventListener(kind, (e) => press(seat, false, e));
   el.addEventListener("contextmenu", (e) => e.preventDefault());
 }
 for (const seat of SEATS) {
@@ -110,11 +113,11 @@ for (const button of document.querySelectorAll("#orders button")) {
 addEventListener("keydown", (e) => {
   if (e.repeat) return;
   const seat = KEYS[e.key] || (e.key.toLowerCase() === "j" ? "J" : null);
-  if (seat) { e.preventDefault(); press(seat, true); }
+  if (seat) { e.preventDefault(); press(seat, true, e); }
 });
 addEventListener("keyup", (e) => {
   const seat = KEYS[e.key] || (e.key.toLowerCase() === "j" ? "J" : null);
-  if (seat) { e.preventDefault(); press(seat, false); }
+  if (seat) { e.preventDefault(); press(seat, false, e); }
 });
 addEventListener("blur", () => { for (const seat of [...down]) press(seat, false); });
 
