@@ -44,7 +44,7 @@ def test_the_judge_renumbers_a_table_from_the_console(
         page.get_by_test_id("password").fill(PASSWORD)
         page.get_by_test_id("login-ok").click()
         expect(page.get_by_test_id("logout")).to_be_visible()  # the judge's, from now on
-        row = page.locator('#tables tbody tr[data-table="7"]')
+        row = page.locator('#hall > li[data-table="7"]')
         expect(row).to_have_count(1)
         answer("3")  # taken: the hub says so, nothing changes
         row.locator("button[data-renumber]").click()
@@ -54,7 +54,7 @@ def test_the_judge_renumbers_a_table_from_the_console(
         row.locator("button[data-renumber]").click()
         expect(page.get_by_test_id("message")).to_contain_text("12")
         expect(page.get_by_test_id("message")).to_have_class("done")
-        expect(page.locator('#tables tbody tr[data-table="12"]')).to_have_count(1)
+        expect(page.locator('#hall > li[data-table="12"]')).to_have_count(1)
         soon(lambda: table.engine.views["A"].table == "12")
         assert kept(tmp_path)["table"] == 12
         assert len(typed) == 2

@@ -52,13 +52,14 @@ def test_the_console_names_and_places_every_fix(page: Page, hub: Hub) -> None:
     beat(url, hall, 3, {"state": "move", "mover": "A"})
 
     page.goto(url)
-    row = page.locator("#tables tbody tr[data-table='1']")
-    expect(row.get_by_test_id("caller")).to_have_text(f"C {on_screens['C']} WZYWA SĘDZIEGO")
+    row = page.locator("#hall > li[data-table='1']")
+    expect(row.get_by_test_id("caller")).to_have_text("C WZYWA SĘDZIEGO")
+    expect(row).to_contain_text(f"⚠ C {on_screens['C']}")  # the caller by name
     expect(row).to_contain_text(f"B {on_screens['B']}")  # the mover by name
     commands = "button[data-kind]"  # a row's command buttons (Renumber is on every row)
     expect(row.locator(commands)).to_have_text("Wznów")
-    expect(page.locator(f"#tables tbody tr[data-table='2'] {commands}")).to_have_count(0)  # done
-    expect(page.locator(f"#tables tbody tr[data-table='3'] {commands}")).to_have_text("Pauza")
+    expect(page.locator(f"#hall > li[data-table='2'] {commands}")).to_have_count(0)  # done
+    expect(page.locator(f"#hall > li[data-table='3'] {commands}")).to_have_text("Pauza")
 
     # The correction form is hidden until a result is chosen, and names that result.
     page.get_by_test_id("tab-scores").click()
@@ -212,7 +213,7 @@ def test_a_refresh_leaves_the_judges_buttons_in_place(page: Page, hub: Hub) -> N
     beat(url, hall, 2, {"state": "move", "mover": "A"})
     page.goto(url)
 
-    row = page.locator("#tables tbody tr[data-table='2']")
+    row = page.locator("#hall > li[data-table='2']")
     pause = row.locator("button[data-kind]")
     expect(pause).to_have_text("Pauza")
     pause.focus()

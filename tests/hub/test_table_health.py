@@ -142,9 +142,8 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
     tables.beat(3, None)  # an older table
     with chromium_page(viewport={"width": 1280, "height": 640}) as page:
         page.goto(url + "/?lang=en")  # the Polish words wait for the catalogue's translation
-        rows = page.locator("#tables tbody tr")
+        rows = page.locator("#hall > li")
         expect(rows).to_have_count(3)
-        expect(page.locator("#tables thead")).to_contain_text("Health")
         expect(rows.nth(0).get_by_test_id("health")).to_have_text("OK")
         expect(rows.nth(0).get_by_test_id("health")).to_have_attribute(
             "title", f"61 °C · 5000 MB · v{installed()}"
@@ -154,7 +153,6 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
             "other version than the hub; clock not synchronised"
         )
         expect(rows.nth(2).get_by_test_id("health")).to_have_count(0)
-        expect(rows.nth(2)).to_contain_text("—")
 
 
 @pytest.mark.slow

@@ -30,6 +30,12 @@ def script() -> Response:
     return Response(_web("console.js"), media_type="text/javascript; charset=utf-8")
 
 
+@router.get("/hall.js", include_in_schema=False)
+def hall_script() -> Response:
+    """The Tables tab's hall of tiles (console.js's helpers lay them out)."""
+    return Response(_web("hall.js"), media_type="text/javascript; charset=utf-8")
+
+
 # The pages' icon: each names /favicon.svg (<link rel="icon">); /favicon.ico is for whatever
 # asks for it unprompted (a browser showing an answer of the API, a bookmark). Both files.
 ICONS = {"/favicon.svg": "image/svg+xml", "/favicon.ico": "image/x-icon"}

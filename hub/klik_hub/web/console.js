@@ -256,39 +256,6 @@ function contact(seconds) {
   return seconds < 5 ? _("now") : _("no contact for {s} s", {s: Math.round(seconds)});
 }
 
-function tableRow(row) {
-  const s = row.status || {};
-  const silent = row.seen_s_ago === null || row.seen_s_ago > 10;
-  const cls = s.judge ? "judge" : silent ? "silent" : "";
-  const left = s.left_ms == null ? "" : (s.left_ms / 1000).toFixed(0) + " s";
-  // Pause only a clock that runs (or a timed-out move), resume a paused one; a table before
-  // its start or after its game is over offers neither.
-  const kind = s.state === "paused" ? "resume" : ["move", "timed_out"].includes(s.state) ? "pause" : null;
-  const waiting = row.commands.length > 0 && [" ", el("span", {}, _("sent…"))];
-  const who = s.called_by ?? s.paused_by ?? "";  // waiting for the move's end, or stopped
-  const caller = s.judge && [" ", el("b", {"data-testid": "caller"},
-    _("{who} CALLS THE JUDGE", {who: named(who, s.names)}).trim())];
-  const button = kind && el("button", {"data-kind": kind, "data-table": row.table},
-    kind === "pause" ? _("Pause") : _("Resume"));
-  // Results the hub refused for good: kept on the table's card, for the judge to enter.
-  const refused = (Array.isArray(s.refused) ? s.refused : []).map(x => [" ",
-    el("b", {class: "bad", "data-testid": "refused", title: x.error},
-      _("game {game}'s result refused", {game: x.game}))]);
-  // The hub lost results it had acknowledged (a lost file, an older backup): the table is
-  // sending them again; the mark goes once they are back.
-  const resending = row.resending_after != null && [" ", el("b", {class: "bad",
-    "data-testid": "resending"}, _("resending results after {seq}", {seq: row.resending_after}))];
-  return el("tr", {class: cls, "data-table": row.table},
-    el("td", {}, row.table), el("td", {}, contact(row.seen_s_ago)),
-    el("td", {}, STATES[s.state] ?? s.state, caller),
-    el("td", {}, named(s.mover, s.names)), el("td", {}, left), el("td", {}, s.draw_tiles),
-    el("td", {}, (row.watch || []).map((w, k) => [k > 0 && el("br"), watched(w)])),
-    el("td", {}, health(s.health, row.warnings || [])),
-    el("td", {}, s.outbox, refused, resending),
-    el("td", {}, button, waiting, " ", el("button", {"data-renumber": row.table,
-      title: _("Give this table another number (between games)")}, _("Renumber"))));
-}
-
 // The table's health in plain words (the hub's warnings from its last heartbeat's health,
 // the worst first), its readings in the tooltip; "OK" when all is well, "—" when the table
 // says nothing of its health (an older table, or none heard yet).
@@ -402,11 +369,13 @@ async function installLine() {
 async function live() {
   installLine();
   const asking = get("/api/v1/pairing").catch(r => r.status === 401 ? [] : Promise.reject(r));
-  const [tables, results, counted] = await Promise.all([get("/api/v1/tables"),
-    get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : []]);
+  const last = tid ? await lastRound() : undefined;
+  const [tables, results, counted, drawn] = await Promise.all([get("/api/v1/tables"),
+    get("/api/v1/results?limit=200"), tid ? get(`/api/v1/tournaments/${tid}/results`) : [],
+    last ? get(`/api/v1/tournaments/${tid}/rounds/${last.round}`) : null]);
   askingRows(await asking);
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
-  renew($("tables").tBodies[0], ...tables.map(tableRow));
+  renew($("hall"), ...hallTiles(tables, drawn));
   renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
   const waiting = needs(tables, results, counted);
   $("needs-none").hidden = waiting.length > 0;
@@ -483,7 +452,7 @@ $("needs").addEventListener("click", async e => {
   const b = e.target.closest("button[data-need]");
   if (!b) return;
   if (b.dataset.need === "table") {
-    const row = document.querySelector(`#tables tbody tr[data-table="${b.dataset.table}"]`);
+    const row = document.querySelector(`#hall li[data-table="${b.dataset.table}"]`);
     row?.scrollIntoView({block: "center"});
     (row?.querySelector("button") ?? row)?.focus();
   } else if (b.dataset.need === "assign") {
@@ -721,7 +690,7 @@ async function refresh() {
 function labels() {
   document.title = _("Klik — judge's hub");
   $("title").textContent = document.title;
-  $("tables-title").textContent = _("Tables");
+  $("tables-title").textContent = _("The hall");
   $("asking-title").textContent = _("Tables asking to join");
   $("results-title").textContent = _("Results");
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = LABELS[e.dataset.t];
@@ -737,8 +706,6 @@ function labels() {
   otherLang === "en" ? next.set("lang", "en") : next.delete("lang");
   $("lang").textContent = otherName;
   $("lang").href = "?" + next.toString();
-  head("tables", [_("Table"), _("Contact"), _("State"), _("Mover"), _("Left"), _("Pile"),
-    _("To watch"), pgettext("table", "Health"), _("Waiting"), ""]);
   head("asking-list", [_("Digits on seat A"), _("Link"), _("Contact"), _("Table"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
