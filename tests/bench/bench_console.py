@@ -86,7 +86,7 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1366, "height": 768}, bypass_csp=True)
             page.goto(url)
             page.wait_for_function(
-                f"document.querySelectorAll('#tables tbody tr').length === {TABLES}"
+                f"document.querySelectorAll('#hall > li').length === {TABLES}"
             )
             fps = page.evaluate(
                 """() => new Promise(done => {
