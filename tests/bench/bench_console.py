@@ -85,9 +85,7 @@ def main() -> None:
             # Content-Security-Policy forbids (as it should); the bench lets itself past.
             page = browser.new_page(viewport={"width": 1366, "height": 768}, bypass_csp=True)
             page.goto(url)
-            page.wait_for_function(
-                f"document.querySelectorAll('#hall > li').length === {TABLES}"
-            )
+            page.wait_for_function(f"document.querySelectorAll('#hall > li').length === {TABLES}")
             fps = page.evaluate(
                 """() => new Promise(done => {
                     const start = performance.now(); let frames = 0;

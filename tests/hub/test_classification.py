@@ -223,6 +223,20 @@ def test_the_classification_says_what_decided_each_place(hub: Hub) -> None:
     assert next(x for x in lines if x[1] == "9")[-1] == "1 (eliminacje)"
     english = httpx.get(f"{url}{API}/{tid}/standings.csv", params={"lang": "en"}).text
     assert english.splitlines()[0].endswith("stage;status;deducted")
+    # English pages name a stage by its English title (the format's title_en, issue 37.5).
+    said = [line.split(";") for line in english.splitlines()[1:]]
+    assert [x[-3] for x in said] == ["final"] * 4 + ["semifinal"] * 4 + ["preliminaries"] * 8 + [""]
+    assert next(x for x in said if x[1] == "9")[-1] == "1 (preliminaries)"
+    stages = httpx.get(f"{url}{API}/{tid}").json()["stages"]
+    assert stages == [{"name": "eliminacje", "title_en": "preliminaries"},
+                      {"name": "półfinał", "title_en": "semifinal"},
+                      {"name": "finał", "title_en": "final"}]  # fmt: skip
+    assert httpx.get(f"{url}{API}/{tid}/board").json()["stages"] == stages
+    assert champion["stages"] == stages
+    printed_en = httpx.get(f"{url}/print/standings", params={"t": tid, "lang": "en"}).text
+    assert re.findall(r'<tr class="stage"><th colspan="9" scope="rowgroup">([^<]*)<', printed_en)[
+        :3
+    ] == ["final", "semifinal", "preliminaries"]
     printed = httpx.get(f"{url}/print/standings", params={"t": tid}).text
     separators = re.findall(r'<tr class="stage"><th colspan="9" scope="rowgroup">([^<]*)<', printed)
     assert separators == ["finał", "półfinał", "eliminacje", "Bez miejsca: żadna gra się nie liczy"]

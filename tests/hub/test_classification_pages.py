@@ -51,6 +51,11 @@ def test_the_console_the_projector_and_the_board_show_what_decided_each_place(
 
     page.goto(f"{url}/projector?t={tid}")
     expect(page.locator("#rows tr.stage")).to_have_text(GROUPS)
+    page.goto(f"{url}/projector?t={tid}&lang=en")  # the stages' English titles
+    expect(page.locator("#rows tr.stage")).to_have_text(
+        ["final", "semifinal", "preliminaries", "No place: no game counts"]
+    )
+    page.goto(f"{url}/projector?t={tid}")
     expect(page.locator("#rows tr:not(.stage)").last).to_contain_text("(wycofany)")
 
     page.set_viewport_size({"width": 390, "height": 844})

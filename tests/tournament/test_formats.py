@@ -48,12 +48,13 @@ def test_liga_is_seed_001() -> None:
         replacements=CountsFor.NOBODY,  # a reserve's games count for nobody
         stages=(
             # 3 rounds x 2 games at random balanced tables of 3-4
-            Stage("eliminacje", 3, 2, RANDOM),
+            Stage("eliminacje", 3, 2, RANDOM, title_en="preliminaries"),
             # the top 8 (or 6): table 1 = places 1, 3, 5, 7 and table 2 = 2, 4, 6, 8; 2 games
             Stage("półfinał", 1, 2, SEEDED, Qualify.TOP, field=(8, 6),
-                  seating=(((1, 3, 5, 7), (2, 4, 6, 8)), ((1, 3, 5), (2, 4, 6)))),
+                  seating=(((1, 3, 5, 7), (2, 4, 6, 8)), ((1, 3, 5), (2, 4, 6))), title_en="semifinal"),
             # the top 2 of each semifinal table; 2 games
-            Stage("finał", 1, 2, SEEDED, Qualify.TABLE, per_table=2, seating=(((1, 2, 3, 4),),)),
+            Stage("finał", 1, 2, SEEDED, Qualify.TABLE, per_table=2, seating=(((1, 2, 3, 4),),),
+                  title_en="final"),
         ),
     )  # fmt: skip
     assert load_format("liga").rule_set == RULE_SETS["league"]
@@ -68,12 +69,14 @@ def test_szczecin_is_seed_004() -> None:
         tie_breaks=BIG_SMALL,
         stages=(
             # final round I: 3 games at tables drawn by lot
-            Stage("runda I finału", 1, 3, RANDOM),
+            Stage("runda I finału", 1, 3, RANDOM, title_en="final, round I"),
             # the top 2 of each table, seated by standing, first place at A; 3 games
             Stage("runda II finału", 1, 3, SEEDED, Qualify.TABLE, per_table=2,
-                  seating=(((1, 3, 5, 7), (2, 4, 6, 8)), ((1, 3, 5), (2, 4, 6)))),
+                  seating=(((1, 3, 5, 7), (2, 4, 6, 8)), ((1, 3, 5), (2, 4, 6))),
+                  title_en="final, round II"),
             # the top 2 of each table again: the grand final of 3 games
-            Stage("wielki finał", 1, 3, SEEDED, Qualify.TABLE, per_table=2, seating=(((1, 2, 3, 4),),)),
+            Stage("wielki finał", 1, 3, SEEDED, Qualify.TABLE, per_table=2, seating=(((1, 2, 3, 4),),),
+                  title_en="grand final"),
         ),
     )  # fmt: skip
     assert load_format("szczecin").rule_set == RULE_SETS["tournament"]
@@ -86,7 +89,7 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
         title_en="Open tournament",
         rules=("tournament", "league"),  # either, the tournament rule set by default
         tie_breaks=BIG_SMALL,
-        stages=(Stage("rozgrywki", 0, 1, RANDOM),),
+        stages=(Stage("rozgrywki", 0, 1, RANDOM, title_en="rounds"),),
         classification=Classification.ALL_ROUNDS,
         replacements=CountsFor.RESERVE,  # an evening's play: the games are whoever played them
     )
@@ -205,12 +208,14 @@ classification = "by_stage"
 
 [[stages]]
 name = "eliminacje"
+title_en = "preliminaries"
 rounds = 3
 games_per_round = 2
 tables = "random"
 
 [[stages]]
 name = "półfinał"
+title_en = "semifinal"
 rounds = 1
 games_per_round = 2
 tables = "seeded"
@@ -221,6 +226,7 @@ seating.6 = [[1, 3, 5], [2, 4, 6]]
 
 [[stages]]
 name = "finał"
+title_en = "final"
 rounds = 1
 games_per_round = 2
 tables = "seeded"
@@ -253,20 +259,21 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil("seating.4 = [[1, 2, 3, 4]]\n", ""), "liga.toml: stages[2].seating is missing: allowed are patterns by field size"),
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
-        (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, rounds, games_per_round, tables, qualify, field, per_table, seating"),
+        (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, title_en, rounds, games_per_round, tables, qualify, field, per_table, seating"),
         (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
         (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
-        (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, rounds, games_per_round, tables"),
-        (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, rounds, games_per_round, tables, qualify, per_table, seating"),
+        (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, title_en, rounds, games_per_round, tables"),
+        (spoil("per_table = 2", "per_table = 2\nfield = [4]"), "liga.toml: stages[2].field is unknown: allowed are name, title_en, rounds, games_per_round, tables, qualify, per_table, seating"),
         # a wrong type
         (spoil("rounds = 3", 'rounds = "three"'), 'liga.toml: stages[0].rounds = "three": allowed are 0 to 20'),
         (spoil("rounds = 3", "rounds = true"), "liga.toml: stages[0].rounds = true: allowed are 0 to 20"),
         (spoil("rounds = 3", "rounds = 2.5"), "liga.toml: stages[0].rounds = 2.5: allowed are 0 to 20"),
         (spoil('title_pl = "Liga"', "title_pl = 7"), "liga.toml: title_pl = 7: allowed is a text"),
+        (spoil('title_en = "final"', "title_en = 7"), "liga.toml: stages[2].title_en = 7: allowed is a text"),
         (spoil('title_pl = "Liga"', 'title_pl = " "'), 'liga.toml: title_pl = " ": allowed is a text'),
         (spoil('tie_breaks = ["big", "small"]', 'tie_breaks = "big"'), 'liga.toml: tie_breaks = "big": allowed is a list of big, small, wins, each once'),
-        (BASE.replace("[[stages]]", "[stages]", 1).split("\n[[stages]]")[0], 'liga.toml: stages = {"name": "eliminacje", "rounds": 3, "games_per_round": 2, "tables": "random"}: allowed is a list of [[stages]], at least one'),
+        (BASE.replace("[[stages]]", "[stages]", 1).split("\n[[stages]]")[0], 'liga.toml: stages = {"name": "eliminacje", "title_en": "preliminaries", "rounds": 3, "games_per_round": 2, "tables": "random"}: allowed is a list of [[stages]], at least one'),
         # a value out of range or not one of the choices
         (spoil("games_per_round = 2", "games_per_round = 0"), "liga.toml: stages[0].games_per_round = 0: allowed are 1 to 9"),
         (spoil("games_per_round = 2", "games_per_round = 10"), "liga.toml: stages[0].games_per_round = 10: allowed are 1 to 9"),

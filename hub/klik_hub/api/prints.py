@@ -129,7 +129,8 @@ def standings_csv(
     """The standings as CSV, a player a line, with whether a corrected game counts."""
     rows = office.release.ranked(store, tid, stage, public=public(request))
     clubs, corrected = _clubs_and_corrected(store, tid, public(request))
-    data = exports.standings_csv(rows, clubs, corrected, lang)
+    named = printing.stage_namer(office.tournaments.get(store, tid)["format"], lang)
+    data = exports.standings_csv(rows, clubs, corrected, lang, named)
     return attached(data, f"klasyfikacja-{tid}.csv" if lang == "pl" else f"standings-{tid}.csv")
 
 

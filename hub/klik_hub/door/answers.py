@@ -271,6 +271,13 @@ class TournamentListed(BaseModel):
     in_play: bool = Field(description="the tournament the projector and the console show")
 
 
+class StageTitle(BaseModel):
+    """A stage of the tournament's format, in the order played: the pages name it by these."""
+
+    name: str = Field(description="its name, as every answer's stage says it (Polish)")
+    title_en: str = Field(description="its name on the English pages")
+
+
 class RoundListed(BaseModel):
     round: int
     stage: str
@@ -281,6 +288,7 @@ class RoundListed(BaseModel):
 class Tournament(TournamentListed):
     players: int = Field(description="how many are enrolled")
     rounds: list[RoundListed]
+    stages: list[StageTitle] = Field(description="its format's stages, in the order played")
 
 
 class InPlay(BaseModel):
@@ -624,6 +632,7 @@ class PlayerPage(BaseModel):
     revision: str = Field(description="the tournament's revision the page is of (its events')")
     checked_in: bool = Field(description="the player has checked in (their page or the judge)")
     check_in_open: bool = Field(description="the check-in is open: the page offers its button")
+    stages: list[StageTitle] = Field(description="the format's stages, in the order played")
 
 
 class BoardSeat(BaseModel):
@@ -669,6 +678,7 @@ class Board(BaseModel):
         description="the rounds whose results are shown once every table of theirs has "
         "reported (release_together); empty otherwise"
     )
+    stages: list[StageTitle] = Field(description="the format's stages, in the order played")
 
 
 # --- results and corrections ----------------------------------------------------------------

@@ -11,6 +11,7 @@ from klik.core.game import SEATS
 from klik_hub.office import counting
 from klik_hub.office.standings import shown
 from klik_hub.office.tally import Tallies, Tally
+from klik_hub.office.tournaments import stages_of
 
 
 def board(tallies: Tallies, tid: int, revision: str | None = None) -> dict[str, Any]:
@@ -62,6 +63,7 @@ def of_tally(tally: Tally) -> dict[str, Any]:
         "round": _round(tally) if tally.drawn else None,
         "standings": standings(tally),
         "held": held(tally),
+        "stages": stages_of(tally.row.format),
     }
 
 

@@ -24,6 +24,7 @@ from klik_hub.office.errors import NotFoundError
 from klik_hub.office.players import CODE_ALPHABET, CODE_LENGTH
 from klik_hub.office.results import reserve_of, seat_moves
 from klik_hub.office.tally import Tallies, Tally
+from klik_hub.office.tournaments import stages_of
 from klik_hub.tournament import formats as f
 from klik_hub.tournament import whereabouts as wh
 from klik_hub.tournament.standings import Row
@@ -191,6 +192,7 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
         "stage": mine.stage or None if mine is not None and mine.placed else None,
         "notices": notices(tally, player),
         "checked_in": player in tally.checked_in,
+        "stages": stages_of(tally.row.format),
         "check_in_open": tally.row.check_in == "open",
     }
 

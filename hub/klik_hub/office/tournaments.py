@@ -105,7 +105,17 @@ def get(store: Store, tid: int) -> dict[str, Any]:
         "rounds": [
             {"round": x.round_no, "stage": x.stage, "games": x.games, "seed": x.seed} for x in drawn
         ],
+        "stages": stages_of(row.format),
     }
+
+
+def stages_of(format_name: str) -> list[dict[str, str]]:
+    """A format's stages, in the order played, each ``{"name", "title_en"}``: the pages'
+    names of a stage in either language."""
+    return [
+        {"name": s.name, "title_en": s.title(english=True)}
+        for s in f.load_format(format_name).stages
+    ]
 
 
 def in_play(store: Store) -> int | None:

@@ -119,6 +119,7 @@ def pages(tally: Tally, lang: Language) -> dict[str, str]:
         "date": dates(tally, lang),
         "by_stage": fmt.classification is f.Classification.BY_STAGE,
         "signed": signed,
+        "stage_name": lambda name: fmt.stage_title(name, english=lang is Language.EN),
         **spoken(lang),
     }
     site = {STYLE: resources.files("klik_hub").joinpath("templates/site", STYLE).read_text("utf-8")}

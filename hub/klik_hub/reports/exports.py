@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import csv
 import gettext
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from klik.words import Language, catalogue
@@ -90,12 +90,17 @@ def _inert(cell: Any) -> Any:
 
 
 def standings_csv(
-    rows: Sequence[Row], clubs: Mapping[int, str], corrected: set[int], lang: str = "pl"
+    rows: Sequence[Row],
+    clubs: Mapping[int, str],
+    corrected: set[int],
+    lang: str = "pl",
+    stage_name: Callable[[str | None], str | None] = lambda name: name,
 ) -> bytes:
     """The standings, a player a line; ``corrected``: players with a corrected counted game;
     a late arrival's first round (empty for round 1); the stage whose standings placed the
     player, their status (``Status``, in words) and the big points the judge took, each with
-    the stage it was given in. A player without a place has an empty place."""
+    the stage it was given in (``stage_name``: a stage's name in ``lang``, ``printing.
+    stage_namer``). A player without a place has an empty place."""
     said = catalogue(Language(lang))
     yes, no = _yes_no(said)
     status = _status_words(said)
@@ -104,8 +109,9 @@ def standings_csv(
         (
             (r.place if r.placed else "", r.player, r.name, clubs.get(r.player, ""), r.big,
              r.small, r.games, yes if r.player in corrected else no, yes if r.excluded else no,
-             r.from_round or "", r.stage, status[judged(r)],
-             ", ".join(f"{d.big} ({d.stage})" if d.stage else str(d.big) for d in r.deductions))
+             r.from_round or "", stage_name(r.stage), status[judged(r)],
+             ", ".join(f"{d.big} ({stage_name(d.stage)})" if d.stage else str(d.big)
+                       for d in r.deductions))
             for r in rows
         ),
     )  # fmt: skip

@@ -21,7 +21,7 @@ judge's alone (``guard.needs_judge``): a code is as good as the player's page.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +101,13 @@ class Sheet:
     starters: tuple[str, ...]
 
 
+def stage_namer(format_name: str, lang: str) -> Callable[[str | None], str | None]:
+    """The templates' ``stage_name(name)``: a stage's name in the page's language (its
+    ``title_en`` on an English page, ``formats.Stage.title``)."""
+    fmt = load_format(format_name)
+    return lambda name: fmt.stage_title(name, english=lang == "en")
+
+
 def sheets(
     tournament: Mapping[str, Any],
     drawn: Mapping[str, Any],
@@ -126,6 +133,7 @@ def sheets(
         drawn_first=drawn_first,
         games=games,
         sheets=pages,
+        stage_name=stage_namer(str(tournament["format"]), lang),
         **spoken(Language(lang)),
     )
 
@@ -144,6 +152,7 @@ def standings(
         tournament=tournament,
         rows=separated([shown(r, clubs.get(r.player, "")) for r in rows]),
         corrected=corrected,
+        stage_name=stage_namer(str(tournament["format"]), lang),
         **spoken(Language(lang)),
     )
 

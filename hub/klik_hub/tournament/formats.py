@@ -15,8 +15,9 @@ for: ``"reserve"``, ``"replaced"`` or ``"nobody"``, the default; ``reserves``) a
 classification: ``"by_stage"``, the players of the last stage reached first, by that stage's
 standings, then those who stopped a stage earlier, and so on; or ``"all_rounds"``, one table
 of every round). Then ``[[stages]]`` in the
-order they are played, each with a unique ``name`` (the standings' stage), ``rounds`` (0: as
-many as the judge draws), ``games_per_round`` and ``tables``:
+order they are played, each with a unique ``name`` (the standings' stage, as the Polish pages
+and every answer name it), ``title_en`` (its name on the English pages; the name itself
+without one), ``rounds`` (0: as many as the judge draws), ``games_per_round`` and ``tables``:
 
 * ``"random"``: balanced random tables of 3-4, drawn by draw.py for every round;
 * ``"seeded"``: one round at tables made from the standings of the earlier stages, by
@@ -109,6 +110,11 @@ class Stage:
     field: tuple[int, ...] = ()  # Qualify.TOP: the sizes allowed, the preferred first
     per_table: int = 0  # Qualify.TABLE: how many of each table go on
     seating: tuple[Pattern, ...] = ()  # one for each number of qualifiers
+    title_en: str = ""  # the name in English ("final"); the name itself where none is given
+
+    def title(self, english: bool) -> str:
+        """The stage's name for a reader: its English title, or its own (Polish) name."""
+        return self.title_en if english and self.title_en else self.name
 
     def pattern(self, players: int) -> Pattern | None:
         """The seating for ``players`` qualifiers, if the format has one."""
@@ -145,6 +151,11 @@ class Format:
     def rule_set(self) -> RuleSet:
         """The rule set a tournament of this format is played under unless it says another."""
         return RULE_SETS[self.rules[0]]
+
+    def stage_title(self, name: str | None, english: bool) -> str | None:
+        """A stage's name for a reader (``Stage.title``); a name the format lacks as it is."""
+        found = next((s for s in self.stages if s.name == name), None)
+        return name if found is None else found.title(english)
 
     def check_rules(self, rules: str) -> None:
         """FormatError unless a tournament of this format may be played under ``rules``."""
@@ -276,7 +287,7 @@ def _optional(top: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
     return found
 
 
-_COMMON = ("name", "rounds", "games_per_round", "tables")
+_COMMON = ("name", "title_en", "rounds", "games_per_round", "tables")
 _KNOWN: Mapping[Tables | Qualify, tuple[str, ...]] = {
     Tables.RANDOM: _COMMON,
     Tables.SEEDED: (*_COMMON, "qualify", "field", "per_table", "seating"),
@@ -290,12 +301,13 @@ def _stage(table: object, voice: Voice, path: str, earlier: Sequence[Stage]) -> 
     name = _text(stage, "name", voice, path)
     if name in {s.name for s in earlier}:
         raise refused(stage, "name", voice, path, allowed="allowed is a name no earlier stage has")
+    english = _text(stage, "title_en", voice, path) if "title_en" in stage else ""
     tables = Tables(_choice(stage, "tables", voice, path, [t.value for t in Tables]))
     if tables is Tables.RANDOM:
         known(stage, _KNOWN[Tables.RANDOM], voice, path)
         rounds = _number(stage, "rounds", voice, path, Number(0, MAX_ROUNDS))
         games = _number(stage, "games_per_round", voice, path, Number(1, MAX_GAMES))
-        return Stage(name, rounds, games, tables)
+        return Stage(name, rounds, games, tables, title_en=english)
     if not earlier:
         why = "the first stage has no standings to seed from: allowed is random"
         raise refused(stage, "tables", voice, path, allowed=why)
@@ -318,13 +330,19 @@ def _stage(table: object, voice: Voice, path: str, earlier: Sequence[Stage]) -> 
             allowed = f"allowed are the sizes that have a seating: {sorted(by_size)}"
             raise refused(stage, "field", voice, path, allowed=allowed)
         seating = tuple(by_size[n] for n in field)  # in the field's order of preference
-        return Stage(name, rounds, games, tables, qualify, field=tuple(field), seating=seating)
+        return Stage(
+            name, rounds, games, tables, qualify, field=tuple(field), seating=seating,
+            title_en=english,
+        )  # fmt: skip
     if earlier[-1].rounds != 1:
         why = "the previous stage has several rounds: allowed is top"
         raise refused(stage, "qualify", voice, path, allowed=why)
     per_table = _number(stage, "per_table", voice, path, Number(1, MAX_PER_TABLE))
     seating = tuple(by_size.values())
-    return Stage(name, rounds, games, tables, qualify, per_table=per_table, seating=seating)
+    return Stage(
+        name, rounds, games, tables, qualify, per_table=per_table, seating=seating,
+        title_en=english,
+    )  # fmt: skip
 
 
 def _seating(stage: Mapping[str, Any], voice: Voice, path: str) -> dict[int, Pattern]:

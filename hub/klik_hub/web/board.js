@@ -23,7 +23,7 @@ const searched = () => plain($("search").value.trim());
 
 function roundLine(r) {
   const missing = r.tables.reduce((n, t) => n + t.missing, 0);
-  const args = {round: r.round, stage: r.stage};
+  const args = {round: r.round, stage: stageName(r.stage)};
   return missing
     ? ngettext("Round {round} ({stage}) — {n} game to come",
                "Round {round} ({stage}) — {n} games to come", missing, args)
@@ -72,6 +72,7 @@ function standingLine(r, wanted) {
 function draw() {
   if (!board) return;
   const wanted = searched();
+  knowStages(board.stages);
   document.title = board.name;
   $("name").textContent = board.name;
   $("round").textContent = board.round ? roundLine(board.round) : pgettext("board", "No round drawn yet.");

@@ -469,6 +469,7 @@ $("needs").addEventListener("click", async e => {
 // (a quick judge, a slow hall) asks for the tournament itself rather than doing nothing.
 async function lastRound() {
   if (tournament === null && tid !== null) tournament = await get(`/api/v1/tournaments/${tid}`);
+  knowStages(tournament?.stages);
   return tournament ? tournament.rounds.at(-1) : undefined;
 }
 
@@ -480,6 +481,7 @@ async function tournaments() {
     el("option", {value: x.id, selected: x.id === tid}, `${x.id}. ${x.name}`,
       x.in_play && " " + _("▶ in play"))));
   tournament = tid ? await get(`/api/v1/tournaments/${tid}`) : null;
+  knowStages(tournament?.stages);
 }
 
 async function setup() {
@@ -533,8 +535,9 @@ async function round() {
   // A seeded stage (semifinal, final) is seated from the standings: its seed draws nothing,
   // and who meets again is the seating's doing, not the draw's, so neither is shown.
   $("round-title").textContent = drawn.seeded
-    ? _("Round {round} — {stage}, games: {games}", drawn)
-    : _("Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}", drawn);
+    ? _("Round {round} — {stage}, games: {games}", {...drawn, stage: stageName(drawn.stage)})
+    : _("Round {round} — {stage}, games: {games}, seed {seed}, repeated pairs: {repeats}",
+        {...drawn, stage: stageName(drawn.stage)});
   head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"),
     drawn.seeded ? _("One club") : _("Meet again, one club")]);
   // The judge's check of the draw, table by table: who meets again, who sits with their own
@@ -655,13 +658,13 @@ async function standings() {
   const stage = $("stage").value;
   const stages = [...new Set(tournament.rounds.map(r => r.stage))];
   renew($("stage"), el("option", {value: ""}, pgettext("stages", "all")),
-    ...stages.map(s => el("option", {selected: s === stage}, s)));
+    ...stages.map(s => el("option", {value: s, selected: s === stage}, stageName(s))));
   const where = stage ? `?stage=${encodeURIComponent(stage)}` : "";
   const rows = await get(`/api/v1/tournaments/${tid}/standings${where}`);
   renew($("standings").tBodies[0], ...grouped(rows, label => stageRow(label, 8),
   r => el("tr", {class: r.status === "classified" || r.status === "unplaced" ? "" : "bad"},
     [r.place === null ? "–" : r.place, r.player,
-      [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄", marked(r)], r.stage ?? "–",
+      [r.name, fromRound(r.from_round), r.reserve_games > 0 && " ⇄", marked(r)], stageName(r.stage) ?? "–",
       r.big, r.small, r.games, deducted(r)].map(v => el("td", {}, v)))));
   const en = lang === "en" ? "&lang=en" : "";
   $("projector").href = `/projector?t=${tid}${en}`;

@@ -92,6 +92,7 @@ function notices(list) {
 }
 
 function draw(me) {
+  knowStages(me.stages);
   document.title = `${me.name} — ${me.tournament}`;
   $("tournament").textContent = me.tournament;
   $("name").textContent = me.name;
@@ -115,7 +116,7 @@ function draw(me) {
   $("summary").textContent = !me.games.length ? pgettext("player", "No games yet.")
     : me.stage === null ? ngettext("{n} game counts so far", "{n} games count so far", deciding)
     : ngettext("Your place is decided by {n} game of the stage: {stage}",
-               "Your place is decided by {n} games of the stage: {stage}", deciding, {stage: me.stage});
+               "Your place is decided by {n} games of the stage: {stage}", deciding, {stage: stageName(me.stage)});
   $("games").replaceChildren(...me.games.map(line));
   pace(me.games.filter(g => g.moves).at(-1));
   notices(me.notices);

@@ -12,7 +12,7 @@ HEAD.forEach((words, k) => { $("head").cells[k].textContent = words; });
 const LINE = $("line").content.firstElementChild;
 
 function roundLine(r, missing) {
-  const args = {round: r.round, stage: r.stage};
+  const args = {round: r.round, stage: stageName(r.stage)};
   return missing
     ? ngettext("Round {round} ({stage}) — {n} game to come",
                "Round {round} ({stage}) — {n} games to come", missing, args)
@@ -97,6 +97,7 @@ async function draw() {
   const [tournament, board] = await Promise.all(
     [`/api/v1/tournaments/${tid}`, `/api/v1/tournaments/${tid}/board`].map(u => fetch(u).then(r => r.json())));
   const rows = board.standings;
+  knowStages(board.stages);
   shown = board.revision;
   listen(tid);
   $("held").textContent = board.held.map(heldLine).join(" ");

@@ -5,9 +5,17 @@
 // marks, and the big points the judge took with the stage they were given in. Loaded after
 // /words.js, before the page's own script.
 
+// A stage's name in the page's language: the format's own (Polish) name, or its English
+// title; each page tells knowStages the stages its answer lists.
+let stageTitles = new Map();
+function knowStages(stages) {
+  stageTitles = new Map((stages || []).map(s => [s.name, s.title_en]));
+}
+const stageName = name => name != null && language === "en" ? stageTitles.get(name) ?? name : name;
+
 // The group a row is in: its stage, or no place at all (no game of theirs counts).
 const standingsGroup = r => r.place === null
-  ? pgettext("standings", "No place: no game counts") : r.stage ?? "";
+  ? pgettext("standings", "No place: no game counts") : stageName(r.stage) ?? "";
 
 // ``rows`` as lines, ``separator(label, row)`` before each group where there is more than one
 // (a group without a stage, of a format that ranks every round together, is not named).
@@ -26,7 +34,7 @@ const marked = r => r.status === "withdrawn" ? " (" + pgettext("standings", "wit
 
 // Big points the judge took, each with the stage it was given in: "−2 (eliminacje)".
 const deducted = r => r.deductions
-  .map(d => pgettext("standings", "−{big} ({stage})", {big: d.big, stage: d.stage ?? "–"})).join(", ");
+  .map(d => pgettext("standings", "−{big} ({stage})", {big: d.big, stage: stageName(d.stage) ?? "–"})).join(", ");
 
 // A group's separator line: one header cell across ``columns`` cells, named by ``label``.
 function stageRow(label, columns) {
