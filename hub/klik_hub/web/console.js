@@ -344,6 +344,9 @@ function askingRows(asking) {
     return;
   }
   askingShown = ids;
+  // A number the judge is typing stays, with the keyboard on it, as other tables come and go.
+  const typed = [...document.querySelectorAll("[data-asking-table]")].map(i => [i.dataset.askingTable, i.value]);
+  const typing = document.activeElement?.dataset?.askingTable;
   renew($("asking-list").tBodies[0], ...asking.map(a => el("tr", {"data-asking": a.id},
     el("td", {class: "digits"}, `${a.digits.slice(0, 3)} ${a.digits.slice(3)}`),
     el("td", {}, a.link), el("td", {"data-asking-seen": a.id}, contact(a.seen_s_ago)),
@@ -351,6 +354,11 @@ function askingRows(asking) {
       "aria-label": _("Table")})),
     el("td", {}, el("button", {"data-accept": a.id, "data-digits": a.digits}, _("Accept")), " ",
       el("button", {"data-refuse": a.id}, _("Refuse"))))));
+  for (const [id, value] of typed) {
+    const input = document.querySelector(`[data-asking-table="${id}"]`);
+    if (input && value) input.value = value;
+  }
+  if (typing) document.querySelector(`[data-asking-table="${typing}"]`)?.focus();
 }
 
 // The tables' install line (klik hub --bundle): the same while the hub runs, asked once.
