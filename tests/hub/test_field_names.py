@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from klik.words import Language, catalogue
+from klik_hub import hall
 from klik_hub.app import make_app
 from klik_hub.door import fields
 from klik_hub.storage.db import open_engine
@@ -161,3 +162,22 @@ def test_no_polish_message_starts_with_a_fields_code_name() -> None:
         if head in code_names and said.startswith(f"{head}: "):
             glued.append(f"{msgid!r} -> {said!r}")
     assert glued == []
+
+
+def test_a_commands_args_are_refused_in_the_readers_words(hub: Hub) -> None:
+    """A command's args a table could not be sent (a script's): ``args.x: …`` in English, as
+    documented, and the field's label with the reason in Polish (the fuzz found English)."""
+    url, store = hub
+    hall.devices.pair(store, 1)
+    where = f"{url}/api/v1/tables/1/commands"
+    cases = [
+        ({"x": "\u0000"}, "args.x: must not hold NUL", "Argumenty, x: nie może zawierać znaku NUL"),
+        ({"\u0000": 1}, "args.(top): a key must not", "Argumenty: klucz nie może zawierać"),
+        ({"x": 1.5}, "args.x: floats are not allowed", "Argumenty, x: liczby niecałkowite"),
+    ]
+    for args, english, polish in cases:
+        sent = {"kind": "pause", "args": args}
+        said = httpx.post(where, json=sent)
+        assert (said.status_code, said.json()["error"][: len(english)]) == (422, english)
+        said = httpx.post(where, json=sent, headers=POLISH)
+        assert (said.status_code, said.json()["error"][: len(polish)]) == (422, polish)

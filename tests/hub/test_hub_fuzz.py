@@ -1,5 +1,6 @@
-"""schemathesis against the hub's own OpenAPI description: no request makes a 5xx, and every
-answer is one the description has (its status) and looks as described (its schema).
+"""schemathesis against the hub's own OpenAPI description: no request makes a 5xx, every
+answer is one the description has (its status) and looks as described (its schema), and
+half the requests ask in Polish: no refusal then names a field by the code's path.
 
 Driven through hypothesis directly (every operation's strategy), not schemathesis's pytest
 plugin: the hub runs for real on loopback for the whole run, over a real SQLite file and a
@@ -12,6 +13,9 @@ half the requests are sent to them (``KNOWN``).
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 import httpx
 import schemathesis
@@ -35,6 +39,11 @@ CHECKS = [not_a_server_error, status_code_conformance, response_schema_conforman
 # The path parameters of what the hub holds: tournament 1, its player 1, its round 1, result 1,
 # and (set once the player is enrolled) player 1's code.
 KNOWN: dict[str, object] = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1, "table": 1}
+# What the tables say to the hub (docs/protocol.md): machines read its refusals, in English,
+# each naming its field by the body's path (``body.mover: must be a seat``).
+TABLES_SAY = {"/api/v1/results", "/api/v1/heartbeats", "/api/v1/join", "/api/v1/join/{request_id}",
+              "/api/v1/join/{request_id}/nonce"}  # fmt: skip
+CODE_PATH = re.compile(r"^(body|query|path|header)\.|\b(body|query|path)\.[a-z_]+\b")
 
 
 def at_known(case: schemathesis.Case) -> schemathesis.Case:
@@ -42,6 +51,19 @@ def at_known(case: schemathesis.Case) -> schemathesis.Case:
         if case.path_parameters and name in case.path_parameters:
             case.path_parameters[name] = value
     return case
+
+
+def in_polish(answer: Any) -> None:
+    """A refusal to a Polish reader names its field in Polish (issue 37, point 5): never a
+    path of the code's (``body.round_time_s: …``, ``query.stage: …``)."""
+    if (
+        not 400 <= answer.status_code < 500
+        or "json" not in answer.headers.get("content-type", [""])[0]
+    ):
+        return
+    error = answer.json().get("error")
+    assert isinstance(error, str), answer.text
+    assert not CODE_PATH.search(error), error
 
 
 def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None:
@@ -64,9 +86,13 @@ def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None
                 continue  # ... but a stream, which never ends (tests/hub/test_feed.py)
             cases = operation.as_strategy()
 
-            @given(case=st.one_of(cases, cases.map(at_known)))
+            @given(case=st.one_of(cases, cases.map(at_known)), polish=st.booleans())
             @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-            def call(case: schemathesis.Case) -> None:
-                case.call_and_validate(checks=CHECKS)
+            def call(case: schemathesis.Case, polish: bool) -> None:
+                if polish:
+                    case.headers = {**(case.headers or {}), "Accept-Language": "pl"}
+                answer = case.call_and_validate(checks=CHECKS)
+                if polish and case.operation.path not in TABLES_SAY:
+                    in_polish(answer)
 
             call()

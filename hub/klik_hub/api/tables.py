@@ -4,17 +4,18 @@ routes, the envelopes, are ``klik_hub.app``'s (answered in front of the router).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from klik.link import protocol as p
-from klik.words import Language, words
+from klik.words import Language, catalogue, words
 from klik_hub import hall, office
 from klik_hub.api.deps import JUDGE_ONLY, JUDGE_READS, Reader, StoreDep, public
 from klik_hub.api.models import SENT_KINDS, CommandIn
-from klik_hub.door import answers
+from klik_hub.door import answers, fields
 from klik_hub.door.answers import JUDGE, refusals
 from klik_hub.storage.store import Store
 
@@ -69,9 +70,23 @@ def post_command(
     try:
         p.canonical(command.args)
     except p.ProtocolError as error:
-        return JSONResponse({"status": "invalid", "error": f"args.{error}"}, 422)
+        return JSONResponse({"status": "invalid", "error": _args_fault(error, language)}, 422)
     command_id = hall.commands.send(store, table, command.kind, command.args)
     return answers.Queued(status="queued", id=command_id)
+
+
+def _args_fault(error: p.ProtocolError, language: Language) -> str:
+    """Why a command's args cannot go to a table: ``args.x: …`` in English (scripts send
+    args), ``Argumenty, x: …`` in Polish, the field named by its label."""
+    why = str(error).removeprefix(f"{error.field}: ")
+    if language is Language.EN:
+        return f"args.{error}"
+    label = fields.named(("body", "args"), language)
+    where = label if error.field == "(top)" else f"{label}, {error.field}"
+    deeper = re.fullmatch(r"arrays and objects nest deeper than (\d+) levels", why)
+    said = catalogue(language)
+    why = said.gettext(p.TOO_DEEP).format(levels=deeper[1]) if deeper else said.gettext(why)
+    return f"{where}: {why}"
 
 
 def _not_for(store: Store, table: int, kind: str, language: Language) -> JSONResponse | None:

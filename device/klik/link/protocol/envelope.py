@@ -49,6 +49,9 @@ ENVELOPE_DEPTH = MAX_DEPTH + 4
 # (JSON's "\ud800") has no UTF-8 at all. Both are refused wherever text comes in.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 NOT_STORABLE = N_("must not hold NUL (U+0000) or a lone surrogate (U+D800 to U+DFFF)")
+KEY_NOT_STORABLE = N_("a key must not hold NUL (U+0000) or a lone surrogate (U+D800 to U+DFFF)")
+NO_FLOATS = N_("floats are not allowed in signed objects")
+TOO_DEEP = N_("arrays and objects nest deeper than {levels} levels")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # In JSON written or read as ASCII, NUL and surrogates (a lone one, or half of a pair) can
 # only be the escapes \u0000 and \ud800 to \udfff. A match only means "walk it to be sure"
@@ -129,18 +132,17 @@ def _check_signable(
             raise ProtocolError(where or "(top)", NOT_STORABLE)
         return
     if isinstance(obj, float) and not floats:
-        raise ProtocolError(where or "(top)", "floats are not allowed in signed objects")
+        raise ProtocolError(where or "(top)", NO_FLOATS)
     if not isinstance(obj, dict | list | tuple):
         return
     if depth > max_depth:
-        why = f"arrays and objects nest deeper than {max_depth} levels"
-        raise ProtocolError(field or where or "(top)", why)
+        raise ProtocolError(field or where or "(top)", TOO_DEEP.format(levels=max_depth))
     if isinstance(obj, dict):
         for key, value in obj.items():
             if not isinstance(key, str):
                 raise ProtocolError(where or "(top)", "object keys must be text")
             if UNSTORABLE.search(key):  # named by its object: the key cannot be shown
-                raise ProtocolError(where or "(top)", f"a key {NOT_STORABLE}")
+                raise ProtocolError(where or "(top)", KEY_NOT_STORABLE)
             inner = f"{where}.{key}" if where else key
             _check_signable(value, inner, depth + 1, max_depth, floats=floats,
                             field=field or inner)  # fmt: skip
