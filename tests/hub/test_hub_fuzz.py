@@ -43,6 +43,8 @@ KNOWN: dict[str, object] = {"tid": 1, "player": 1, "round_no": 1, "result_id": 1
 # each naming its field by the body's path (``body.mover: must be a seat``).
 TABLES_SAY = {"/api/v1/results", "/api/v1/heartbeats", "/api/v1/join", "/api/v1/join/{request_id}",
               "/api/v1/join/{request_id}/nonce"}  # fmt: skip
+# Words every English refusal uses and no Polish one does (pydantic's and the hub's own).
+ENGLISH = re.compile(r"\b(must|allowed|should|cannot|expected|invalid|missing|required)\b", re.I)
 CODE_PATH = re.compile(r"^(body|query|path|header)\.|\b(body|query|path)\.[a-z_]+\b")
 
 
@@ -64,6 +66,7 @@ def in_polish(answer: Any) -> None:
     error = answer.json().get("error")
     assert isinstance(error, str), answer.text
     assert not CODE_PATH.search(error), error
+    assert not ENGLISH.search(error), error  # an entry the catalogue lacks reads in English
 
 
 def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None:
