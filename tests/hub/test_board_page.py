@@ -67,7 +67,7 @@ def test_the_board_on_a_phone_finds_a_player_and_follows_the_round(phone: Page, 
         phone.screenshot(path=str(DOCS / "board.png"), full_page=True)
 
     phone.goto(f"{url}/t/{tid}?lang=en")
-    expect(phone.get_by_test_id("round")).to_have_text("Round 1 (rozgrywki) — 2 games to come")
+    expect(phone.get_by_test_id("round")).to_have_text("Round 1 (open play) — 2 games to come")
     missing = phone.goto(f"{url}/t/999")
     assert missing is not None
     assert missing.status == 404

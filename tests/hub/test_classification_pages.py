@@ -49,8 +49,11 @@ def test_the_console_the_projector_and_the_board_show_what_decided_each_place(
     if os.environ.get("KLIK_WRITE_DOCS") == "1":
         page.locator("#tab-standings").screenshot(path=str(DOCS / "classification.png"))
 
+    page.set_viewport_size({"width": 1366, "height": 768})  # the hall's projector
     page.goto(f"{url}/projector?t={tid}")
     expect(page.locator("#rows tr.stage")).to_have_text(GROUPS)
+    if os.environ.get("KLIK_WRITE_DOCS") == "1":
+        page.screenshot(path=str(DOCS / "classification-projector.png"))
     page.goto(f"{url}/projector?t={tid}&lang=en")  # the stages' English titles
     expect(page.locator("#rows tr.stage")).to_have_text(
         ["final", "semifinal", "preliminaries", "No place: no game counts"]

@@ -143,13 +143,14 @@ class Day:
         return mistyped
 
 
-def stage_standings(day: Day, stages: list[str]) -> dict[str, list[int]]:
-    """Each stage's standings worked out from the games alone: big points, then the better
-    small points (more under the tournament's rules, fewer under the league's, whose
-    winner's are minus: RuleSet.winner_sign), a deduction in the stage it was given in; a
-    seat a reserve played counts for nobody (liga). No two players may tie."""
+Points = dict[str, dict[int, list[int]]]  # stage -> player -> [big, small]
+
+
+def stage_points(day: Day, stages: list[str]) -> Points:
+    """Each stage's points worked out from the games alone, the racks scored by the rule set;
+    a seat a reserve played counts for nobody (liga). No deduction in them."""
     rule_set = RULE_SETS[day.rules]
-    points: dict[str, dict[int, list[int]]] = {s: defaultdict(lambda: [0, 0]) for s in stages}
+    points: Points = {s: defaultdict(lambda: [0, 0]) for s in stages}
     for stage, round_no, table, game_no, seats, racks in day.games:
         out = [s for s, rack in racks.items() if rack == 0]
         scored = score(
@@ -160,24 +161,40 @@ def stage_standings(day: Day, stages: list[str]) -> dict[str, list[int]]:
                 continue
             points[stage][player][0] += scored.big[s]
             points[stage][player][1] += scored.small[s]
+    return points
+
+
+def ranked(day: Day, rows: dict[int, list[int]], what: str) -> list[int]:
+    """Players by big points, then the better small points (more under the tournament's
+    rules, fewer under the league's, whose winner's are minus: RuleSet.winner_sign); no two
+    may tie (the harness's racks are chosen so)."""
+    sign = RULE_SETS[day.rules].winner_sign
+    order = sorted(rows.items(), key=lambda kv: (-kv[1][0], -sign * kv[1][1]))
+    keys = [tuple(v) for _, v in order]
+    assert len(set(keys)) == len(keys), f"{what}: a tie; the harness's racks must avoid one"
+    return [p for p, _ in order]
+
+
+def stage_standings(day: Day, stages: list[str]) -> dict[str, list[int]]:
+    """Each stage's standings (who goes on from it): a deduction in the stage it was given."""
+    points = stage_points(day, stages)
     for player, stage, big in day.deductions:
         points[stage][player][0] -= big
-    ordered = {}
-    for stage in stages:
-        sign = rule_set.winner_sign
-        rows = sorted(points[stage].items(), key=lambda kv: (-kv[1][0], -sign * kv[1][1]))
-        keys = [tuple(v) for _, v in rows]
-        assert len(set(keys)) == len(keys), f"{stage}: a tie; the harness's racks must avoid one"
-        ordered[stage] = [p for p, _ in rows]
-    return ordered
+    return {stage: ranked(day, points[stage], stage) for stage in stages}
 
 
-def classification(standings: dict[str, list[int]]) -> list[int]:
-    """The players of the last stage reached first, by its standings, then those who stopped a
-    stage earlier, by that stage's (the formats' by_stage classification)."""
+def classification(day: Day, stages: list[str]) -> list[int]:
+    """The players of the last stage reached first, by its points, then those who stopped a
+    stage earlier, by that stage's (the formats' by_stage classification); a deduction counts
+    in the row of the last stage the player reached, whichever stage it was given in (the
+    README's decision)."""
+    points = stage_points(day, stages)
+    last = {p: stage for stage in stages for p in points[stage]}
+    for player, _, big in day.deductions:
+        points[last[player]][player][0] -= big
     placed: list[int] = []
-    for stage in reversed(standings):
-        placed += [p for p in standings[stage] if p not in placed]
+    for stage in reversed(stages):
+        placed += ranked(day, {p: v for p, v in points[stage].items() if last[p] == stage}, stage)
     return placed
 
 
@@ -357,7 +374,7 @@ def test_a_whole_liga_day_is_run_from_the_console(page: Page, hub: Hub, tmp_path
     assert {p for t in semifinal for p in t} == set(may[:8])
     final = seated(url, tid, 5)
     assert set(final[0]) == top_of_each_table(semifinal, standings["półfinał"], 2)
-    expected = [*classification(standings), 17]  # absent: no game, no place, last
+    expected = [*classification(day, ["eliminacje", "półfinał", "finał"]), 17]  # absent: last
     assert console_classification(page) == expected
     rows = httpx.get(f"{url}{API}/{tid}/standings").json()
     status = {r["player"]: r["status"] for r in rows}
@@ -393,4 +410,4 @@ def test_a_whole_szczecin_day_is_run_from_the_console(page: Page, hub: Hub, tmp_
         seated(url, tid, 1), standings[stages[0]], 2
     )
     assert set(seated(url, tid, 3)[0]) == top_of_each_table(second, standings[stages[1]], 2)
-    assert console_classification(page) == classification(standings)
+    assert console_classification(page) == classification(day, stages)

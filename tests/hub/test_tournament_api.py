@@ -76,6 +76,11 @@ def test_a_tournament_is_created_and_read_back(hub: Hub) -> None:
         "in_play": False,  # until the judge marks it
         "players": 0,
         "rounds": [],
+        "stages": [  # the format's, each with its name on the English pages
+            {"name": "runda I finału", "title_en": "final, round I"},
+            {"name": "runda II finału", "title_en": "final, round II"},
+            {"name": "wielki finał", "title_en": "grand final"},
+        ],
     }
 
 

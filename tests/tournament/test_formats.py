@@ -89,7 +89,7 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
         title_en="Open tournament",
         rules=("tournament", "league"),  # either, the tournament rule set by default
         tie_breaks=BIG_SMALL,
-        stages=(Stage("rozgrywki", 0, 1, RANDOM, title_en="rounds"),),
+        stages=(Stage("rozgrywki", 0, 1, RANDOM, title_en="open play"),),
         classification=Classification.ALL_ROUNDS,
         replacements=CountsFor.RESERVE,  # an evening's play: the games are whoever played them
     )
