@@ -97,3 +97,34 @@ def test_dates_never_go_back_nor_further_ahead_than_allowed(
         assert dated >= last
         assert clock.now <= dated <= clock.now + AHEAD_S or dated == last
         last = dated
+
+
+def test_a_new_gesture_takes_a_quicker_line_at_once() -> None:
+    """The first request took 2 s (a cold connection): the next gesture's edges come quickly
+    and keep their spacing, though following at a tenth of the gaps would take minutes."""
+    clock = Clock()
+    hands = Hands(clock)
+    clock.now = 102.0
+    hands.date(0.0, key="A", pressed=True)  # sent at 100, here at 102
+    clock.now = 102.1
+    hands.date(0.1, key="A", pressed=False)
+    dates = []
+    for k, (pressed, at) in enumerate([(True, 3.0), (False, 3.06), (True, 3.12), (False, 3.18)]):
+        clock.now = 103.0 + 0.06 * k + 0.002  # each on its way 2 ms
+        dates.append(hands.date(at, key="B", pressed=pressed))
+    assert [round(b - a, 6) for a, b in itertools.pairwise(dates)] == [0.06] * 3
+    assert dates[0] == pytest.approx(103.002 + LAG_S)
+
+
+def test_a_held_button_keeps_the_line_as_it_was() -> None:
+    """While a button is held, a quicker request only moves the delay by a tenth of the gap:
+    the hold's length stays (within a tenth), whichever seat presses meanwhile."""
+    clock = Clock()
+    hands = Hands(clock)
+    clock.now = 100.3
+    pressed = hands.date(0.0, key="A", pressed=True)  # 0.3 s on its way
+    clock.now = 101.0 + 0.002
+    hands.date(1.0, key="B", pressed=True)  # another seat, quickly, while A holds
+    clock.now = 101.5 + 0.002
+    released = hands.date(1.5, key="A", pressed=False)
+    assert 1.5 * 0.9 - 1e-9 <= released - pressed <= 1.5

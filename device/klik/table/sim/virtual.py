@@ -323,7 +323,8 @@ class Api:
         if at is None:
             return await run_in_threadpool(_press, table, pin, pressed)
         hands = self.hands[self.tables.index(table)]
-        hands.press(at, lambda dated: _drive(table, pin, pressed, dated))
+        key = str(request.path_params.get("seat", "J"))
+        hands.press(at, lambda dated: _drive(table, pin, pressed, dated), key=key, pressed=pressed)
         return _json(HTTPStatus.OK, {"ok": True})
 
     async def order(self, request: Request) -> Response:
