@@ -170,11 +170,16 @@ def test_a_commands_args_are_refused_in_the_readers_words(hub: Hub) -> None:
     url, store = hub
     hall.devices.pair(store, 1)
     where = f"{url}/api/v1/tables/1/commands"
+    deep: object = 1
+    for _ in range(20):
+        deep = [deep]
     cases = [
         ({"x": "\u0000"}, "args.x: must not hold NUL", "Argumenty, x: nie może zawierać znaku NUL"),
         ({"\u0000": 1}, "args.(top): a key must not", "Argumenty: klucz nie może zawierać"),
         ({"x": 1.5}, "args.x: floats are not allowed", "Argumenty, x: liczby niecałkowite"),
-    ]
+        ({"x": deep}, "args.x: arrays and objects nest deeper than 16", "Argumenty, x: listy i "
+         "obiekty zagnieżdżone głębiej niż na 16 poziomów"),
+    ]  # fmt: skip
     for args, english, polish in cases:
         sent = {"kind": "pause", "args": args}
         said = httpx.post(where, json=sent)

@@ -4,7 +4,6 @@ routes, the envelopes, are ``klik_hub.app``'s (answered in front of the router).
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -78,15 +77,12 @@ def post_command(
 def _args_fault(error: p.ProtocolError, language: Language) -> str:
     """Why a command's args cannot go to a table: ``args.x: …`` in English (scripts send
     args), ``Argumenty, x: …`` in Polish, the field named by its label."""
-    why = str(error).removeprefix(f"{error.field}: ")
     if language is Language.EN:
         return f"args.{error}"
     label = fields.named(("body", "args"), language)
     where = label if error.field == "(top)" else f"{label}, {error.field}"
-    deeper = re.fullmatch(r"arrays and objects nest deeper than (\d+) levels", why)
-    said = catalogue(language)
-    why = said.gettext(p.TOO_DEEP).format(levels=deeper[1]) if deeper else said.gettext(why)
-    return f"{where}: {why}"
+    why = catalogue(language).gettext(error.why)
+    return f"{where}: {why.format(**error.names) if error.names else why}"
 
 
 def _not_for(store: Store, table: int, kind: str, language: Language) -> JSONResponse | None:

@@ -68,9 +68,11 @@ Json = dict[str, Any]
 class ProtocolError(KlikError, ValueError):
     """An envelope or frame that breaks the contract; ``str()`` names the field."""
 
-    def __init__(self, field_name: str, why: str) -> None:
-        super().__init__(f"{field_name}: {why}")
+    def __init__(self, field_name: str, why: str, **names: object) -> None:
+        super().__init__(f"{field_name}: {why.format(**names) if names else why}")
         self.field = field_name
+        self.why = why  # the message before its names are filled in: a catalogue's msgid
+        self.names = names
 
 
 def canonical(obj: Any, *, max_depth: int = MAX_DEPTH) -> bytes:
@@ -136,7 +138,7 @@ def _check_signable(
     if not isinstance(obj, dict | list | tuple):
         return
     if depth > max_depth:
-        raise ProtocolError(field or where or "(top)", TOO_DEEP.format(levels=max_depth))
+        raise ProtocolError(field or where or "(top)", TOO_DEEP, levels=max_depth)
     if isinstance(obj, dict):
         for key, value in obj.items():
             if not isinstance(key, str):
