@@ -116,23 +116,31 @@ def tap(page: Page, key: str) -> None:
     page.wait_for_timeout(500)  # longer than a double tap's gap: a single tap
 
 
-# A gesture whose timing decides what it means, played by the page itself: each edge goes to
-# the page's own press() when its moment comes, dated at that moment on the page's clock,
-# as the page dates a key's edge by its event. Driven key by key from here instead, each edge
-# waits for Chromium's answer to the one before, and on a loaded machine a double tap's
-# 60 ms gap once grew past the 0.4 s window; the keys themselves are tested by tap and hold.
-GESTURE = """([seat, steps]) => new Promise(done => {
+# A gesture whose timing decides what it means, played by the page itself: its edges go to
+# the page's own press() together, each dated at its moment on the page's clock (ms from now),
+# as the page dates a key's edge by its event; the table keeps their spacing (its jitter
+# buffer takes edges up to half a second ahead). Driven key by key from Playwright instead,
+# each edge waited for Chromium's answer to the one before, and on a loaded machine a double
+# tap's 60 ms gap once grew past the 0.4 s window; sent by timers in the page, a stalled page
+# sent two edges together, too late to keep them apart. The keys themselves are tested by tap
+# and hold. ``later``: edges sent at their moment, not with the others (a hold's release,
+# which may not be dated that far ahead).
+GESTURE = """([seat, steps, later]) => new Promise(done => {
   const start = performance.now();
-  for (const [down, at] of steps) setTimeout(() => press(seat, down, {timeStamp: start + at}), at);
-  setTimeout(done, steps[steps.length - 1][1] + 1);
+  for (const [down, at] of steps) press(seat, down, {timeStamp: start + at});
+  for (const [down, at] of later) setTimeout(() => press(seat, down, {timeStamp: start + at}), at);
+  setTimeout(done, Math.max(0, ...steps.concat(later).map(s => s[1])) + 1);
 })"""
 SEAT_OF = {"1": "A", "2": "B", "3": "C", "4": "D", "j": "J"}
 
 
-def gesture(page: Page, key: str, steps: list[tuple[bool, int]]) -> None:
-    """``steps``: (pressed, ms from the start) for the key's seat; then the page has sent
-    them all, and the gesture's window has passed."""
-    page.evaluate(GESTURE, [SEAT_OF[key], steps])
+def gesture(
+    page: Page, key: str, steps: list[tuple[bool, int]], later: tuple[tuple[bool, int], ...] = ()
+) -> None:
+    """``steps``: (pressed, ms from the start) for the key's seat, sent at once; ``later``
+    sent at their moments; then the page has sent them all, and the gesture's window has
+    passed."""
+    page.evaluate(GESTURE, [SEAT_OF[key], steps, list(later)])
     page.wait_for_function("document.body.dataset.sending === '0'")
     page.wait_for_timeout(500)  # past the double-tap window: the gesture is recognised
 
@@ -144,7 +152,7 @@ def double(page: Page, key: str) -> None:
 def tap_hold(page: Page, key: str, seconds: float) -> None:
     """A tap, then at once a hold: the count's "klik, trzymaj" (−10)."""
     hold_ms = int(seconds * 1000)
-    gesture(page, key, [(True, 0), (False, 60), (True, 180), (False, 180 + hold_ms)])
+    gesture(page, key, [(True, 0), (False, 60), (True, 180)], ((False, 180 + hold_ms),))
 
 
 def hold(page: Page, key: str, seconds: float) -> None:
