@@ -38,6 +38,7 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import settings
 
@@ -45,6 +46,14 @@ TESTS = Path(__file__).resolve().parent
 
 settings.register_profile("klik", deadline=None)
 settings.load_profile("klik")
+
+# httpx gives up on an answer after 5 s by default. In `make test` the parallel tier runs at the
+# lowest priority beside the solo tier's browsers and daemons, which can starve it (and the
+# hubs and PostgreSQL it started) for seconds: a CI run failed one plain GET that way. Tests
+# that time an answer say so with their own timeout; every other request may wait a minute.
+# httpx has no public setting for its default, which every ``httpx.get``/``Client`` copies.
+for _part in ("connect", "read", "write", "pool"):
+    setattr(httpx._config.DEFAULT_TIMEOUT_CONFIG, _part, 60.0)
 
 BROWSER_FIXTURES = {"page", "chromium_page", "phone"}
 POSTGRES_FIXTURES = {"postgres", "pg_url"}

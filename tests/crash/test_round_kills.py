@@ -123,12 +123,15 @@ def test_a_cut_around_the_game_command_never_loses_the_rounds_lineup(
     assert sorted(r["game"] for r in hub.results()) == [1, 2]
 
 
-@pytest.mark.parametrize("point", ["round-game-journalled", "round-game-counted"])
+@pytest.mark.parametrize(
+    "point", ["next-game-counted", "round-game-journalled", "round-game-counted"]
+)
 def test_a_cut_during_the_judges_next_game_tap_keeps_the_rounds_next_game(
     hall: tuple[VirtualTable, Hub], point: str
 ) -> None:
-    """Cut between the next game's journal and the round's count, and right after the count:
-    the table comes back on the round's second game with its players, not an ordinary game."""
+    """Cut between the game counter and the next game's journal, between that journal and the
+    round's count, and right after the count: the table comes back on the round's second game
+    (exactly the next number) with its players, not an ordinary game."""
     table, hub = hall
     table.start()
     tid, players = draw_round(hub)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from klik.core import game as g
 from klik.core import tabletop as t
@@ -90,15 +91,42 @@ def test_a_journal_without_a_header_is_moved_aside(tmp_path: Path) -> None:
     assert (tmp_path / "journal.corrupt-1.jsonl").exists()
 
 
-def test_a_new_game_keeps_the_last_journal(tmp_path: Path) -> None:
+def test_a_new_game_keeps_the_last_journal_named_by_its_game(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
-    journal = written(path)
+    journal = written(path)  # game 3
     journal.start({**HEADER, "game_no": 4})
     journal.close()
-    assert (
-        json.loads((tmp_path / "journal.game-1.jsonl").read_text().splitlines()[0])["game_no"] == 3
-    )
+    kept = (tmp_path / "journal.game-3.jsonl").read_text().splitlines()
+    assert json.loads(kept[0])["game_no"] == 3
     assert json.loads(path.read_text())["game_no"] == 4
+    # game 4 again (a round's lineup replaced a game never played): never over game 4's
+    journal.start({**HEADER, "game_no": 4})
+    journal.start({**HEADER, "game_no": 5})
+    journal.close()
+    assert sorted(p.name for p in tmp_path.glob("journal.game-*")) == [
+        "journal.game-3.jsonl",
+        "journal.game-4.1.jsonl",
+        "journal.game-4.jsonl",
+    ]
+
+
+def test_a_journal_whose_header_cannot_tell_its_game_is_kept_as_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b"\x00" * 40 + b"\n")
+    journal = j.Journal(path)
+    journal.start({**HEADER, "game_no": 4})
+    journal.close()
+    assert (tmp_path / "journal.unknown-1.jsonl").read_bytes() == b"\x00" * 40 + b"\n"
+    assert json.loads(path.read_text())["game_no"] == 4
+
+
+def test_a_new_journal_is_made_durable_with_its_folder(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    synced = mocker.patch.object(j, "sync_folder")
+    journal = j.Journal(tmp_path / "journal.jsonl")
+    journal.start(HEADER)
+    synced.assert_called_once_with(tmp_path)
 
 
 def test_a_full_disk_is_logged_once_and_the_game_goes_on(caplog: pytest.LogCaptureFixture) -> None:
@@ -312,3 +340,18 @@ def test_a_last_journal_that_cannot_be_kept_aside_is_written_over(
     recovered = j.read(path)
     assert recovered is not None
     assert (recovered.game_no, recovered.entries) == (4, (j.Checkpoint(1.0),))
+
+
+@pytest.mark.parametrize("raw", [b"", b'{"journal": 1, "table": "7", "ga'])
+def test_a_journal_cut_before_its_header_got_in_is_no_game_and_no_damage(
+    tmp_path: Path, raw: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(raw)
+    assert not j.begun(path)
+    with caplog.at_level(logging.WARNING):
+        assert j.read(path) is None
+    assert "no whole header" in caplog.text
+    assert list(tmp_path.iterdir()) == []  # nothing moved aside as damaged
+    path.write_bytes(b"\x00\n")
+    assert j.begun(path)  # a line: a game may have begun in it (damaged, it is moved aside)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_mock import MockerFixture
 
 from klik.core import game as g
 from klik.core.tabletop import Edge
@@ -19,7 +20,8 @@ from klik.table.game.lineup import LineupError, parse
 from klik.table.screens.view import Screen
 from tests.table.test_engine import Table
 from tests.table.test_engine_outbox import linked
-from tests.table.test_recovery import BOOT, finish
+from tests.table.test_recovery import BOOT, cut_at, finish, now
+from tests.table.test_recovery import Cut as CutPower
 
 SEATS = ("A", "B", "C", "D")
 
@@ -339,3 +341,39 @@ def test_a_cut_during_the_next_game_tap_never_plays_a_rounds_game_as_an_ordinary
     assert engine.game_lineup.begun == 1  # the round's second game
     assert engine.game.settings.starter == "B"
     assert json.loads((tmp_path / "lineup.json").read_text(encoding="utf-8"))["begun"] == 2
+
+
+def test_a_cut_at_any_step_of_taking_a_rounds_lineup_leaves_its_game_ready(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """A table waiting for its first game gets the round's lineup; the power goes at any one
+    of the file operations that follow (lineup.json, the new journal, the round's count).
+    After the restart the round's first game stands ready with the round's players, or the
+    table is as before and the hub's command (not yet counted done) brings it again."""
+    steps, fall = None, 0
+    while steps is None or fall <= steps:
+        folder = tmp_path / f"cut-{fall}"
+        folder.mkdir()
+        first = Table(folder)
+        first.engine.start(100.0)
+        made = cut_at(mocker, fall)
+        try:
+            received(first, lineup(), 101.0)
+            steps = len(made)
+        except CutPower:
+            pass
+        mocker.stopall()
+        first.journal.close()
+        second = Table(folder)
+        second.engine.start(BOOT)
+        engine = second.engine
+        if engine.lineup is None:  # cut before lineup.json: the hub sends the command again
+            received(second, lineup(), now(second) + 1)
+        where = f"cut at step {fall} of taking the lineup"
+        assert (engine.info.game_no, second.game.phase) == (1, g.Phase.READY), where
+        assert engine.game_lineup is not None, where
+        assert second.screen("A").name == "Łucja Żak", where
+        assert second.game.settings.seats == ("A", "B", "C"), where
+        assert json.loads((folder / "lineup.json").read_text(encoding="utf-8"))["begun"] == 1
+        fall += 1
+    assert steps > 5

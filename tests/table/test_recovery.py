@@ -7,6 +7,7 @@ daemon does after a reboot (its monotonic clock starting again from a few second
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -182,6 +183,80 @@ def test_after_a_damaged_journal_the_game_number_goes_on(tmp_path: Path) -> None
     finish(second.press("B", 10.0), 20.0)
     assert (tmp_path / "result-1.json").read_bytes() == result_1
     assert (tmp_path / "result-3.json").exists()
+
+
+class Cut(BaseException):
+    """The power went: raised in place of the file operation it fell on."""
+
+
+#: The file operations a next-game tap is made of (the counter's and the journal's).
+OPERATIONS = ("open", "write", "fsync", "replace", "rename", "link", "unlink", "truncate")
+
+
+def cut_at(mocker: MockerFixture, fall: int) -> list[str]:
+    """From now on the ``fall``-th file operation (0 first) never happens: the power goes
+    instead. Returns the names of the operations made so far."""
+    made: list[str] = []
+    for name in OPERATIONS:
+        real = getattr(os, name)
+
+        def operation(*args: object, _real: object = real, _name: str = name) -> object:
+            if len(made) == fall:
+                raise Cut(_name)
+            made.append(_name)
+            return _real(*args)  # type: ignore[operator]
+
+        mocker.patch.object(os, name, operation)
+    return made
+
+
+def test_a_cut_at_any_step_of_the_next_game_tap_gives_exactly_the_next_number(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    steps, fall = None, 0
+    while steps is None or fall <= steps:
+        folder = tmp_path / f"cut-{fall}"
+        folder.mkdir()
+        first = finish(playing(folder), 120.0)
+        result_1 = (folder / "result-1.json").read_bytes()
+        made = cut_at(mocker, fall)
+        try:
+            first.engine.new_game(130.0)
+            steps = len(made)  # the whole tap, uncut: every step is a place to cut
+        except Cut:
+            pass
+        mocker.stopall()
+        second = cut(first, folder)
+        assert (folder / "result-1.json").read_bytes() == result_1
+        at = now(second)  # the table's clock goes on from the journal's
+        if second.game.phase is g.Phase.DONE:  # cut before the counter: the tap is not taken
+            assert second.engine.info.game_no == 1, f"cut at step {fall} of the next-game tap"
+            assert second.engine.new_game(at + 1)
+        assert second.engine.info.game_no == 2, f"cut at step {fall} of the next-game tap"
+        assert second.game.phase is g.Phase.READY
+        finish(second.press("A", at + 2), at + 10)  # game 2: A hands B, its starter, the clock
+        assert second.engine.new_game(at + 20)
+        assert second.engine.info.game_no == 3
+        archived = sorted(p.name for p in folder.glob("journal.game-*"))
+        assert archived == ["journal.game-1.jsonl", "journal.game-2.jsonl"], archived
+        fall += 1
+    assert steps > 5
+
+
+def test_a_missing_journal_is_one_log_line_and_the_counters_game_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = finish(playing(tmp_path), 120.0)
+    assert first.engine.new_game(130.0)
+    first.journal.close()
+    (tmp_path / "journal.jsonl").unlink()  # game 2 was never played: nothing of it is lost
+    with caplog.at_level(logging.WARNING):
+        second = cut(first, tmp_path)
+    assert (second.engine.info.game_no, second.game.phase) == (2, g.Phase.READY)
+    said = [r.getMessage() for r in caplog.records if "dziennika" in r.getMessage()]
+    assert said == [
+        "stół 1: brak dziennika gry 2 (awaria w chwili jej rozpoczęcia?); gra 2 od początku"
+    ]
 
 
 def test_each_game_is_started_by_the_next_seat_and_a_restored_game_keeps_its_starter(

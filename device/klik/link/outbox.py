@@ -313,6 +313,13 @@ class Outbox:
             ).fetchone()
         return None if row is None else int(row[0])
 
+    def last_game(self) -> int:
+        """The highest game number of any result kept here (0 if none): game numbers never
+        repeat, and this is a floor under the table's counter (a card that was full)."""
+        with self._reading("find the last game") as db:
+            (game,) = db.execute("SELECT max(json_extract(body, '$.game')) FROM results").fetchone()
+        return game if isinstance(game, int) else 0
+
     def waiting(self) -> int:
         """How many results wait for the hub."""
         with self._reading("count the waiting results") as db:

@@ -3,7 +3,8 @@
 ``write_atomic`` writes a temporary file in the same folder, fsyncs it, renames it into place
 and fsyncs the folder, so after a power cut the file is either the old one or the new one,
 never half of each. ``GameCounter`` keeps the number of the table's last game, so game
-numbers never go back, not even after a damaged journal was moved aside.
+numbers never go back, not even after a damaged journal was moved aside; the files of the
+games (results, archived journals) are a floor under it in case it was lost.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from klik.link.outbox import sync_folder
 log = logging.getLogger(__name__)
 
 RESULT = re.compile(r"^result-(\d{1,9})(?:\.\d+)?\.json$")
+#: A finished game's journal, kept aside when the next game began (``klik.table.game.journal``).
+#: Before numbers named them they were counted 1, 2, ...: never above the game they hold.
+ARCHIVED = re.compile(r"^journal\.game-(\d{1,9})(?:\.\d+)?\.jsonl$")
 
 
 def write_atomic(path: Path, data: bytes, *, replace: bool = True) -> Path:
@@ -74,26 +78,42 @@ class GameCounter:
         self.folder = folder
 
     def last(self) -> int:
-        """The highest game number this table has begun or finished (0 for a new table).
+        """The highest game number this table has begun or finished (0 for a new table)."""
+        return max(self.counted(), self.traced())
 
-        The kept results are a floor too, in case the counter itself was lost.
-        """
-        counted = 0
+    def counted(self) -> int:
+        """The number the counter holds: the game begun last (0 if none, or if it is lost)."""
         try:
             text = self.path.read_text(encoding="ascii").strip()
-            counted = int(text) if text.isdigit() and len(text) <= 9 else -1
         except FileNotFoundError:
-            pass
+            return 0
         except (OSError, UnicodeDecodeError) as error:
             log.error("game counter %s: cannot read (%s); using the results kept", self.path, error)
-        if counted < 0:
-            log.error("game counter %s is damaged; using the results kept", self.path)
-            counted = 0
-        results = [0]
-        with contextlib.suppress(OSError):
+            return 0
+        if text.isdigit() and len(text) <= 9:
+            return int(text)
+        log.error("game counter %s is damaged; using the results kept", self.path)
+        return 0
+
+    def traced(self) -> int:
+        """The highest game number a file names: a kept result or a finished game's journal."""
+        return max(self.kept(), self.archived())
+
+    def kept(self) -> int:
+        """The highest game number of a result kept in a file (0 if none)."""
+        return self._highest(RESULT)
+
+    def archived(self) -> int:
+        """The highest game number of a journal kept aside when the next game began (0 if
+        none); a game never played is kept aside too when a round's lineup replaces it."""
+        return self._highest(ARCHIVED)
+
+    def _highest(self, pattern: re.Pattern[str]) -> int:
+        try:
             names = [p.name for p in self.folder.iterdir()]
-            results += [int(m.group(1)) for name in names if (m := RESULT.match(name))]
-        return max(counted, *results)
+        except OSError:
+            return 0
+        return max((int(m.group(1)) for name in names if (m := pattern.match(name))), default=0)
 
     def begin(self, game_no: int) -> None:
         """Record that game ``game_no`` has begun; logged, not raised, if the disk refuses."""

@@ -35,6 +35,7 @@ from klik.core import tabletop as t
 from klik.core.game import SEATS
 from klik.core.tabletop import Edge, Event
 from klik.errors import KlikError
+from klik.link.outbox import sync_folder
 from klik.table.game.lineup import LineupError
 from klik.table.game.lineup import parse as parse_lineup
 from klik.validate import TEXT, TRUE_FALSE, Choice, Number, Voice, check
@@ -173,11 +174,16 @@ class Journal:
         self.lines = 0
 
     def start(self, header: Json) -> None:
-        """Begin a new game's journal; the previous one is kept as ``game-<n>.jsonl``."""
+        """Begin a new game's journal; the previous one is kept as ``game-<its game>.jsonl``.
+
+        The folder is fsynced after both steps: a cut may leave the old journal in place or
+        kept aside with no new one, never a new journal that vanishes after the game began
+        (``klik.table.game.session`` mends either at the restart).
+        """
         self.close()
         if self.path.is_file():  # only a journal of ours is kept aside, never a device
             try:
-                self.path.replace(_free_name(self.path, "game"))
+                self.path.replace(_archive_name(self.path))
             except OSError as error:
                 # The last game's result is kept apart; its journal is not worth a crash.
                 log.error(
@@ -188,6 +194,8 @@ class Journal:
                 with contextlib.suppress(OSError):
                     os.truncate(self.path, 0)
         self._write(json.dumps({"journal": VERSION, **header}, ensure_ascii=False))
+        with contextlib.suppress(OSError):  # the header's fsync failing is logged already
+            sync_folder(self.path.parent)
 
     def append(self, entry: Entry) -> bool:
         """Append and fsync one entry; False (and one log line per failure streak) if it failed."""
@@ -272,6 +280,11 @@ def read(path: Path) -> Recovered | None:
     lines = raw.split(b"\n")
     complete, tail = lines[:-1], lines[-1]  # a whole journal ends with a newline
     dropped = bool(tail.strip())
+    if not complete:  # a cut as the game began: its header never got in, nothing was played
+        log.warning("journal %s has no whole header (a cut as its game began); a new one", path)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
     try:
         recovered = _parse(complete, dropped)
     except DamageError as error:
@@ -295,9 +308,17 @@ def read(path: Path) -> Recovered | None:
     return recovered
 
 
+def begun(path: Path) -> bool:
+    """Whether a journal is there with a whole line: a game was begun in it (it may be
+    damaged); False for none, or one cut before its header got in."""
+    try:
+        with path.open("rb") as f:
+            return b"\n" in f.readline(MAX_LINE + 1)
+    except OSError:
+        return path.exists()
+
+
 def _parse(complete: list[bytes], dropped: bool) -> Recovered:
-    if not complete:
-        raise DamageError("no header line")
     header = check_header(_json(complete[0], 1))
     entries: list[Entry] = []
     latest = float(header["at"])
@@ -331,6 +352,22 @@ def _no_constant(name: str) -> Any:
 def _free_name(path: Path, what: str) -> Path:
     n = 1
     while (candidate := path.with_name(f"{path.stem}.{what}-{n}{path.suffix}")).exists():
+        n += 1
+    return candidate
+
+
+def _archive_name(path: Path) -> Path:
+    """Where a finished game's journal is kept: ``journal.game-<its game>.jsonl`` (then
+    ``.1``, ``.2`` ... beside it, never over another); ``journal.unknown-N`` if its header
+    cannot tell (a damaged journal a new game replaced)."""
+    try:
+        with path.open("rb") as f:
+            game_no = check_header(json.loads(f.readline(MAX_LINE)))["game_no"]
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError, DamageError):
+        return _free_name(path, "unknown")
+    candidate, n = path.with_name(f"{path.stem}.game-{game_no}{path.suffix}"), 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}.game-{game_no}.{n}{path.suffix}")
         n += 1
     return candidate
 

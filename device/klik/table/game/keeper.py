@@ -41,6 +41,7 @@ class Outbox(Protocol):
     def keep(self, body: dict[str, Any]) -> int: ...
     def waiting(self) -> int: ...
     def seq_of_game(self, game: int) -> int | None: ...
+    def last_game(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,16 @@ class Keeper:
     @property
     def table(self) -> str:
         return self.config.table.name
+
+    def last_game(self) -> int:
+        """The highest game number the outbox holds a result of (0 if none, or unreadable)."""
+        if self.outbox is None:
+            return 0
+        try:
+            return self.outbox.last_game()
+        except KlikError as error:
+            log.error("wyniki: the outbox cannot be read (%s)", error)
+            return 0
 
     def new_game(self) -> None:
         """The next game began: nothing of its result is known yet."""

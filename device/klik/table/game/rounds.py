@@ -25,6 +25,14 @@ log = logging.getLogger("klik.table.game.engine")  # the engine's parts log unde
 LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state folder
 
 
+def same_round(one: Lineup, other: Lineup) -> bool:
+    """Whether two lineups are of the same round at this table (counts, names and the drawn
+    starter aside: those change as the round is played and corrected)."""
+    return replace(one, begun=0, names=(), drawn=None) == replace(
+        other, begun=0, names=(), drawn=None
+    )
+
+
 class Rounds:
     """The round's lineup as this table keeps it (``lineup``, None without a round); on the
     engine thread only."""

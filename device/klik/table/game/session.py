@@ -36,7 +36,7 @@ from klik.table.game.keeper import Keeper, Outbox, Played
 from klik.table.game.lineup import Lineup
 from klik.table.game.lineup import parse as parse_lineup
 from klik.table.game.roundclock import RoundTime
-from klik.table.game.rounds import Rounds
+from klik.table.game.rounds import Rounds, same_round
 from klik.table.hardware.gpio import JudgeEdge
 from klik.table.record import notes
 from klik.table.record.driver import Driver
@@ -135,9 +135,11 @@ class Session:
         replays it exactly.
         """
         self.keeper.restore()
-        recovered = None if self.journal is None else j.read(self.journal.path)
+        journal = self.journal
+        taken = journal is not None and j.begun(journal.path)  # before read moves it aside
+        recovered = None if journal is None else j.read(journal.path)
         if recovered is None or not self._replay_journal(recovered):
-            self._new_game(now, self._next_game_no())
+            self._new_game(now, self._first_game_no(taken=taken))
             return 0.0
         last = self.driver.now
         if self.journal is not None:
@@ -154,8 +156,65 @@ class Session:
                 self.game.left_s or 0.0,
             )
         self.keeper.find(self.game, self.played(), last)
+        round_ = self.rounds.lineup
+        if (
+            self.game.phase is g.Phase.READY
+            and round_ is not None
+            and not round_.spent
+            and (self.game_lineup is None or not same_round(self.game_lineup, round_))
+        ):
+            # The round's lineup reached the card, its game did not (a cut in between): the
+            # game not yet played gives way to the round's, as when the lineup came.
+            log.warning(
+                "stół %s: gra %d gotowa w składzie rundy %d (po awarii)",
+                self.config.table.name,
+                self.game_no,
+                round_.round_no,
+            )
+            self._new_game(last, self.game_no)
+        begun = 0 if self.counter is None else self.counter.counted()
+        if self.game.phase is g.Phase.DONE and begun > self._highest_traced():
+            # The judge's next-game tap was cut between the counter and the new journal: the
+            # game it began stands ready (this one's result is kept above), with its number.
+            log.warning(
+                "stół %s: gra %d rozpoczęta przed awarią: gotowa od nowa",
+                self.config.table.name,
+                begun,
+            )
+            self._new_game(last, begun)
         self.refresh(last)
         return last - now
+
+    def _first_game_no(self, *, taken: bool) -> int:
+        """The game at a start with no journal to replay: the one the counter says was begun,
+        if no result of it was kept (a cut between the counter and its journal, or a journal
+        lost); one past every number used if a journal was there but could not be taken
+        (``taken``: damaged, another table's), since its game may have been played."""
+        begun = 0 if self.counter is None else self.counter.counted()
+        kept = self.keeper.last_game()
+        archived = 0
+        if self.counter is not None:
+            kept, archived = max(kept, self.counter.kept()), self.counter.archived()
+        if begun > kept and begun >= archived and not taken:
+            log.warning(
+                "stół %s: brak dziennika gry %d (awaria w chwili jej rozpoczęcia?); "
+                "gra %d od początku",
+                self.config.table.name,
+                begun,
+                begun,
+            )
+            return begun
+        return max(begun, kept, archived) + 1
+
+    def _highest_traced(self) -> int:
+        """The highest game number the card holds a trace of: a kept result (a file or in the
+        outbox), a finished game's journal, or the journal of the game in play."""
+        traced = (
+            self.keeper.last_game()
+            if self.counter is None
+            else max(self.counter.traced(), self.keeper.last_game())
+        )
+        return max(traced, self.game_no if self.game_started else 0)
 
     def _replay_journal(self, recovered: j.Recovered) -> bool:
         """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
@@ -172,9 +231,10 @@ class Session:
             )
             return False
         game_no = recovered.game_no
-        if self.counter is not None and self.counter.last() < game_no:
+        if self.counter is not None and self.counter.counted() < game_no:
             self.counter.begin(game_no)
         self.game_no = game_no
+        self.game_started = True
         if lineup is None:
             starter = header.get("starter") or g.starter_of(self.settings, game_no)
             settings = replace(self.settings, starter=starter)
@@ -189,9 +249,10 @@ class Session:
         return True
 
     def _next_game_no(self) -> int:
-        """Game numbers never go back: one more than any game this table has begun."""
-        counted = 0 if self.counter is None else self.counter.last()
-        return max(counted, self.game_no if self.game_started else 0) + 1
+        """Game numbers never go back and never repeat: one more than any game this table has
+        begun (the counter) or holds a trace of."""
+        begun = 0 if self.counter is None else self.counter.counted()
+        return max(begun, self._highest_traced()) + 1
 
     def new_game(self, now: float) -> bool:
         """The next game at this table (judge key or the virtual table), once this one is done."""
@@ -216,6 +277,7 @@ class Session:
             self.shown_names = self.names
         if self.counter is not None:
             self.counter.begin(game_no)
+            kill_point("next-game-counted")
         self.game_started = True
         self.driver = Driver(t.new_tabletop(settings), now)
         self.game_no = game_no
