@@ -68,20 +68,35 @@ def test_a_last_line_cut_short_is_left_out(
         b'{"at": 3.0}\n',  # neither edge, order nor checkpoint
     ],
 )
-def test_a_damaged_journal_is_moved_aside(
+def test_a_damaged_journal_costs_only_its_damaged_tail(
     tmp_path: Path, damage: bytes, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "journal.jsonl"
     written(path)
+    sound = path.read_bytes()
     with path.open("ab") as f:
         f.write(damage)
         f.write(b'{"at": 20.0, "checkpoint": true}\n')
+    whole = path.read_bytes()
+    lines = whole.count(b"\n")
     with caplog.at_level(logging.ERROR):
-        assert j.read(path) is None
-    assert not path.exists()
-    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes().endswith(b"true}\n")
+        recovered = j.read(path)
+    assert recovered is not None
+    assert recovered.entries == tuple(ENTRIES)  # every line before the damage
+    assert path.read_bytes() == sound  # the live journal is its sound prefix
+    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes() == whole
     assert len(caplog.records) == 1
-    assert "moved to" in caplog.records[0].getMessage()
+    said = caplog.records[0].getMessage()
+    assert said.startswith(f"journal {path}: line {lines - 1} is damaged (")
+    assert said.endswith(
+        f"): 2 of {lines} lines dropped (the whole journal is in journal.corrupt-1.jsonl); "
+        f"the game goes on from the {lines - 2} lines before it"
+    )
+    journal = j.Journal(path)  # what is appended from now on follows the sound lines
+    assert journal.append(j.Checkpoint(30.0))
+    again = j.read(path)
+    assert again is not None
+    assert again.entries == (*ENTRIES, j.Checkpoint(30.0))
 
 
 def test_a_journal_without_a_header_is_moved_aside(tmp_path: Path) -> None:
@@ -176,36 +191,60 @@ def header_line(**fields: object) -> bytes:
         header_line(game_no=True),  # ...or true
         header_line(seats=["A", "C"]),  # seats with a gap
         header_line(table=7),  # the table's name is a number
-        header_line() + b'{"at": Infinity, "checkpoint": true}\n',  # a checkpoint at infinity
-        header_line() + b'{"at": NaN, "checkpoint": true}\n',  # ...or at no time at all
-        header_line() + b'{"at": 1e17, "checkpoint": true}\n',  # ...or in a billion years
-        header_line() + b'{"at": -5.0, "checkpoint": true}\n',  # ...or before the clock began
-        header_line() + b'{"at": 90.0, "checkpoint": true}\n{"at": 20.0, "checkpoint": true}\n',
-        header_line() + b"[" * 5000 + b"]" * 5000 + b"\n",  # nested past the recursion limit
-        header_line() + b"[" * 500 + b"]" * 500 + b"\n",  # nested, and not an object
-        header_line() + b'{"at": 3.0, "seat": "' + b"A" * 100_000 + b'", "down": true}\n',
-        header_line() + b'{"at": 3.0, "seat": "E", "down": true}\n',  # a seat that is no seat
-        header_line() + b'{"at": 3.0, "order": "start", "by": "someone"}\n',  # an unknown orderer
-        header_line() + b'{"at": 3.0, "checkpoint": true, "extra": 1}\n',  # a field too many
-        header_line() + b'{"at": 3.0, "recovery": false}\n',  # a recovery that is not one
-        header_line() + b'{"at": 3.0, "seat": "A", "down": 1}\n',  # 1 is not true
+        b"[" * 5000 + b"]" * 5000 + b"\n",  # nested past the recursion limit
     ],
 )
-def test_every_value_is_checked_and_damage_is_moved_aside_in_one_short_line(
+def test_a_damaged_header_is_moved_aside_in_one_short_line(
     tmp_path: Path, journal: bytes, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "journal.jsonl"
-    path.write_bytes(journal)
+    path.write_bytes(journal + b'{"at": 3.0, "checkpoint": true}\n')
     with caplog.at_level(logging.ERROR):
         assert j.read(path) is None
     assert not path.exists()
-    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes() == journal
+    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes().startswith(journal)
     assert len(caplog.records) == 1
     message = caplog.records[0].getMessage()
     assert "damaged" in message
     # The damage is named, never copied into the log: short but for the two paths it names
     # (a test's temporary folder, longer as pytest numbers its runs on).
     assert len(message.replace(str(tmp_path), "")) < 200
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b'{"at": Infinity, "checkpoint": true}\n',  # a checkpoint at infinity
+        b'{"at": NaN, "checkpoint": true}\n',  # ...or at no time at all
+        b'{"at": 1e17, "checkpoint": true}\n',  # ...or in a billion years
+        b'{"at": -5.0, "checkpoint": true}\n',  # ...or before the clock began
+        b'{"at": 90.0, "checkpoint": true}\n{"at": 20.0, "checkpoint": true}\n',  # back in time
+        b"[" * 5000 + b"]" * 5000 + b"\n",  # nested past the recursion limit
+        b"[" * 500 + b"]" * 500 + b"\n",  # nested, and not an object
+        b'{"at": 3.0, "seat": "' + b"A" * 100_000 + b'", "down": true}\n',
+        b'{"at": 3.0, "seat": "E", "down": true}\n',  # a seat that is no seat
+        b'{"at": 3.0, "order": "start", "by": "someone"}\n',  # an unknown orderer
+        b'{"at": 3.0, "checkpoint": true, "extra": 1}\n',  # a field too many
+        b'{"at": 3.0, "recovery": false}\n',  # a recovery that is not one
+        b'{"at": 3.0, "seat": "A", "down": 1}\n',  # 1 is not true
+    ],
+)
+def test_every_value_is_checked_and_a_damaged_line_ends_the_sound_prefix_in_one_short_line(
+    tmp_path: Path, damage: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    sound = header_line() + b'{"at": 1.0, "checkpoint": true}\n'
+    path.write_bytes(sound + damage)
+    with caplog.at_level(logging.ERROR):
+        recovered = j.read(path)
+    assert recovered is not None
+    assert recovered.entries[:1] == (j.Checkpoint(1.0),)
+    assert path.read_bytes().startswith(sound)
+    assert (tmp_path / "journal.corrupt-1.jsonl").read_bytes() == sound + damage
+    assert len(caplog.records) == 1
+    message = caplog.records[0].getMessage()
+    assert "is damaged" in message
+    assert len(message.replace(str(tmp_path), "")) < 300
 
 
 def test_entries_a_little_out_of_order_are_not_damage(tmp_path: Path) -> None:

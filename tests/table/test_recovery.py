@@ -185,6 +185,31 @@ def test_after_a_damaged_journal_the_game_number_goes_on(tmp_path: Path) -> None
     assert (tmp_path / "result-3.json").exists()
 
 
+def test_a_damaged_line_costs_only_the_moves_after_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = playing(tmp_path).press("B", 130.0)  # B's move ended: C's clock runs from 130
+    first.journal.close()
+    path = tmp_path / "journal.jsonl"
+    sound = path.read_bytes().count(b"\n")
+    with path.open("ab") as f:
+        f.write(b'{"at": 131.0, "seat": "C", "down": tru\x00\x00\n')  # the card's damage
+        f.write(b'{"at": 132.0, "checkpoint": true}\n')
+    with caplog.at_level(logging.ERROR):
+        second = Table(tmp_path)
+        second.engine.start(BOOT)
+    game = second.game
+    assert (game.phase, game.mover, game.paused_by) == (g.Phase.PAUSED, "C", g.RECOVERY)
+    assert [m.seat for m in game.moves] == ["A", "B"]  # every move before the damage
+    assert second.engine.info.game_no == 1
+    said = [r.getMessage().split(": ", 1)[1] for r in caplog.records]
+    assert [s[: s.index(" (")] for s in said] == [f"line {sound + 1} is damaged"]
+    later = now(second)
+    second.press("C", later + 1).press("C", later + 3)  # resumed, then C ends the move
+    third = cut(second, tmp_path)  # what followed the recovery is kept: D moves
+    assert (third.game.mover, [m.seat for m in third.game.moves]) == ("D", ["A", "B", "C"])
+
+
 class Cut(BaseException):
     """The power went: raised in place of the file operation it fell on."""
 

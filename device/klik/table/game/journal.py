@@ -14,9 +14,10 @@ once per streak and the game goes on; the journal tries again with the next even
 
 Reading back never crashes and trusts nothing: every value is checked (the right type,
 finite, in range, in time order) and a line longer than ``MAX_LINE`` is damage, not data. A
-last line cut short is ignored; a journal damaged anywhere else is moved aside
-(``*.corrupt-N``) with one clear line, and the table starts a fresh game instead of failing
-in a restart loop.
+last line cut short is ignored. A journal damaged after its header costs only its damaged
+tail: the game comes back from the lines before the damage, the whole journal is kept aside
+(``*.corrupt-N``) and one clear line says what was dropped. A damaged header is moved aside
+the same way and the table starts a fresh game: it never fails in a restart loop.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from klik.core.game import SEATS
 from klik.core.tabletop import Edge, Event
 from klik.errors import KlikError
 from klik.link.outbox import sync_folder
+from klik.table.game.durable import write_atomic
 from klik.table.game.lineup import LineupError
 from klik.table.game.lineup import parse as parse_lineup
 from klik.validate import TEXT, TRUE_FALSE, Choice, Number, Voice, check
@@ -286,8 +288,8 @@ def read(path: Path) -> Recovered | None:
             path.unlink()
         return None
     try:
-        recovered = _parse(complete, dropped)
-    except DamageError as error:
+        recovered, damage = _parse(complete, dropped)
+    except DamageError as error:  # the header: nothing says which game this was
         aside = _free_name(path, "corrupt")
         try:
             path.replace(aside)
@@ -303,8 +305,54 @@ def read(path: Path) -> Recovered | None:
             "journal %s is damaged (%s): moved to %s; starting a new game", path, error, aside
         )
         return None
+    if damage is not None:
+        return _sound_prefix(path, complete, recovered, damage)
     if dropped:
         log.warning("journal %s: the last line was cut short (power cut?) and is left out", path)
+    return recovered
+
+
+@dataclass(frozen=True, slots=True)
+class _Damage:
+    line: int  # the first damaged line (1 is the header)
+    why: DamageError
+
+
+def _sound_prefix(
+    path: Path, complete: list[bytes], recovered: Recovered, damage: _Damage
+) -> Recovered:
+    """A journal damaged after its header: the game comes back from the lines before the
+    damage. The whole journal is kept aside (``corrupt-N``) for whoever looks into it, and
+    the live one becomes its sound prefix (atomically), so that what is appended from now on
+    follows it and is never lost behind the damage at the next start."""
+    dropped = len(complete) - damage.line + 1
+    aside = _free_name(path, "corrupt")
+    prefix = b"".join(line + b"\n" for line in complete[: damage.line - 1])
+    try:
+        os.link(path, aside)
+        write_atomic(path, prefix)
+    except OSError as error:
+        log.error(
+            "journal %s: line %d is damaged (%s); the game goes on from the %d lines before "
+            "it, but the journal cannot be mended (%s)",
+            path,
+            damage.line,
+            damage.why,
+            damage.line - 1,
+            error.strerror or error,
+        )
+        return recovered
+    log.error(
+        "journal %s: line %d is damaged (%s): %d of %d lines dropped (the whole journal is "
+        "in %s); the game goes on from the %d lines before it",
+        path,
+        damage.line,
+        damage.why,
+        dropped,
+        len(complete),
+        aside.name,
+        damage.line - 1,
+    )
     return recovered
 
 
@@ -318,7 +366,11 @@ def begun(path: Path) -> bool:
         return path.exists()
 
 
-def _parse(complete: list[bytes], dropped: bool) -> Recovered:
+def _parse(complete: list[bytes], dropped: bool) -> tuple[Recovered, _Damage | None]:
+    """The journal's game: its header (DamageError if that is damaged) and every entry up to
+    the first damaged line, which is returned with it (None: all sound)."""
+    if not complete:
+        raise DamageError("no header line")
     header = check_header(_json(complete[0], 1))
     entries: list[Entry] = []
     latest = float(header["at"])
@@ -327,13 +379,13 @@ def _parse(complete: list[bytes], dropped: bool) -> Recovered:
             continue
         try:
             entry = decode(_json(line, number))
+            if entry.at < latest - BACK_S:
+                raise DamageError(f"at goes back {latest - entry.at:.0f} s in time")
         except DamageError as error:
-            raise DamageError(f"line {number}: {error}") from None
-        if entry.at < latest - BACK_S:
-            raise DamageError(f"line {number}: at goes back {latest - entry.at:.0f} s in time")
+            return Recovered(header, tuple(entries), True), _Damage(number, error)
         latest = max(latest, entry.at)
         entries.append(entry)
-    return Recovered(header, tuple(entries), dropped)
+    return Recovered(header, tuple(entries), dropped), None
 
 
 def _json(line: bytes, number: int) -> Any:
