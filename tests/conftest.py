@@ -33,6 +33,8 @@ thread is what some tests drive for real.
 
 from __future__ import annotations
 
+import itertools
+import os
 import sys
 import threading
 import time
@@ -142,6 +144,72 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for mark in _tier_marks(item):
             item.add_marker(mark)
+
+
+#: The tests that take longest in `make test`'s parallel run, and about how long each case
+#: takes there (seconds, from ``pytest --durations`` on the 2-core machine; a test id before
+#: its parameters, or a file). Only an ordering hint: a wrong figure costs balance, never a
+#: result.
+LONG = {
+    "hub/test_hub_fuzz.py": 55,
+    "hub/test_tournament_properties.py": 45,
+    "hub/test_feed.py::test_the_public_pages_agree_with_the_standings_after_every_result": 25,
+    "link/test_polled_channel.py": 25,
+    "test_benches.py::test_the_bench_runs_to_its_end": 18,
+    "hub/test_hub_store.py::test_two_hub_processes_on_one_postgresql_serve_the_same_tables": 23,
+    "test_bundle.py": 20,
+    "hub/test_console_day.py": 17,
+    "hub/test_release_together.py": 13,
+    "hub/test_archive.py::test_the_archive_of_a_whole_tournament_opens_from_file_in_chromium": 16,
+    "hub/test_hub_limits.py::test_draws_sent_at_once_are_drawn_one_after_another": 17,
+    "hub/test_console.py::test_the_judge_runs_a_round_from_the_console": 18,
+    "hub/test_console_hall.py": 15,
+    "hub/test_pairing_over_serial.py": 14,
+    "link/test_messages.py::test_what_the_table_sends_the_hub_decodes_as_it_was": 14,
+    "hub/test_lost_results.py": 12,
+    "hub/test_pages_fit.py": 12,
+    "hub/test_pairing_at_the_table.py": 10,
+}
+
+
+def _long_s(item: pytest.Item) -> float:
+    where = f"{item.path.relative_to(TESTS).as_posix()}::{item.name.split('[')[0]}"
+    return max((s for key, s in LONG.items() if where.startswith(key)), default=0.0)
+
+
+class _Spread:
+    """Under pytest-xdist's ``worksteal``, each worker first takes one contiguous part of the
+    tests in order (the rest is stolen later, from the parts' ends): this puts the longest
+    tests at the heads of those parts, spread so that every worker starts on about as many
+    seconds of them. In collection order one worker once met both 140 s tournaments last and
+    held the whole run up by two minutes. (A plugin of its own: the conftest's hook of the
+    same name marks the tiers, before ``-m`` deselects; this one runs after.)"""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+        if workers < 2 or len(items) < 4 * workers:
+            return
+        long = sorted((i for i in items if _long_s(i)), key=_long_s, reverse=True)
+        heads: list[list[pytest.Item]] = [[] for _ in range(workers)]
+        load = [0.0] * workers
+        for item in long:  # each to the part with the fewest seconds so far (LPT)
+            part = load.index(min(load))
+            heads[part].append(item)
+            load[part] += _long_s(item)
+        taken = set(map(id, long))
+        rest = iter([i for i in items if id(i) not in taken])
+        ordered: list[pytest.Item] = []
+        for part in range(workers):  # the parts as worksteal cuts them: len(pending) // left
+            size = (len(items) - len(ordered)) // (workers - part)
+            ordered += heads[part]
+            ordered += itertools.islice(rest, max(0, size - len(heads[part])))
+        ordered += list(rest)
+        items[:] = ordered
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Spread(), "klik-spread")
 
 
 @pytest.fixture(autouse=True)

@@ -21,13 +21,9 @@ pytestmark = pytest.mark.slow
     [
         (1, 0.0),  # one table, a clean channel
         (1, 0.3),  # one table, three frames in ten unheard
-        (9, 0.0),  # a small hall
-        (9, 0.1),
-        (9, 0.2),
+        (9, 0.1),  # a small hall
         (9, 0.3),
-        (30, 0.0),  # a whole hall
-        (30, 0.1),
-        (30, 0.2),  # the bench's hall
+        (30, 0.2),  # the bench's hall (make bench runs it at full length)
         (30, 0.3),  # the worst: 30 tables, three frames in ten unheard
     ],
 )
