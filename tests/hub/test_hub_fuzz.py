@@ -90,7 +90,7 @@ def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None
             cases = operation.as_strategy()
 
             @given(case=st.one_of(cases, cases.map(at_known)), polish=st.booleans())
-            @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+            @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
             def call(case: schemathesis.Case, polish: bool) -> None:
                 if polish:
                     case.headers = {**(case.headers or {}), "Accept-Language": "pl"}

@@ -198,12 +198,12 @@ def judge_slips(url: str, tid: int, rng: random.Random) -> None:
         assert made.status_code == 201, made.text
 
 
-# One test a format and a database, three whole tournaments each (nine a database in all): in
+# One test a format and a database, two whole tournaments each (six a database in all): in
 # `make test` the six run on different workers instead of one worker running sixteen.
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("format_name", sorted(FIELDS))
 @settings(
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
