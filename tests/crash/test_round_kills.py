@@ -178,3 +178,44 @@ def test_a_new_card_with_the_old_pairing_numbers_its_results_above_the_hubs(
     round_played(hub, tid, 1)
     round_played(hub, tid, 2)
     assert (table.folder / "outbox.seq").read_text() == "4\n"  # confirmed by the hub
+
+
+def test_a_round_game_played_twice_is_a_conflict_the_table_shows_until_the_judge_settles_it(
+    hall: tuple[VirtualTable, Hub],
+) -> None:
+    """Table 1's card dies after its round's first game was sent, a blank one goes in, the
+    judge sends the round's lineup again and game 1 is played once more: the hub holds two
+    results for one game. The table never says `Wysłano ✓` for it: its delivery is `conflict`
+    and its heartbeats list it (the console shows it) until the judge accepts one result."""
+    table, hub = hall
+    table.start()
+    tid, players = draw_round(hub)
+    first_game(table, players)
+    until(lambda: table.state()["delivery"]["state"] == "sent")
+    table.kill()
+    shutil.rmtree(table.folder)  # the card is replaced: nothing of the old one is left
+    table.folder.mkdir()
+    table.start()
+    sent = httpx.post(f"{hub.url}{API}/{tid}/rounds/1/commands", json={"kind": "game"})
+    assert sent.status_code == 201, sent.text
+    first_game(table, players)  # the round's game 1 again
+    until(lambda: table.state()["delivery"]["state"] == "conflict")
+    assert table.state()["game_no"] == 1
+    until(lambda: conflicts_of(hub, 1) == [{"seq": 2, "game": 1}])
+    again = next(r for r in hub.results() if r["seq"] == 2)
+    assert again["conflict"]
+    accepted = httpx.post(
+        f"{hub.url}{API}/{tid}/results/{again['id']}/corrections",
+        json={"kind": "accept", "value": True, "reason": "druga gra była właściwa"},
+    )
+    assert accepted.status_code == 201, accepted.text
+    until(lambda: table.state()["delivery"]["state"] == "sent")
+    until(lambda: conflicts_of(hub, 1) == [])
+
+
+def conflicts_of(hub: Hub, table_no: int) -> list[Json]:
+    """What table ``table_no``'s last heartbeat says is in conflict."""
+    listed = httpx.get(hub.url + "/api/v1/tables").json()
+    status = next(t for t in listed if t["table"] == table_no)["status"] or {}
+    found: list[Json] = status.get("conflicts", [])
+    return found

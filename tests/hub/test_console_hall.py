@@ -55,6 +55,8 @@ def test_sixty_tables_fit_a_laptop_as_tiles_that_say_their_state(
     for k in range(1, TABLES + 1):
         if k == 3:
             beat(hall, k, state="paused", mover="B", left_ms=30_000, judge=True, paused_by="C")
+        elif k == 4:  # its game 1 was played twice (a card lost its counter): a conflict
+            beat(hall, k, state="done", conflicts=[{"seq": 2, "game": 1}])
         elif k != 60:  # table 60 is paired and never heard
             state = states[(k - 1) % len(states)]
             moving = state in ("move", "timed_out", "paused")
@@ -82,6 +84,11 @@ def test_sixty_tables_fit_a_laptop_as_tiles_that_say_their_state(
         expect(called.locator(".names li").nth(2)).to_have_text(f"⚠ C {NAMES[2]}")
         expect(called).to_have_class(re.compile(r"\bjudge\b"))
         expect(page.get_by_test_id("tile-4").get_by_test_id("state")).to_have_text("✓ koniec gry")
+        expect(page.get_by_test_id("tile-4").get_by_test_id("conflict")).to_have_text(
+            "⚠ wynik gry 1 w konflikcie"
+        )
+        expect(page.locator("#needs")).to_contain_text("Stół 4")
+        expect(page.locator("#needs")).to_contain_text("wynik gry 1 w konflikcie")
         expect(page.get_by_test_id("tile-5").get_by_test_id("tile-round")).to_have_count(0)
         expect(page.get_by_test_id("tile-60").get_by_test_id("state")).to_have_text(
             "… jeszcze nie było"

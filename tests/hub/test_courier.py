@@ -11,15 +11,17 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from klik.link.courier import Command, State, Tracking
 from klik.link.http import HttpLink
-from klik.link.outbox import Outbox
+from klik.link.outbox import Conflict, Outbox
 from klik_hub import hall
 from klik_hub.storage.store import Store
 from tests.helpers.courier import Table
 from tests.helpers.hubkit import result_body
+from tests.helpers.tourney import API, create
 
 
 @pytest.fixture
@@ -93,6 +95,42 @@ def test_a_conflicting_result_is_acknowledged_with_its_own_receipt(
     assert kept.outbox.waiting() == 0
     assert [r["conflict"] for r in hall.results.newest(store)] == [True, True]
     assert kept.outbox.receipt(2) == hall.results.newest(store)[0]["receipt"]
+
+
+def test_a_conflict_is_never_sent_and_is_reported_until_the_judge_settles_it(
+    hub: tuple[str, Store], table: tuple[Table, Store]
+) -> None:
+    (url, _), (kept, store) = hub, table
+    tid = create(url)
+    first = result_body(game=1, tournament=str(tid))
+    kept.outbox.keep(first)
+    kept.step()
+    assert kept.news[-1].state is State.SENT
+    # The card lost its game counter: game 1 was played again, another result for it.
+    kept.outbox.keep({**first, "winners": ["B"], "seats": {
+        s: {**e, "rack": 0 if s == "B" else e["rack"] + 5} for s, e in first["seats"].items()
+    }})  # fmt: skip
+    kept.step()
+    assert kept.outbox.waiting() == 0
+    assert kept.news[-1].state is State.CONFLICT  # not "sent": the judge must decide
+    assert kept.news[-1].receipt == kept.outbox.receipt(2)
+    assert kept.outbox.conflicts() == [Conflict(2, 1)]
+    kept.beat()
+    status = hall.devices.tables(store)[0]["status"]
+    assert status["conflicts"] == [{"seq": 2, "game": 1}]
+    kept.beat()  # nothing settled yet: still in conflict
+    assert kept.news[-1].state is State.CONFLICT
+    second = hall.results.newest(store)[0]
+    accepted = httpx.post(
+        f"{url}{API}/{tid}/results/{second['id']}/corrections",
+        json={"kind": "accept", "value": True, "reason": "druga gra była właściwa"},
+    )
+    assert accepted.status_code == 201, accepted.text
+    kept.beat()  # the hub's answer says it is settled
+    assert kept.outbox.conflicts() == []
+    assert kept.news[-1].state is State.SENT
+    kept.beat()
+    assert "conflicts" not in hall.devices.tables(store)[0]["status"]
 
 
 def test_a_hub_command_is_carried_out_once_and_acknowledged_in_the_next_heartbeat(

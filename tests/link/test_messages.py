@@ -56,6 +56,10 @@ beats = st.builds(
         max_size=p.MAX_REFUSED,
     ).map(tuple),
     seq_in_doubt=st.booleans(),
+    conflicts=st.lists(
+        st.builds(p.Conflict, seq=st.integers(1, m.BIG), game=st.none() | st.integers(1, 999)),
+        max_size=p.MAX_CONFLICTS,
+    ).map(tuple),
 )
 
 
@@ -74,6 +78,7 @@ def test_an_older_tables_heartbeat_without_the_newer_fields_is_taken() -> None:
            "judge": False, "paused_by": None, "called_by": None, "outbox": 0, "last_seq": 2}  # fmt: skip
     beat = p.Heartbeat.decode(old)
     assert (beat.names, beat.acks, beat.refused, beat.seq_in_doubt) == ({}, (), (), False)
+    assert beat.conflicts == ()
     assert (beat.move_time_ms, beat.moves) == (None, {})
 
 
@@ -102,6 +107,12 @@ FIGURES = {"count": 3, "draws": 2, "timeouts": 2, "mean_ms": 55_000, "longest_ms
         ({"refused": [{"seq": 4, "game": 1, "error": None}]},
          "body.refused[0].error: must be text of at most 200"),
         ({"seq_in_doubt": 1}, "body.seq_in_doubt: must be true or false"),
+        ({"conflicts": {}}, "body.conflicts: must be a list of at most 20 results"),
+        ({"conflicts": [{"seq": 1}] * 21}, "body.conflicts: must be a list of at most 20 results"),
+        ({"conflicts": [5]}, "body.conflicts[0]: must be an object"),
+        ({"conflicts": [{"seq": 0, "game": 1}]}, "body.conflicts[0].seq: must be a whole number from 1"),
+        ({"conflicts": [{"seq": 2, "game": "1"}]},
+         "body.conflicts[0].game: must be a whole number from 1, or null"),
         ({"move_time_ms": 0}, "body.move_time_ms: must be a whole number from 1, or null"),
         ({"moves": []}, "body.moves: must map seats (A, B, C, D) to their moves"),
         ({"moves": {"E": FIGURES}}, "body.moves: must map seats (A, B, C, D) to their moves"),

@@ -24,6 +24,7 @@ from klik.link import protocol as p
 from klik.link.outbox import (
     HEARTBEAT_BLOCK,
     MAX_RESULT,
+    Conflict,
     Outbox,
     OutboxCorruptError,
     OutboxError,
@@ -562,14 +563,14 @@ def test_another_programs_database_is_not_taken_for_an_outbox(path: Path) -> Non
 def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> None:
     Outbox(path).close()
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 4")
+    db.execute("PRAGMA user_version = 5")
     db.close()
     before = path.read_bytes()
     with pytest.raises(OutboxError) as caught:
         Outbox(path)
     assert not isinstance(caught.value, OutboxCorruptError)  # not damaged: not to be moved
     assert str(caught.value) == (
-        f"outbox {path} was made by a newer Klik (schema 4; this one reads up to 3)"
+        f"outbox {path} was made by a newer Klik (schema 5; this one reads up to 4)"
     )
     assert path.read_bytes() == before
 
@@ -577,7 +578,7 @@ def test_an_outbox_from_a_newer_klik_is_refused_and_left_alone(path: Path) -> No
 def test_the_outbox_is_in_wal_mode_with_a_schema_version(path: Path) -> None:
     Outbox(path).close()
     assert raw(path, "PRAGMA journal_mode") == [("wal",)]
-    assert raw(path, "PRAGMA user_version") == [(3,)]
+    assert raw(path, "PRAGMA user_version") == [(4,)]
 
 
 def test_an_outbox_of_the_first_schema_is_migrated_with_its_results(path: Path) -> None:
@@ -601,7 +602,7 @@ def test_an_outbox_of_the_first_schema_is_migrated_with_its_results(path: Path) 
         assert outbox.waiting() == 0
         assert [(x.seq, x.game) for x in outbox.set_aside()] == [(1, 1)]
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (3,)
+        assert db.execute("PRAGMA user_version").fetchone() == (4,)
     db.close()
 
 
@@ -624,7 +625,48 @@ def test_an_outbox_of_the_second_schema_keeps_its_receipts_and_resends_none(path
         assert (outbox.receipt(1), outbox.waiting()) == ("r1", 0)
         assert outbox.acked_seq("d1") == 0
         assert outbox.resend_after("d1", 0) == 0
-    assert raw(path, "PRAGMA user_version") == [(3,)]
+    assert raw(path, "PRAGMA user_version") == [(4,)]
+
+
+def test_an_outbox_of_the_third_schema_opens_with_no_conflict(path: Path) -> None:
+    """A card written before a conflict was kept apart from a receipt: its results are
+    sent, none in conflict, and a conflict can be kept from now on."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            """CREATE TABLE results (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL,
+                   kept_at_ms INTEGER NOT NULL, tries INTEGER NOT NULL DEFAULT 0,
+                   receipt TEXT, acked_at_ms INTEGER, refused TEXT, acked_by TEXT);
+               CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+               CREATE TABLE done_commands (id TEXT PRIMARY KEY, done_at_ms INTEGER NOT NULL)
+                   WITHOUT ROWID;
+               INSERT INTO results (body, kept_at_ms, receipt, acked_by)
+                   VALUES ('{"game":1}', 0, 'r1', 'd1');
+               INSERT INTO results (body, kept_at_ms) VALUES ('{"game":1}', 0);
+               PRAGMA user_version = 3;"""
+        )
+    db.close()
+    with Outbox(path) as outbox:
+        assert (outbox.receipt(1), outbox.acked_seq("d1"), outbox.conflicts()) == ("r1", 1, [])
+        outbox.acknowledged(2, "r2", by="d1", conflict=True)
+        assert outbox.conflicts() == [Conflict(2, 1)]
+    assert raw(path, "PRAGMA user_version") == [(4,)]
+
+
+def test_a_conflict_is_kept_until_the_hub_says_the_judge_settled_it(path: Path) -> None:
+    with Outbox(path) as outbox:
+        for game in (1, 2, 2, 3):
+            outbox.keep({"game": game})
+        outbox.acknowledged(1, "r1", by="d")
+        outbox.acknowledged(2, "r2", by="d", conflict=True)
+        outbox.acknowledged(3, "r3", by="d", conflict=True)
+        outbox.acknowledged(3, "r3", by="d")  # the same ack again changes nothing
+        assert outbox.conflicts() == [Conflict(2, 2), Conflict(3, 2)]
+        assert outbox.settled([3, 4, 1]) == 1  # 4 is no result, 1 was never in conflict
+        assert outbox.settled([3]) == 0  # settled once
+        assert outbox.conflicts() == [Conflict(2, 2)]
+    with Outbox(path) as outbox:  # durable
+        assert outbox.conflicts() == [Conflict(2, 2)]
+        assert outbox.receipt(2) == "r2"
 
 
 def test_results_the_hub_lost_wait_again_for_this_pairing_only(path: Path) -> None:

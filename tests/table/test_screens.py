@@ -159,6 +159,7 @@ VIEWS: dict[str, SeatView] = {
     "result-sent": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234"),
     "result-sent-wide": replace(RESULT, delivery=Delivery.SENT, receipt="R-WWMWM"),  # widest
     "result-unreachable": replace(RESULT, delivery=Delivery.UNREACHABLE),
+    "result-conflict": replace(RESULT, delivery=Delivery.CONFLICT, receipt="R-7KQ2M"),
     "result-refused": replace(RESULT, delivery=Delivery.REFUSED, game_no=12),
     "result-unpaired": replace(RESULT, delivery=Delivery.UNPAIRED),
     "result-unsaved": replace(RESULT, delivery=Delivery.UNSAVED),

@@ -70,6 +70,7 @@ class State(Enum):
     KEPT = "kept"
     SENDING = "sending"
     SENT = "sent"
+    CONFLICT = "conflict"  # the hub holds another result for this send or game: the judge decides
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # the hub refused it for good (signed): set aside, the judge sees it
     UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
@@ -253,7 +254,8 @@ class Courier:
         if self._said is not None:
             log.info("hub: results go through again")
         self.trouble, self._said, self._down = None, None, None
-        self.outbox.acknowledged(pending.seq, receipt, by=self.device)
+        conflict = answer is not None and answer.status is p.Status.CONFLICT
+        self.outbox.acknowledged(pending.seq, receipt, by=self.device, conflict=conflict)
         self.failures = 0
         self.next_try = now  # the next waiting result goes at once
         self._report()
@@ -357,9 +359,11 @@ class Courier:
         refused = tuple(p.Refusal(x.seq, x.game, x.reason)
                         for x in self.outbox.set_aside()[-p.MAX_REFUSED:])  # fmt: skip
         in_doubt = self.outbox.seqs_in_doubt  # if so, the hub answers with its last result seq
+        conflicts = tuple(p.Conflict(x.seq, x.game)
+                          for x in self.outbox.conflicts()[: p.MAX_CONFLICTS])  # fmt: skip
         beat = replace(self.status(), outbox=self.outbox.waiting(),
                        last_seq=self.outbox.last_seq(), acks=tuple(acks), refused=refused,
-                       seq_in_doubt=in_doubt,
+                       seq_in_doubt=in_doubt, conflicts=conflicts,
                        acked_seq=self.outbox.acked_seq(self.device))  # fmt: skip
         answer = self._beat_answer = self._send(
             p.Envelope("heartbeat", self.device, seq, beat.json())
@@ -375,12 +379,22 @@ class Courier:
             if type(hub_last) is int and 0 <= hub_last < 2**53 - 1:
                 self.outbox.confirm_seqs(hub_last)
         if said is not None and said.get("status") == p.Status.OK:
+            self._settled(said.get("settled"))
             self._resend(said.get("resend_after"))
             self._carry_out(said.get("commands"))  # a round's lineup first, then its clock
             self._round(said, seq)
             return False
         self.acks = acks + self.acks  # acknowledged next time (a stale heartbeat took none)
         return said is not None and said.get("status") == p.Status.STALE and self._after(seq, said)
+
+    def _settled(self, seqs: Any) -> None:
+        """The hub's signed answer says the judge settled the conflicts of these results."""
+        if not isinstance(seqs, list) or not seqs:
+            return
+        taken = [s for s in seqs[: p.MAX_CONFLICTS] if type(s) is int and 1 <= s < 2**53]
+        if self.outbox.settled(taken):
+            log.info("hub: the judge settled the conflict of result %s", ", ".join(map(str, taken)))
+            self._report()
 
     def _resend(self, after: Any) -> None:
         """The hub's signed answer says it holds this pairing's results up to seq ``after``
@@ -446,7 +460,9 @@ class Courier:
         waiting = self.outbox.waiting()
         receipt = self.outbox.receipt(last) if last else None
         if state is None:
-            if receipt is not None:
+            if receipt is not None and any(x.seq == last for x in self.outbox.conflicts()):
+                state = State.CONFLICT
+            elif receipt is not None:
                 state = State.SENT
             elif last and any(x.seq == last for x in self.outbox.set_aside()):
                 state = State.REFUSED

@@ -59,8 +59,9 @@ from klik.link.protocol import MAX_BODY, ProtocolError, canonical
 log = logging.getLogger("klik.link.outbox")
 
 # PRAGMA user_version; 2 added ``refused``, 3 ``acked_by`` (older ones are migrated on opening)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 HEARTBEAT_BLOCK = 1000  # heartbeat numbers reserved per commit
+OPEN, SETTLED = "open", "settled"  # a result's conflict, while the judge decides and after
 
 #: The largest result body that still fits one HTTP envelope (``MAX_BODY``) with the
 #: longest device id, the largest seq and the MAC around it. A bigger one would be refused
@@ -77,7 +78,8 @@ _SCHEMA = (
         receipt TEXT,                           -- the hub's receipt; NULL: still waiting
         acked_at_ms INTEGER,
         refused TEXT,                           -- the hub's signed reason; set aside
-        acked_by TEXT                           -- the device id whose hub acknowledged it
+        acked_by TEXT,                          -- the device id whose hub acknowledged it
+        conflict TEXT                           -- acknowledged as a conflict: open, settled
     )""",
     "CREATE INDEX results_waiting ON results (seq) WHERE receipt IS NULL",
     "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -120,6 +122,14 @@ class SetAside:
     seq: int
     game: int | None
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A result the hub acknowledged as a conflict and the judge has not settled yet."""
+
+    seq: int
+    game: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,9 +237,12 @@ class Outbox:
             return
         self._tries_failing = False
 
-    def acknowledged(self, seq: int, receipt: str, by: str | None = None) -> None:
+    def acknowledged(
+        self, seq: int, receipt: str, by: str | None = None, *, conflict: bool = False
+    ) -> None:
         """The hub has stored result ``seq`` and answered with ``receipt`` to device ``by``
-        (the pairing it was sent under); durable on return.
+        (the pairing it was sent under); durable on return. ``conflict``: the hub holds
+        another result for the same send or game, and both wait for the judge (``conflicts``).
 
         Idempotent: the same receipt again changes nothing. A different receipt for a result
         already acknowledged keeps the first (the one the players may have seen) and logs
@@ -245,8 +258,9 @@ class Outbox:
                 )
             elif row[0] is None:
                 db.execute(
-                    "UPDATE results SET receipt = ?, acked_at_ms = ?, acked_by = ? WHERE seq = ?",
-                    (receipt, self._clock_ms(), by, seq),
+                    "UPDATE results SET receipt = ?, acked_at_ms = ?, acked_by = ?, conflict = ? "
+                    "WHERE seq = ?",
+                    (receipt, self._clock_ms(), by, OPEN if conflict else None, seq),
                 )
             elif row[0] != receipt:
                 log.warning(
@@ -296,6 +310,28 @@ class Outbox:
                 "WHERE refused IS NOT NULL ORDER BY seq"
             ).fetchall()
         return [SetAside(int(s), g if isinstance(g, int) else None, str(r)) for s, g, r in rows]
+
+    def conflicts(self) -> list[Conflict]:
+        """The results acknowledged as a conflict that the judge has not settled, oldest
+        first."""
+        with self._reading("read the results in conflict") as db:
+            rows = db.execute(
+                "SELECT seq, json_extract(body, '$.game') FROM results WHERE conflict = ? "
+                "ORDER BY seq",
+                (OPEN,),
+            ).fetchall()
+        return [Conflict(int(s), g if isinstance(g, int) else None) for s, g in rows]
+
+    def settled(self, seqs: list[int]) -> int:
+        """The hub says the judge settled the conflicts of these results; how many were open."""
+        if not seqs:
+            return 0
+        with self._transaction("record the settled conflicts") as db:
+            done = db.executemany(
+                "UPDATE results SET conflict = ? WHERE seq = ? AND conflict = ?",
+                [(SETTLED, seq, OPEN) for seq in seqs],
+            )
+        return max(0, done.rowcount)
 
     def receipt(self, seq: int) -> str | None:
         """The hub's receipt for result ``seq``; None while it waits (or if there is none)."""
@@ -585,10 +621,12 @@ class Outbox:
                 for statement in _SCHEMA:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version in (1, 2) and tables <= _TABLES:  # an older outbox: its columns added
+            elif version in (1, 2, 3) and tables <= _TABLES:  # an older outbox: columns added
                 if version == 1:  # before results could be set aside
                     db.execute("ALTER TABLE results ADD COLUMN refused TEXT")
-                db.execute("ALTER TABLE results ADD COLUMN acked_by TEXT")
+                if version <= 2:  # before an acknowledgement named its pairing
+                    db.execute("ALTER TABLE results ADD COLUMN acked_by TEXT")
+                db.execute("ALTER TABLE results ADD COLUMN conflict TEXT")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version > SCHEMA_VERSION:
                 raise OutboxError(

@@ -149,6 +149,11 @@ class Answer(BaseModel):
         description="a heartbeat whose acked_seq is above the highest result seq the hub holds "
         "from the device: that seq (0 if none); the table sends its results above it again",
     )
+    settled: list[int] | None = Field(
+        None,
+        description="a heartbeat listing conflicts: the seqs among them whose conflict the "
+        "judge has settled (a result of it accepted or excluded); the table stops reporting them",
+    )
     ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection
@@ -53,6 +53,9 @@ class Beat:
     # acknowledged a higher one (``acked_seq``): the hub lost those (a lost WAL, a restored
     # backup), and the signed answer asks for them again.
     resend_after: int | None = None
+    # The results the table reports in conflict (``conflicts``) that the judge has settled
+    # since: the table stops saying so.
+    settled: list[int] = field(default_factory=list)
 
 
 def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> Beat:
@@ -94,7 +97,8 @@ def take(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> 
         sql.commands.acknowledge(db, acks, device.table_no, now)
     commands = sql.commands.pending(db, device.table_no)
     timed = _round(db, device.table_no, now)
-    return Beat(True, envelope.seq, commands, last_result, timed, resend_after)
+    settled = sql.results.settled(db, device.device, [c.seq for c in said.conflicts])
+    return Beat(True, envelope.seq, commands, last_result, timed, resend_after, settled)
 
 
 def _round(db: Connection, table_no: int, now_ms: int) -> dict[str, Any] | None:

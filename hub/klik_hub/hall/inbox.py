@@ -74,6 +74,8 @@ def take(store: Store, data: bytes, expected: str | None = None) -> Answer:
                     answer = {"status": p.Status.OK, "commands": beat.commands}
                     if beat.round is not None:
                         answer["round"] = beat.round
+                    if beat.settled:
+                        answer["settled"] = beat.settled
                     status = p.Status.OK.http
                 else:
                     answer = {"status": p.Status.STALE, "last_seq": beat.last_seq}

@@ -22,6 +22,8 @@ from sqlalchemy.sql.expression import Executable
 from klik.link import protocol as p
 from klik_hub.sql import corrections
 from klik_hub.sql.schema import claims, results, tournaments
+from klik_hub.sql.schema import corrections as fixes
+from klik_hub.tournament.corrections import Kind
 
 CLAIM_LENGTH: int = claims.c.claim.type.length  # type: ignore[attr-defined]
 LARGEST_ID = 2**31 - 1  # an INTEGER column's
@@ -134,6 +136,42 @@ def holder(db: Connection, key: str) -> Any:
 
 def flag_conflict(db: Connection, ids: list[int]) -> None:
     db.execute(update(results).where(results.c.id.in_(ids)).values(conflict=True))
+
+
+#: The judge's corrections that settle a conflict: one result taken, or one left out.
+SETTLING = (Kind.ACCEPT.value, Kind.EXCLUDE.value)
+
+
+def settled(db: Connection, device: str, seqs: list[int]) -> list[int]:
+    """Of ``device``'s results ``seqs`` that the hub acknowledged as a conflict, those the
+    judge has settled: a result of its conflict (the same send, or the same game) accepted
+    or excluded. A seq the hub holds no conflict for is settled too: nothing waits on it."""
+    if not seqs:
+        return []
+    mine = results.alias("mine")
+    rival = results.alias("rival")
+    same_game = and_(
+        rival.c.tournament.is_not_distinct_from(mine.c.tournament),
+        rival.c.round_no.is_not_distinct_from(mine.c.round_no),
+        rival.c.table_no == mine.c.table_no,
+        rival.c.game == mine.c.game,
+    )
+    same_send = and_(rival.c.device == mine.c.device, rival.c.seq == mine.c.seq)
+    decided = (
+        select(fixes.c.id)
+        .join(rival, rival.c.id == fixes.c.result_id)
+        .where(
+            fixes.c.kind.in_(SETTLING),
+            rival.c.conflict,
+            or_(same_game, same_send),
+        )
+        .exists()
+    )
+    waiting = select(mine.c.seq).where(
+        mine.c.device == device, mine.c.seq.in_(seqs), mine.c.conflict, ~decided
+    )
+    still = {int(seq) for seq in db.execute(waiting).scalars()}
+    return [seq for seq in seqs if seq not in still]
 
 
 def last_seq(db: Connection, device: str) -> int:

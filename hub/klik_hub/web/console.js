@@ -427,6 +427,16 @@ function needs(tables, results, counted) {
       r.conflict ? _("CONFLICT") : pgettext("points", "mismatch")],
       byFix(r.id, counted));
   }
+  // A table's own word that its result is in conflict (a heartbeat's ``conflicts``), where
+  // the hub's results above do not list that game's conflict already.
+  const inConflict = new Set(results.filter(r => r.conflict).map(r => `${r.table}:${r.game}`));
+  for (const row of tables) {
+    for (const x of Array.isArray((row.status || {}).conflicts) ? row.status.conflicts : []) {
+      if (inConflict.has(`${row.table}:${x.game}`)) continue;
+      add(`conflict:${row.table}:${x.seq}`, null, [_("Table {table}", {table: row.table}),
+        _("game {game}'s result in conflict", {game: x.game ?? "–"})], {kind: "table", table: row.table});
+    }
+  }
   for (const x of counted) {
     if (listed.has(x.id) || x.counts || x.held === "excluded") continue;
     const unplaced = x.slot === null;

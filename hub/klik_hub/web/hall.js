@@ -54,6 +54,10 @@ function hallTile(row, drawn) {
   const refused = (Array.isArray(s.refused) ? s.refused : []).map(x =>
     el("div", {class: "bad", "data-testid": "refused", title: x.error},
       _("game {game}'s result refused", {game: x.game})));
+  // The table's own word that a result of it is in conflict, until the judge settles it.
+  const conflicts = (Array.isArray(s.conflicts) ? s.conflicts : []).map(x =>
+    el("div", {class: "bad", "data-testid": "conflict"},
+      "⚠ " + _("game {game}'s result in conflict", {game: x.game ?? "–"})));
   const resending = row.resending_after != null && el("div", {class: "bad", "data-testid": "resending"},
     _("resending results after {seq}", {seq: row.resending_after}));
   const left = s.mover && s.left_ms != null &&
@@ -76,7 +80,7 @@ function hallTile(row, drawn) {
     el("ul", {class: "names"}, tileSeats(s)),
     tileRound(drawn),
     el("div", {class: "figures"}, figures.map((x, k) => [k > 0 && " · ", x])),
-    (row.watch || []).map(w => el("div", {}, watched(w))), refused, resending,
+    (row.watch || []).map(w => el("div", {}, watched(w))), refused, conflicts, resending,
     el("div", {class: "acts"},
       kind && el("button", {"data-kind": kind, "data-table": row.table},
         kind === "pause" ? _("Pause") : _("Resume")),

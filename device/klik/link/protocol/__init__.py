@@ -44,8 +44,10 @@ from klik.link.protocol.health import REVISION, THROTTLE_FLAGS, Health, Throttle
 from klik.link.protocol.lineup import FIRST_STARTERS, RoundLineup
 from klik.link.protocol.messages import (
     MAX_COMMAND_ID,
+    MAX_CONFLICTS,
     MAX_REFUSED,
     STATES,
+    Conflict,
     Heartbeat,
     Refusal,
 )
@@ -72,6 +74,7 @@ __all__ = [
     "KEY_HEX",
     "MAX_BODY",
     "MAX_COMMAND_ID",
+    "MAX_CONFLICTS",
     "MAX_DEPTH",
     "MAX_FRAME",
     "MAX_REFUSED",
@@ -93,6 +96,7 @@ __all__ = [
     "VERSION",
     "Ack",
     "CommandKind",
+    "Conflict",
     "Deframer",
     "Envelope",
     "EnvelopeType",

@@ -2,9 +2,9 @@
 each in one place (``Heartbeat.json`` and ``Heartbeat.decode``).
 
 ``decode`` takes what older tables send too: every field may be missing (``names``,
-``acks``, ``refused``, ``seq_in_doubt``, ``move_time_ms``, ``moves`` and ``health`` came
-later), but a field that is there has its type. Fields it does not know are left in the body
-the hub keeps, as a result's are.
+``acks``, ``refused``, ``seq_in_doubt``, ``move_time_ms``, ``moves``, ``health`` and
+``conflicts`` came later), but a field that is there has its type. Fields it does not know
+are left in the body the hub keeps, as a result's are.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ STATES = ("ready", "move", "timed_out", "paused", "scoring", "done")
 MAX_COMMAND_ID = 32  # characters of a command id (the hub makes them of 16)
 MAX_REFUSED = 10  # set-aside results a heartbeat reports, the newest
 MAX_REASON = 200  # characters of a refusal's reason in a heartbeat
+MAX_CONFLICTS = 20  # results in conflict a heartbeat reports, the oldest
 MAX_NAME = 40  # characters of a name on a seat's screen
 #: Who else stops a clock (``klik.core.game``): the judge's key, the hub, a restart's recovery.
 PAUSERS = ("judge", "hub", "recovery")
@@ -40,6 +41,18 @@ class Refusal:
 
     def json(self) -> Json:
         return {"seq": self.seq, "game": self.game, "error": self.error[:MAX_REASON]}
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A result the hub acknowledged as a ``conflict`` (it holds another for the same send or
+    game) and the judge has not settled yet, as a heartbeat reports it."""
+
+    seq: int
+    game: int | None
+
+    def json(self) -> Json:
+        return {"seq": self.seq, "game": self.game}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +82,8 @@ class Heartbeat:
     refused: tuple[Refusal, ...] = ()
     seq_in_doubt: bool = False  # asks the hub for the last result seq it holds from us
     health: Health | None = None  # the table's own health (``klik.table.service.health``)
+    # Results acknowledged as a conflict, until the hub's answer says the judge settled them.
+    conflicts: tuple[Conflict, ...] = ()
 
     def json(self) -> Json:
         body: Json = {
@@ -94,6 +109,8 @@ class Heartbeat:
             body["acked_seq"] = self.acked_seq
         if self.health is not None:
             body["health"] = self.health.json()
+        if self.conflicts:
+            body["conflicts"] = [c.json() for c in self.conflicts[:MAX_CONFLICTS]]
         return body
 
     @classmethod
@@ -145,6 +162,7 @@ class Heartbeat:
             refused=_refused(body.get("refused", [])),
             seq_in_doubt=doubt,
             health=None if body.get("health") is None else Health.decode(body["health"]),
+            conflicts=_conflicts(body.get("conflicts", [])),
         )
 
 
@@ -181,3 +199,20 @@ def _refused(raw: Any) -> tuple[Refusal, ...]:
             raise ProtocolError(f"{where}[{n}].error", f"must be text of at most {MAX_REASON}")
         refusals.append(Refusal(seq, game, error))
     return tuple(refusals)
+
+
+def _conflicts(raw: Any) -> tuple[Conflict, ...]:
+    where = "body.conflicts"
+    if not isinstance(raw, list) or len(raw) > MAX_CONFLICTS:
+        raise ProtocolError(where, f"must be a list of at most {MAX_CONFLICTS} results")
+    found = []
+    for n, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise ProtocolError(f"{where}[{n}]", "must be an object")
+        seq, game = item.get("seq"), item.get("game")
+        if type(seq) is not int or not 1 <= seq <= BIG:
+            raise ProtocolError(f"{where}[{n}].seq", "must be a whole number from 1")
+        if game is not None and (type(game) is not int or not 1 <= game <= BIG):
+            raise ProtocolError(f"{where}[{n}].game", "must be a whole number from 1, or null")
+        found.append(Conflict(seq, game))
+    return tuple(found)

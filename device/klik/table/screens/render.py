@@ -61,6 +61,7 @@ DELIVERY: Mapping[Delivery, str] = {
     Delivery.KEPT: N_("Result stored"),
     Delivery.SENDING: N_("Sending…"),
     Delivery.SENT: N_("Sent ✓ {receipt}"),
+    Delivery.CONFLICT: N_("Result conflict — judge"),
     Delivery.UNREACHABLE: N_("Hub down — stored"),
     Delivery.REFUSED: N_("Result refused: game {game}"),
     Delivery.UNSAVED: N_("Result NOT stored!"),

@@ -35,6 +35,7 @@ class Delivery(Enum):
     UNSAVED = "unsaved"  # the outbox could not commit it yet: tried again, never shown as kept
     SENDING = "sending"
     SENT = "sent"  # the hub's receipt is in ``receipt``
+    CONFLICT = "conflict"  # the hub holds another result for this game: the judge decides
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # the hub refused it for good; set aside for the judge
     UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
