@@ -345,7 +345,7 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
         # tmpfs keeps files in whole pages: bounces on A's button (a press shorter than the
         # debounce means nothing in play) fill the journal's last page with their edges.
         for _ in range(300):
-            if "cannot write" in table.log.read_text():
+            if "the card is full" in table.log.read_text():
                 break
             table.down("A")
             table.up("A")
@@ -355,17 +355,19 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
         table.hold("D", 1.3)
         time.sleep(1.5)  # sleep-ok: checkpoints try to write, and fail
         assert table.state()["mover"] == "A"
+        assert table.state()["card"] == "full"  # the seats and the hub are told
         table.kill()
         os.unlink(filler)  # the organiser frees some space before the table comes back
         after = restarted(table)
         # Nothing written before the disk filled is lost, and the journal was not damaged.
         assert after["state"] == "paused"
+        assert after["card"] == "ok"
         assert after["game_no"] == before["game_no"]
         kept = len(before["moves"])
         assert after["moves"][:kept] == before["moves"]
         # The disk did fill up. (Once per streak of failures: a short line that still fits in
         # the last page, after a longer one failed, ends a streak, so it may say so twice.)
-        assert table.log.read_text().count("cannot write") >= 1
+        assert table.log.read_text().count("the card is full") >= 1
         assert tuple(inside.glob("journal.corrupt-*")) == ()
         journal = (inside / "journal.jsonl").read_bytes()
         assert journal.endswith(b"\n")

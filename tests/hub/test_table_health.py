@@ -47,6 +47,10 @@ def status(**change: Any) -> dict[str, Any]:
         ({"throttled": {"now": [], "since_boot": ["throttling"]}}, []),  # past heat: gone now
         ({"free_mb": LOW_FREE_MB - 1}, [W.CARD_FULL]),
         ({"free_mb": LOW_FREE_MB}, []),
+        ({"card": "ok", "card_errors": 3}, []),  # writes failed a while ago: the card took them since
+        ({"card": "full", "free_mb": 0}, [W.CARD_FULL_NOW]),  # not "almost" full too
+        ({"card": "read-only"}, [W.CARD_READ_ONLY]),
+        ({"card": "no-permission", "free_mb": LOW_FREE_MB - 1}, [W.CARD_NO_PERMISSION, W.CARD_FULL]),
         ({"version": "0.2.0"}, [W.VERSION]),
         ({"protocol": 2, "version": "0.2.0"}, [W.PROTOCOL]),  # the worse of the two
         ({"clock_synced": False}, [W.CLOCK]),
@@ -137,7 +141,7 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
     tables.beat(1, replace(FINE, version=installed(), cpu_temp_c=61))
     weak = p.Throttled(("under_voltage",), ("under_voltage",))
     sick = p.Health(version="0.0.9", protocol=p.REVISION, clock_synced=False, throttled=weak,
-                    free_mb=50, panels_out=("C",))  # fmt: skip
+                    free_mb=50, panels_out=("C",), card="read-only", card_errors=7)  # fmt: skip
     tables.beat(2, sick)
     tables.beat(3, None)  # an older table
     with chromium_page(viewport={"width": 1280, "height": 640}) as page:
@@ -149,8 +153,11 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
             "title", f"61 °C · 5000 MB · v{installed()}"
         )
         expect(rows.nth(1).get_by_test_id("health")).to_have_text(
-            "power supply too weak; card almost full; screen C out; "
-            "other version than the hub; clock not synchronised"
+            "card read-only: the game is not being kept; power supply too weak; "
+            "card almost full; screen C out; other version than the hub; clock not synchronised"
+        )
+        expect(rows.nth(1).get_by_test_id("health")).to_have_attribute(
+            "title", "50 MB · 7 failed writes · v0.0.9"
         )
         expect(rows.nth(2).get_by_test_id("health")).to_have_count(0)
 

@@ -95,6 +95,12 @@ VIEWS: dict[str, SeatView] = {
     ),
     "move-en": replace(BASE, language=Language.EN, final_round=True),
     "move-alert-stuck": replace(MOVER, alerts=(STUCK_B,)),
+    "move-alert-card-full": replace(MOVER, alerts=(Alert(AlertKind.CARD_FULL),)),
+    "move-alert-card-read-only": replace(MOVER, alerts=(Alert(AlertKind.CARD_READ_ONLY),)),
+    "move-alert-card-no-permission": replace(MOVER, alerts=(Alert(AlertKind.CARD_NO_PERMISSION),)),
+    "move-alert-card-en": replace(
+        MOVER, language=Language.EN, alerts=(Alert(AlertKind.CARD_FULL), HUB)
+    ),
     "move-alerts-all": replace(
         BASE, final_round=True, alerts=(STUCK_B, Alert(AlertKind.PANEL, "C"), HUB)
     ),
@@ -388,6 +394,8 @@ views = st.builds(
                 Alert(AlertKind.STUCK, "D"),
                 Alert(AlertKind.PANEL, "B"),
                 Alert(AlertKind.PANEL, "C"),
+                Alert(AlertKind.CARD_FULL),
+                Alert(AlertKind.CARD_READ_ONLY),
                 HUB,
             ]
         ),

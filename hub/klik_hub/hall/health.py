@@ -28,6 +28,11 @@ class HealthWarning(StrEnum):
     """What the console warns of, in the order it shows them (the worst first)."""
 
     PROTOCOL = "protocol"  # another protocol revision than the hub's: no round starts there
+    # The card takes no writes (the table's own word, from its failed writes): the game in
+    # play is not being kept. One warning a cause.
+    CARD_FULL_NOW = "card_full_now"
+    CARD_READ_ONLY = "card_read_only"
+    CARD_NO_PERMISSION = "card_no_permission"
     UNDER_VOLTAGE = "under_voltage"  # the supply sagged, now or since boot
     HOT = "hot"
     CARD_FULL = "card_full"
@@ -56,11 +61,15 @@ def warnings(
     temp = health.get("cpu_temp_c")
     free = health.get("free_mb")
     theirs = health.get("protocol")
+    card = health.get("card")
     said = {
         HealthWarning.PROTOCOL: theirs is not None and theirs != protocol,
         HealthWarning.UNDER_VOLTAGE: "under_voltage" in now | since_boot,
         HealthWarning.HOT: (temp is not None and temp >= HOT_C) or bool(now & HOT_FLAGS),
-        HealthWarning.CARD_FULL: free is not None and free < LOW_FREE_MB,
+        HealthWarning.CARD_FULL_NOW: card == "full",
+        HealthWarning.CARD_READ_ONLY: card == "read-only",
+        HealthWarning.CARD_NO_PERMISSION: card == "no-permission",
+        HealthWarning.CARD_FULL: free is not None and free < LOW_FREE_MB and card != "full",
         HealthWarning.PANEL_OUT: bool(health.get("panels_out")),
         HealthWarning.STUCK: bool(health.get("stuck")),
         HealthWarning.VERSION: health.get("version") not in (None, hub_version),

@@ -261,6 +261,9 @@ function contact(seconds) {
 // says nothing of its health (an older table, or none heard yet).
 const HEALTH = {
   protocol: _("other protocol than the hub: update before the round"),
+  card_full_now: _("card full: the game is not being kept"),
+  card_read_only: _("card read-only: the game is not being kept"),
+  card_no_permission: _("card refuses writes: the game is not being kept"),
   under_voltage: _("power supply too weak"), hot: _("overheated"), card_full: _("card almost full"),
   version: _("other version than the hub"), clock: _("clock not synchronised"),
 };
@@ -270,6 +273,7 @@ function health(h, warned) {
   const words = warned.map(w => w === "panel_out" ? _("screen {seats} out", {seats: seats(h.panels_out)})
     : w === "stuck" ? _("button {seats} stuck", {seats: seats(h.stuck)}) : HEALTH[w] ?? w);
   const shown = [h.cpu_temp_c != null && `${h.cpu_temp_c} °C`, h.free_mb != null && `${h.free_mb} MB`,
+    h.card_errors > 0 && ngettext("{n} failed write", "{n} failed writes", h.card_errors),
     h.version && `v${h.version}`].filter(Boolean).join(" · ");
   if (!words.length) return el("span", {class: "ok", "data-testid": "health", title: shown}, pgettext("health", "OK"));
   return el("b", {class: "bad", "data-testid": "health", title: shown}, words.join("; "));

@@ -3,7 +3,8 @@ none), and the protocol's revision the hub compares with its own::
 
     {"version": "0.1.0", "protocol": 1, "clock_synced": true, "cpu_temp_c": 52,
      "throttled": {"now": [], "since_boot": ["under_voltage"]},
-     "free_mb": 5120, "journal_kb": 84, "panels_out": ["C"], "stuck": []}
+     "free_mb": 5120, "journal_kb": 84, "panels_out": ["C"], "stuck": [],
+     "card": "ok", "card_errors": 0}
 
 Every reading may be null: the table could not read it (no such file on this machine; on a
 Pi that is a fault the table logs). Whole numbers only (a signed object holds no float).
@@ -31,6 +32,8 @@ SINCE_BOOT_SHIFT = 16
 MAX_VERSION = 40  # characters of a software version
 TEMP_C = (-60, 200)  # a CPU's temperature a sensor can say, whole degrees Celsius
 BIG = 2**53 - 1
+#: How the table's card takes its writes (``klik.table.game.card``).
+CARD_STATES = ("ok", "full", "read-only", "no-permission")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +61,9 @@ class Health:
     """What a table says of itself besides its game (``docs/protocol.md``, the heartbeat):
     its software's ``version`` and protocol ``REVISION``, whether its clock is synchronised,
     its CPU's temperature (°C), the firmware's throttling flags, the free space in its state
-    folder (MiB), its game journal's size (KiB), the seats whose screen is out and the seats
-    whose button is stuck down. None: not read."""
+    folder (MiB), its game journal's size (KiB), the seats whose screen is out, the seats
+    whose button is stuck down, whether its card takes writes and how many failed. None: not
+    read."""
 
     version: str | None = None
     protocol: int | None = None
@@ -70,6 +74,8 @@ class Health:
     journal_kb: int | None = None
     panels_out: tuple[str, ...] = ()
     stuck: tuple[str, ...] = ()
+    card: str | None = None  # one of CARD_STATES: whether the card takes the table's writes
+    card_errors: int | None = None  # writes to the card that failed since the table started
 
     def json(self) -> dict[str, Any]:
         return {
@@ -82,6 +88,8 @@ class Health:
             "journal_kb": self.journal_kb,
             "panels_out": list(self.panels_out),
             "stuck": list(self.stuck),
+            "card": self.card,
+            "card_errors": self.card_errors,
         }
 
     @classmethod
@@ -98,6 +106,10 @@ class Health:
         synced = raw.get("clock_synced")
         if synced is not None and not isinstance(synced, bool):
             raise ProtocolError(f"{where}.clock_synced", "must be true, false or null")
+        card = raw.get("card")
+        if card is not None and card not in CARD_STATES:
+            allowed = ", ".join(CARD_STATES)
+            raise ProtocolError(f"{where}.card", f"must be one of {allowed}, or null")
         return cls(
             version=version,
             protocol=_whole(raw, "protocol", where, 1, BIG),
@@ -108,6 +120,8 @@ class Health:
             journal_kb=_whole(raw, "journal_kb", where, 0, BIG),
             panels_out=_seats(raw.get("panels_out", []), f"{where}.panels_out"),
             stuck=_seats(raw.get("stuck", []), f"{where}.stuck"),
+            card=card,
+            card_errors=_whole(raw, "card_errors", where, 0, BIG),
         )
 
 

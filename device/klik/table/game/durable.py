@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from klik.link.outbox import sync_folder
+from klik.table.game.card import Card
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +74,10 @@ def _link_free(temporary: Path, path: Path) -> Path:
 class GameCounter:
     """The number of the last game begun at this table, in ``state_dir/game-no``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, card: Card | None = None) -> None:
         self.path = folder / "game-no"
         self.folder = folder
+        self.card = card or Card()
 
     def last(self) -> int:
         """The highest game number this table has begun or finished (0 for a new table)."""
@@ -121,3 +123,6 @@ class GameCounter:
             write_atomic(self.path, f"{game_no}\n".encode())
         except OSError as error:
             log.error("game counter %s: cannot write (%s)", self.path, error.strerror or error)
+            self.card.failed(error, f"game {game_no}'s number")
+            return
+        self.card.wrote()

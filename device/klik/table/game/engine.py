@@ -25,6 +25,7 @@ from klik.link import courier as c
 from klik.link.protocol import Heartbeat, RoundClock
 from klik.table.config import Config
 from klik.table.game import journal as j
+from klik.table.game.card import Card
 from klik.table.game.durable import GameCounter
 from klik.table.game.keeper import Keeper, Outbox
 from klik.table.game.lineup import Lineup
@@ -66,7 +67,10 @@ class Engine:
         on_repair: Callable[[], None] | None = None,
     ) -> None:
         folder = None if journal is None else journal.path.parent
-        self.keeper = Keeper(config, folder, outbox=outbox, on_kept=on_kept, wall_clock=wall_clock)
+        self.card = Card() if journal is None else journal.card  # every write to the card tells it
+        self.keeper = Keeper(
+            config, folder, outbox=outbox, on_kept=on_kept, wall_clock=wall_clock, card=self.card
+        )
         self.presenter = Presenter(
             config,
             screens,
@@ -79,7 +83,7 @@ class Engine:
             config,
             config.settings() if settings is None else settings,
             journal,
-            counter=None if folder is None else GameCounter(folder),
+            counter=None if folder is None else GameCounter(folder, self.card),
             rounds=Rounds(folder, config.seat_letters, config.table.name),
             keeper=self.keeper,
             presenter=self.presenter,

@@ -37,6 +37,7 @@ from klik.core.game import SEATS
 from klik.core.tabletop import Edge, Event
 from klik.errors import KlikError
 from klik.link.outbox import sync_folder
+from klik.table.game.card import Card
 from klik.table.game.durable import write_atomic
 from klik.table.game.lineup import LineupError
 from klik.table.game.lineup import parse as parse_lineup
@@ -168,8 +169,9 @@ def _at(line: Json) -> float:
 class Journal:
     """The journal file of the game in progress. The engine thread is its only writer."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, card: Card | None = None) -> None:
         self.path = path
+        self.card = card or Card()  # how the card takes the journal's writes
         self._fd: int | None = None
         self._end = 0  # where the last whole line ends: a failed write is cut back to it
         self.failing = False  # the last write failed (a full disk); logged once per streak
@@ -229,7 +231,8 @@ class Journal:
                 done += os.write(self._fd, data[done:])
             os.fsync(self._fd)
         except OSError as error:
-            if not self.failing:
+            said = self.card.failed(error, "the game's moves")  # the card's state, once
+            if not self.failing and not said:
                 log.error(
                     "journal %s: cannot write (%s); the game goes on, but a power cut now "
                     "would lose the moves since",
@@ -239,6 +242,7 @@ class Journal:
             self.failing = True
             self._cut_back()
             return False
+        self.card.wrote()
         self._end += len(data)
         if self.failing:
             log.warning("journal %s: writing again", self.path)

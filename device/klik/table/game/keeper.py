@@ -24,6 +24,7 @@ from klik.errors import KlikError
 from klik.link import courier as c
 from klik.link.results import make_result
 from klik.table.config import Config
+from klik.table.game.card import Card
 from klik.table.game.durable import RESULT as RESULT_NAME
 from klik.table.game.durable import write_atomic
 from klik.table.game.lineup import Lineup
@@ -64,8 +65,10 @@ class Keeper:
         outbox: Outbox | None = None,
         on_kept: Callable[[], None] | None = None,
         wall_clock: Callable[[], str | None] = lambda: None,
+        card: Card | None = None,
     ) -> None:
         self.config = config
+        self.card = card or Card()  # how the card takes the result files
         self.folder = folder  # the state folder, next to the journal; None: no files
         self.outbox = outbox  # None: no link to the hub
         self.on_kept = on_kept  # wakes the courier once a result is committed
@@ -179,8 +182,10 @@ class Keeper:
         try:
             written = write_atomic(path, data, replace=False)
         except OSError as error:
-            log.error("wynik: cannot write %s (%s); it stays in the journal", path, error)
+            log.error("wynik: cannot write %s (%s)", path, error.strerror or error)
+            self.card.failed(error, f"game {played.game_no}'s result file")
             return
+        self.card.wrote()
         if written != path:
             log.error("wynik: %s was already there; this result is kept as %s", path, written)
 

@@ -118,6 +118,7 @@ class Session:
             pairing_digits=self.pairing_digits,
             paired=self.paired,
             seeking_hub=self.seeking_hub and self.pairing_digits is None,
+            card=self.keeper.card.state.value,
         )
 
     def played(self) -> Played:

@@ -46,6 +46,10 @@ ALERTS: Mapping[AlertKind, str] = {
     AlertKind.PAIRING: N_("Pairing code {text}"),
     AlertKind.PAIRED: N_("Table {text} · connected"),
     AlertKind.SEEKING: N_("Looking for the hub…"),
+    # One line of 128 px: "Karta pełna — wezwij sędziego" would be cut after "wezwij s".
+    AlertKind.CARD_FULL: N_("Card full — call the judge"),
+    AlertKind.CARD_READ_ONLY: N_("Card read-only — judge"),
+    AlertKind.CARD_NO_PERMISSION: N_("Card error — judge"),
 }
 PAUSED_BY: Mapping[str, str] = {
     "judge": N_("Judge's pause"),

@@ -78,6 +78,19 @@ class AlertKind(StrEnum):
     PAIRING = "pairing"  # seat A: the digits of the table's request to join the hub
     PAIRED = "paired"  # seat A, before the game: the judge accepted it as table ``text``
     SEEKING = "seeking"  # seat A: the table asks to join and has not reached a hub yet
+    # The card takes no writes (``klik.table.game.card``): no game is being kept, the judge
+    # must come. One kind a cause, each its own words.
+    CARD_FULL = "card-full"
+    CARD_READ_ONLY = "card-read-only"
+    CARD_NO_PERMISSION = "card-no-permission"
+
+
+#: The card's states (``klik.table.game.card``) that the seats show, by their alert.
+CARD_ALERTS = {
+    "full": AlertKind.CARD_FULL,
+    "read-only": AlertKind.CARD_READ_ONLY,
+    "no-permission": AlertKind.CARD_NO_PERMISSION,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +140,7 @@ class TableInfo:
     pairing_digits: str | None = None
     paired: bool = False
     seeking_hub: bool = False  # it asks to join, and no hub has answered yet (no digits)
+    card: str = "ok"  # the card's state (``klik.table.game.card.CardState``)
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -220,6 +234,7 @@ def seat_view(
     alerts = tuple(
         [Alert(AlertKind.STUCK, s) for s in sorted(info.stuck)]
         + [Alert(AlertKind.PANEL, s) for s in sorted(info.panels_out) if s != seat]
+        + ([Alert(CARD_ALERTS[info.card])] if info.card in CARD_ALERTS else [])
         + ([Alert(AlertKind.HUB)] if info.hub_down else [])
         + _pairing(game, info, seat)
     )

@@ -302,7 +302,8 @@ class Daemon:
         health = self.readings.health(
             now, panels_out=alerts.presenter.panels_out, stuck=alerts.stuck
         )
-        return replace(beat, health=health)
+        card = self.engine.card
+        return replace(beat, health=replace(health, card=card.state.value, card_errors=card.errors))
 
     def _command(self, order: Command) -> bool:
         """Carry out a hub command on the engine thread and wait until it has (the courier

@@ -490,6 +490,7 @@ def state(table: Daemon) -> dict[str, Any]:
         "screens": snapshot.frames,
         "panels_out": sorted(table.engine.info.panels_out),
         "delivery": delivery(table),
+        "card": table.engine.card.state.value,  # whether the card keeps the game
         "hub_url": table.config.hub.url if table.config.hub.link == "http" else None,
         "language": table.config.table.language,
         "pairing": {"state": table.pairing[0], "digits": table.pairing[1]},
