@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.bench.bench_panels
 	$(BIN)/python -m tests.bench.bench_table
 	$(BIN)/python -m tests.bench.bench_recovery
+	$(BIN)/python -m tests.bench.bench_crash_states
 	$(BIN)/python -m tests.bench.bench_hub
 	$(BIN)/python -m tests.bench.bench_phones
 	$(BIN)/python -m tests.bench.bench_hall

@@ -1,0 +1,416 @@
+"""Crash states, as ALICE (OSDI 2014) builds them: every state a card can be left in by a cut
+at any instant of the table's writes, and the real recovery started on each.
+
+``Recorder`` wraps the ``os`` calls that change files (``open``, ``write``, ``fsync``,
+``ftruncate``, ``truncate``, ``replace``, ``rename``, ``link``, ``unlink``, ``close``) while
+real games are played on a real state folder, and keeps a model of that folder as the page
+cache holds it (``names``, ``data``) and as the card holds it (``durable_names``:
+the names as of the folder's last fsync; ``durable``: each file's bytes as of its last
+fsync). After every call it takes a snapshot. A cut at that instant leaves one of these
+states (POSIX promises no more; ext4 gives any of them):
+
+- ``kill``: a process killed, the page cache written back later: everything so far;
+- ``cut``: the power gone: only what was fsynced (names and bytes);
+- ``names``: the folder's changes reached the card, the unsynced bytes did not (renames
+  and new names of files whose data never came: the zero-length file after a rename);
+- ``data``: the unsynced bytes reached the card, the folder's changes did not (a rename
+  undone, its data written);
+- ``torn``: after a write, only its first half reached the card (a cut in the middle of a
+  page), everything before it there.
+
+The table's outbox is SQLite, whose own crash tests prove its commits; the harness plays
+without a hub, so a result is kept in its file (``result-N.json``) and the journal.
+Markers name what the players saw between the calls: a game begun (its number shown), a
+result kept (the screens say so). ``check`` starts the real engine on a state and returns the
+invariants it broke.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from klik.core import game as g
+from klik.core.tabletop import Edge
+from klik.table.game import keeper as k
+from klik.table.game import session as s
+from klik.table.game.engine import Engine
+
+OPS = ("open", "write", "fsync", "ftruncate", "truncate", "replace", "rename", "link", "unlink",
+       "close")  # fmt: skip
+KINDS = ("kill", "cut", "names", "data", "torn")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The folder's model after one call: what each kind of cut would leave."""
+
+    op: str
+    names: tuple[tuple[str, int], ...]
+    durable_names: tuple[tuple[str, int], ...]
+    data: tuple[tuple[int, bytes], ...]
+    durable: tuple[tuple[int, bytes], ...]
+    kept: tuple[tuple[int, bytes], ...]  # (game, the result file's bytes) the screens said kept
+    begun: int  # the highest game number shown so far, or being begun
+    torn: tuple[int, bytes] | None = None  # after a write: its file with half the write in
+
+    def state(self, kind: str) -> dict[str, bytes] | None:
+        """The folder's files (name -> bytes) that a cut of ``kind`` leaves (None: a torn
+        write after a call that wrote nothing)."""
+        if kind == "torn" and self.torn is None:
+            return None
+        names = dict(self.durable_names if kind in ("cut", "data") else self.names)
+        data = dict(self.data if kind in ("kill", "data", "torn") else self.durable)
+        if kind == "torn" and self.torn is not None:
+            data[self.torn[0]] = self.torn[1]
+        return {name: data.get(inode, b"") for name, inode in names.items()}
+
+
+@dataclass
+class Recorder:
+    """Records the state folder's file calls, in a model of the folder (see the module)."""
+
+    folder: Path
+    names: dict[str, int] = field(default_factory=dict)
+    durable_names: dict[str, int] = field(default_factory=dict)
+    data: dict[int, bytes] = field(default_factory=dict)
+    durable: dict[int, bytes] = field(default_factory=dict)
+    fds: dict[int, list[Any]] = field(default_factory=dict)  # fd -> [inode or None, offset, append]
+    snapshots: list[Snapshot] = field(default_factory=list)
+    kept: dict[int, bytes] = field(default_factory=dict)
+    begun: int = 0
+    _next_inode: int = 1
+
+    def __post_init__(self) -> None:
+        for path in sorted(self.folder.iterdir()):
+            inode = self._new_inode()
+            self.names[path.name] = inode
+            self.data[inode] = self.durable[inode] = path.read_bytes()
+        self.durable_names = dict(self.names)
+        self.snap("start")
+
+    def _new_inode(self) -> int:
+        self._next_inode += 1
+        return self._next_inode
+
+    def _name(self, path: Any) -> str | None:
+        """The name in the state folder of ``path``; "" for the folder; None for elsewhere."""
+        if isinstance(path, int):
+            return None
+        full = Path(os.fsdecode(path))
+        if full == self.folder:
+            return ""
+        return full.name if full.parent == self.folder else None
+
+    def snap(self, op: str, torn: tuple[int, bytes] | None = None) -> None:
+        self.snapshots.append(
+            Snapshot(
+                op,
+                tuple(self.names.items()),
+                tuple(self.durable_names.items()),
+                tuple(self.data.items()),
+                tuple(self.durable.items()),
+                tuple(sorted(self.kept.items())),
+                self.begun,
+                torn,
+            )
+        )
+
+    # --- the calls, as the model sees them ---------------------------------------------
+
+    def opened(self, path: Any, flags: int, fd: int) -> None:
+        name = self._name(path)
+        if name is None:
+            return
+        if name == "":
+            self.fds[fd] = [None, 0, False]
+            return
+        inode = self.names.get(name)
+        if inode is None:
+            inode = self.names[name] = self._new_inode()
+            self.data[inode] = b""
+        if flags & os.O_TRUNC:
+            self.data[inode] = b""
+        self.fds[fd] = [inode, 0, bool(flags & os.O_APPEND)]
+        self.snap(f"open {name}")
+
+    def wrote(self, fd: int, data: bytes, done: int) -> None:
+        entry = self.fds.get(fd)
+        if entry is None or entry[0] is None:
+            return
+        inode, offset, append = entry
+        now = self.data[inode]
+        at = len(now) if append else offset
+        self.data[inode] = now[:at] + bytes(data[:done]) + now[at + done :]
+        entry[1] = at + done
+        half = now[:at] + bytes(data[: done // 2]) + now[at + done // 2 :]
+        self.snap("write", torn=(inode, half))
+
+    def synced(self, fd: int) -> None:
+        entry = self.fds.get(fd)
+        if entry is None:
+            return
+        if entry[0] is None:  # the folder: its names as they are now
+            self.durable_names = dict(self.names)
+        else:
+            self.durable[entry[0]] = self.data[entry[0]]
+        self.snap("fsync")
+
+    def cut_to(self, inode: int | None, size: int) -> None:
+        if inode is not None:
+            self.data[inode] = self.data[inode][:size]
+            self.snap("truncate")
+
+    def moved(self, src: Any, dst: Any, *, keep: bool) -> None:
+        old, new = self._name(src), self._name(dst)
+        if old is None or new is None or old not in self.names:
+            return
+        self.names[new] = self.names[old] if keep else self.names.pop(old)
+        self.snap("link" if keep else f"rename {old} {new}")
+
+    def removed(self, path: Any) -> None:
+        name = self._name(path)
+        if name is not None and self.names.pop(name, None) is not None:
+            self.snap(f"unlink {name}")
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[None]:
+        """The ``os`` calls recorded while inside."""
+        real = {name: getattr(os, name) for name in OPS}
+
+        def do_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+            fd: int = (
+                real["open"](path, flags, mode)
+                if dir_fd is None
+                else real["open"](path, flags, mode, dir_fd=dir_fd)
+            )
+            self.opened(path, flags, fd)
+            return fd
+
+        def do_write(fd: int, data: bytes) -> int:
+            done: int = real["write"](fd, data)
+            self.wrote(fd, data, done)
+            return done
+
+        def do_fsync(fd: int) -> None:
+            real["fsync"](fd)
+            self.synced(fd)
+
+        def do_ftruncate(fd: int, size: int) -> None:
+            real["ftruncate"](fd, size)
+            entry = self.fds.get(fd)
+            self.cut_to(None if entry is None else entry[0], size)
+
+        def do_truncate(path: Any, size: int) -> None:
+            real["truncate"](path, size)
+            name = self._name(path)
+            self.cut_to(None if name is None else self.names.get(name), size)
+
+        def do_replace(src: Any, dst: Any, **kw: Any) -> None:
+            real["replace"](src, dst, **kw)
+            self.moved(src, dst, keep=False)
+
+        def do_rename(src: Any, dst: Any, **kw: Any) -> None:
+            real["rename"](src, dst, **kw)
+            self.moved(src, dst, keep=False)
+
+        def do_link(src: Any, dst: Any, **kw: Any) -> None:
+            real["link"](src, dst, **kw)
+            self.moved(src, dst, keep=True)
+
+        def do_unlink(path: Any, **kw: Any) -> None:
+            real["unlink"](path, **kw)
+            self.removed(path)
+
+        def do_close(fd: int) -> None:
+            real["close"](fd)
+            self.fds.pop(fd, None)
+
+        mine: dict[str, Callable[..., Any]] = {
+            "open": do_open, "write": do_write, "fsync": do_fsync, "ftruncate": do_ftruncate,
+            "truncate": do_truncate, "replace": do_replace, "rename": do_rename,
+            "link": do_link, "unlink": do_unlink, "close": do_close,
+        }  # fmt: skip
+        for name, call in mine.items():
+            setattr(os, name, call)
+        try:
+            yield
+        finally:
+            for name, call in real.items():
+                setattr(os, name, call)
+
+    # --- what the players saw -----------------------------------------------------------
+
+    def beginning(self, game_no: int) -> None:
+        """A game's number is about to be shown (a cut from here may come back on it)."""
+        self.begun = max(self.begun, game_no)
+
+    def result_kept(self, game_no: int) -> None:
+        """The screens say game ``game_no``'s result is kept: its file must never be lost."""
+        for name, inode in self.names.items():
+            if name == f"result-{game_no}.json":
+                self.kept[game_no] = self.data[inode]
+        self.snap(f"kept {game_no}")
+
+    # --- the states and their checks ----------------------------------------------------
+
+    def states(self) -> Iterator[tuple[int, str, Snapshot, dict[str, bytes]]]:
+        """Every distinct crash state: (the call's index, the cut's kind, its snapshot, the
+        files), each state once (many calls leave the same files, and the same players'
+        knowledge: what was kept and shown, which the checks hold it to)."""
+        seen: set[Any] = set()
+        for at, snapshot in enumerate(self.snapshots):
+            for kind in KINDS:
+                files = snapshot.state(kind)
+                if files is None:
+                    continue
+                key = (tuple(sorted(files.items())), snapshot.kept, snapshot.begun)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield at, kind, snapshot, files
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    at: int  # the call's index
+    kind: str
+    op: str
+    broke: str
+
+    def __str__(self) -> str:
+        return f"after call {self.at} ({self.op}), a {self.kind}: {self.broke}"
+
+
+def check(
+    snapshot: Snapshot,
+    files: dict[str, bytes],
+    recover: Callable[[Path], Any],
+) -> list[str]:
+    """Start the real recovery (``recover(folder)``, returning the engine) on ``files`` and
+    say which invariants it broke: no result the screens called kept is lost or changed, no
+    game number comes back that a kept result has (unless it is that finished game), none
+    past the highest shown or being begun, and recovery never raises."""
+    folder = Path(tempfile.mkdtemp(prefix="klik-crash-"))
+    broke: list[str] = []
+    try:
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        try:
+            engine = recover(folder)
+        except Exception as error:  # the invariant is exactly that nothing is raised
+            return [f"recovery raised {type(error).__name__}: {error}"]
+        kept = dict(snapshot.kept)
+        for game_no, body in kept.items():
+            now = [p.read_bytes() for p in folder.glob(f"result-{game_no}*.json")]
+            if body not in now:
+                broke.append(f"game {game_no}'s kept result is lost or changed")
+        game_no = engine.info.game_no
+        game = engine.game
+        if game_no in kept and game.phase is not g.Phase.DONE:
+            broke.append(f"game {game_no} is played again, though its result is kept")
+        if game_no > max(snapshot.begun, 1):
+            broke.append(f"game {game_no} comes back, past the highest shown {snapshot.begun}")
+        for name in ("journal.jsonl",):
+            path = folder / name
+            if path.exists():
+                lines = path.read_bytes().splitlines()
+                if lines and not all(_json(line) for line in lines):
+                    broke.append("the journal holds a line that is not JSON after recovery")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return broke
+
+
+def _json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+# --- whole games, recorded -------------------------------------------------------------
+
+BOOT = 3.0
+#: Which game takes the round's lineup when it stands ready (3 seats, two games).
+LINEUP_AT = 2
+
+
+def finish(table: Any, at: float) -> None:
+    """The judge ends the game and every seat confirms a rack of 0 with a double tap."""
+    table.engine.handle(g.Order(g.Action.END, at), at)
+    for i, seat in enumerate(table.game.settings.seats):
+        t0 = at + 1.0 + i
+        for edge_at, pressed in ((0.0, True), (0.05, False), (0.15, True), (0.2, False)):
+            table.engine.handle(Edge(seat, pressed, t0 + edge_at), t0 + edge_at)
+        table.to(t0 + 0.8)
+    assert table.game.phase is g.Phase.DONE
+
+
+def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    """``games`` whole games at a table on ``folder`` (a round's lineup taken at game
+    ``LINEUP_AT``), each begun by the judge's next-game tap, every file call recorded."""
+    from tests.table.test_engine import Table  # noqa: PLC0415 - the engine's test table
+    from tests.table.test_lineup import lineup, received  # noqa: PLC0415
+
+    table = Table(folder)
+    recorder = Recorder(folder)
+    new_game, keep = s.Session._new_game, k.Keeper.keep
+
+    def beginning(session: s.Session, now: float, game_no: int) -> None:
+        recorder.beginning(game_no)
+        new_game(session, now, game_no)
+
+    def kept(keeper: k.Keeper, ready: Any, game: Any, played: k.Played) -> None:
+        keep(keeper, ready, game, played)
+        recorder.result_kept(played.game_no)
+
+    monkeypatch.setattr(s.Session, "_new_game", beginning)
+    monkeypatch.setattr(k.Keeper, "keep", kept)
+    at = 100.0
+    with recorder.recording():
+        table.engine.start(at)
+        for n in range(1, games + 1):
+            if n == LINEUP_AT:
+                received(table, lineup(), at)  # the game standing ready gives way
+            seats = table.game.settings.seats
+            starter = table.game.settings.starter
+            table.press(seats[seats.index(starter) - 1], at + 1)  # the clock starts
+            table.press(starter, at + 5)  # the starter's move ends
+            finish(table, at + 10)
+            at += 30.0
+            if n < games:
+                assert table.engine.new_game(at)  # the judge's next-game tap
+            at += 1.0
+    table.journal.close()
+    return recorder
+
+
+def recover(folder: Path) -> Engine:
+    """The table that comes back on ``folder``: the real engine's start."""
+    from tests.table.test_engine import Table  # noqa: PLC0415
+
+    table = Table(folder)
+    table.engine.start(BOOT)
+    table.journal.close()
+    return table.engine
+
+
+def violations(recorder: Recorder) -> Iterator[tuple[int, Violation | None]]:
+    """Each distinct state's violations (None: it held); with the count so far."""
+    for checked, (at, kind, snapshot, files) in enumerate(recorder.states(), start=1):
+        broke = check(snapshot, files, recover)
+        if not broke:
+            yield checked, None
+        for said in broke:
+            yield checked, Violation(at, kind, snapshot.op, said)

@@ -1,0 +1,50 @@
+"""Every crash state of whole games, as ALICE builds them (``tests.helpers.crashstates``):
+the table's file calls recorded while real games are played, every state a cut at any of
+them can leave (a process killed, the power gone, the folder's changes without their data
+and the data without the folder's changes), and the real recovery started on each. No kept
+result is lost, no game number comes back twice or skips ahead, recovery never raises.
+
+``make test`` runs a few games (here); ``make bench`` every state of twenty
+(``tests.bench.bench_crash_states``), printing how many states it checked.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from klik.table.game import durable
+from tests.helpers.crashstates import play, violations
+
+
+@pytest.mark.slow  # a few hundred recoveries
+def test_every_crash_state_of_three_games_recovers_without_losing_a_game_or_a_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.CRITICAL)  # each damaged state logs; hundreds of lines
+    folder = tmp_path / "state"
+    folder.mkdir()
+    recorder = play(folder, 3, monkeypatch)
+    assert len(recorder.kept) == 3  # the games' results, kept
+    found = list(violations(recorder))
+    broken = [v for _, v in found if v is not None]
+    assert found[-1][0] > 150  # every state of the games, each kind of cut
+    assert broken == [], "\n".join(map(str, broken[:10]))
+
+
+@pytest.mark.slow
+def test_the_harness_finds_a_result_whose_name_was_never_made_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The harness can fail: a result file linked into place without the folder's fsync is
+    lost by a cut before the folder reaches the card, and it says so."""
+    caplog.set_level(logging.CRITICAL)
+    monkeypatch.setattr(durable, "sync_folder", lambda folder: None)
+    folder = tmp_path / "state"
+    folder.mkdir()
+    recorder = play(folder, 1, monkeypatch)
+    broken = [str(v) for _, v in violations(recorder) if v is not None]
+    assert broken, "no state lost the result"
+    assert all(said.endswith("game 1's kept result is lost or changed") for said in broken)
