@@ -32,10 +32,9 @@ def main() -> None:
             recorder = play(folder, GAMES, patch)
         finally:
             patch.undo()
-        checked, broken = 0, []
-        for checked, violation in violations(recorder):
-            if violation is not None:
-                broken.append(violation)
+        found = list(violations(recorder))
+        checked = found[-1][0] if found else 0
+        broken = [violation for _, violation in found if violation is not None]
     took = time.perf_counter() - began
     verdict = "✓" if not broken else "✗"
     print(
