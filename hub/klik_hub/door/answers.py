@@ -152,7 +152,8 @@ class Answer(BaseModel):
     settled: list[int] | None = Field(
         None,
         description="a heartbeat listing conflicts: the seqs among them whose conflict the "
-        "judge has settled (a result of it accepted or excluded); the table stops reporting them",
+        "judge has settled (a result of it accepted, excluded or assigned); the table stops "
+        "reporting them",
     )
     ack: dict[str, Any] | None = Field(None, description="the same answer, signed for the table")
 

@@ -138,14 +138,16 @@ def flag_conflict(db: Connection, ids: list[int]) -> None:
     db.execute(update(results).where(results.c.id.in_(ids)).values(conflict=True))
 
 
-#: The judge's corrections that settle a conflict: one result taken, or one left out.
-SETTLING = (Kind.ACCEPT.value, Kind.EXCLUDE.value)
+#: The judge's corrections that settle a conflict: one result taken, one left out, or one
+#: placed (a result of no tournament can only be assigned).
+SETTLING = (Kind.ACCEPT.value, Kind.EXCLUDE.value, Kind.ASSIGN.value)
 
 
 def settled(db: Connection, device: str, seqs: list[int]) -> list[int]:
     """Of ``device``'s results ``seqs`` that the hub acknowledged as a conflict, those the
-    judge has settled: a result of its conflict (the same send, or the same game) accepted
-    or excluded. A seq the hub holds no conflict for is settled too: nothing waits on it."""
+    judge has settled: a result of its conflict (the same send, or the same game) accepted,
+    excluded or assigned. A seq the hub holds no conflict for is settled too: nothing waits
+    on it."""
     if not seqs:
         return []
     mine = results.alias("mine")
