@@ -112,6 +112,19 @@ def test_every_config_error_is_a_klik_error() -> None:
         ("[pins]\njudge_key = 4", "GPIO 4 is the shutdown button"),
         ('[panels]\ninterface = "spi"\n[pins]\nseat_B_led = 10', "GPIO 10 is the SPI MOSI pin"),
         ("[pins]\nbuzzer = 40", "[pins] buzzer = 40: allowed are GPIO 0 to 27"),
+        # the power-fail line of a UPS HAT needs a pin of its own
+        (
+            "[hardware]\npower_fail_pin = 26",
+            "[hardware] power_fail_pin = 26: GPIO 26 is already [pins] judge_key",
+        ),
+        (
+            "[hardware]\npower_fail_pin = 2",
+            "[hardware] power_fail_pin = 2: GPIO 2 is the I2C SDA pin",
+        ),
+        (
+            "[hardware]\npower_fail_pin = 28",
+            "[hardware] power_fail_pin = 28: allowed are GPIO 0 to 27",
+        ),
         ("[game\nmove_time_s = 5", "not valid TOML"),
         # the hub's section is checked like the others
         ('[hub]\nlink = "radio"', '[hub] link = "radio": allowed are "off", "http", "serial"'),
@@ -126,6 +139,11 @@ def test_a_bad_config_is_one_line_naming_the_key(text: str, message: str) -> Non
     assert line.startswith("/etc/klik/table.toml: ")
     assert message in line
     assert "\n" not in line
+
+
+def test_no_power_fail_line_unless_a_pin_is_given() -> None:
+    assert config.from_text("").hardware.power_fail_pin == 0
+    assert config.from_text("[hardware]\npower_fail_pin = 7").hardware.power_fail_pin == 7
 
 
 def test_a_judge_key_pin_is_free_when_there_is_no_judge_key() -> None:
@@ -182,6 +200,7 @@ RANGES = [
     ("[buttons] storm_s", "number", ["0", "-0.25", "nan", "inf", "0.01", "1.5"], "0.05 to 1 s"),  # 0: a tap and a double
     ("[pins] seat_A_button", "whole", ["-1", "28", "99999"], "GPIO 0 to 27"),  # the header's BCM numbers
     ("[pins] buzzer", "whole", ["-5", "40"], "GPIO 0 to 27"),  # every pin has the same range
+    ("[hardware] power_fail_pin", "whole", ["-1", "28"], "GPIO 0 to 27"),  # 0: none
     ("[panels] retry_s", "number", ["0", "-5", "nan", "inf", "-inf", "0.5", "61"], "1 to 60 s"),  # 0: a busy loop
     ("[panels] i2c_bus", "whole", ["-7", "256"], "0 to 255"),  # /dev/i2c-N
     ("[panels] i2c_address", "whole", ["-1", "0", "2", "0x78", "300"], "0x03 to 0x77"),  # 7 bits, none reserved

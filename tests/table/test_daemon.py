@@ -6,6 +6,7 @@ events with timeouts; the engine's logic is tested without either in test_engine
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -19,6 +20,8 @@ import pytest
 
 from klik.core import game as g
 from klik.table import config as c
+from klik.table.hardware.panels import Panels
+from klik.table.screens.view import Alert, AlertKind
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 
@@ -142,3 +145,42 @@ def test_a_press_while_the_table_starts_never_costs_the_game(
     assert (third.engine.info.game_no, third.engine.game.phase) == (game_no, g.Phase.PAUSED)
     assert third.engine.game.paused_by == g.RECOVERY
     third.stop()
+
+
+def test_the_power_fail_line_keeps_the_game_says_so_and_stops_the_table(tmp_path: Path) -> None:
+    """A UPS HAT's power-fail line goes low in a move: the clock's moment is journalled, every
+    seat says "Zasilanie!" (and keeps saying it after the process ends), the table asks to
+    stop, and it comes back on the same move."""
+    config = c.from_text("[hardware]\npower_fail_pin = 7")
+    table = sim.make_daemon(config, str(tmp_path))
+    table.start()
+    try:
+        pin = table.gpio.button_pin("D")
+        pin.drive_low()
+        threading.Event().wait(0.1)  # sleep-ok: a real press lasts longer than the debounce
+        pin.drive_high()
+        deadline = table.clock() + 3.0
+        while table.engine.game.phase is g.Phase.READY and table.clock() < deadline:
+            table.wait_idle(0.05)
+        assert table.engine.game.mover == "A"
+        assert table.gpio.power_fail is not None
+        table.gpio.power_fail.pin.drive_low()  # the supply is failing
+        assert table.stop_asked.wait(3.0)
+        table.wait_idle()
+        for view in table.engine.views.values():
+            assert Alert(AlertKind.POWER) in view.alerts
+        panels = table.engine.presenter.screens
+        assert isinstance(panels, Panels)
+        assert panels.kept_at_exit == frozenset("ABCD")
+        last = json.loads((tmp_path / "journal.jsonl").read_text().splitlines()[-1])
+        assert last.get("checkpoint") is True
+    finally:
+        table.stop()
+    again = sim.make_daemon(config, str(tmp_path))
+    again.start()
+    try:
+        game = again.engine.game
+        assert (game.phase, game.mover) == (g.Phase.PAUSED, "A")
+        assert not again.stop_asked.is_set()  # the line is high again: it runs
+    finally:
+        again.stop()

@@ -50,16 +50,16 @@ def _check_pins(config: Config, source: str, spi: bool) -> None:
     used: dict[int, str] = {}
     names = [f"seat_{s}_{part}" for s in config.seat_letters for part in ("button", "led")]
     names += ["buzzer"] + (["judge_key"] if config.hardware.judge_key else [])
+    parts = [(f"[pins] {name}", int(getattr(config.pins, name))) for name in names]
+    if config.hardware.power_fail_pin:
+        parts.append(("[hardware] power_fail_pin", config.hardware.power_fail_pin))
     taken = {**RESERVED_PINS, **UART_PINS, **(SPI_PINS if spi else {})}
-    for name in names:
-        pin = getattr(config.pins, name)
+    for name, pin in parts:
         if pin in taken:
-            raise ConfigError(
-                f"{source}: [pins] {name} = {pin}: GPIO {pin} is the {taken[pin]} pin"
-            )
+            raise ConfigError(f"{source}: {name} = {pin}: GPIO {pin} is the {taken[pin]} pin")
         if pin in used:
             raise ConfigError(
-                f"{source}: [pins] {name} = {pin}: GPIO {pin} is already [pins] {used[pin]}; "
+                f"{source}: {name} = {pin}: GPIO {pin} is already {used[pin]}; "
                 "every part needs a pin of its own"
             )
         used[pin] = name

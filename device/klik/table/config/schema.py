@@ -92,6 +92,9 @@ class HardwareSection:
     pin_factory: Literal["lgpio", "rpigpio", "mock"]
     sound: Literal["on", "quiet", "off"]  # quiet: only the button LEDs warn
     judge_key: bool  # a judge key is wired to pins.judge_key
+    # A UPS or supercapacitor HAT's power-fail line, low when the supply fails (0: none; GPIO 0
+    # holds the HAT's ID EEPROM, never an input of ours).
+    power_fail_pin: int = field(metadata=allowed(GPIO))
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,6 +109,11 @@ class Engine:
         """The next moment the engine has something to do without a new item."""
         return self.session.next_wake(now)
 
+    def power_fail(self, now: float) -> None:
+        """The supply is failing (the HAT's line): the game made durable, every seat told;
+        the daemon stops next (``Session.power_fail``)."""
+        self.session.power_fail(now)
+
     def new_game(self, now: float) -> bool:
         """The next game at this table (the virtual table), once this one is done."""
         return self.session.new_game(now)

@@ -96,6 +96,7 @@ class Session:
         self.pairing_digits: str | None = None  # while it asks the hub to join
         self.paired = False  # the judge accepted it since the start
         self.seeking_hub = False  # it asks to join, and no hub has answered yet
+        self.power_failing = False  # the HAT said the supply is failing: the table stops
 
     @property
     def game(self) -> g.Game:
@@ -119,6 +120,7 @@ class Session:
             paired=self.paired,
             seeking_hub=self.seeking_hub and self.pairing_digits is None,
             card=self.keeper.card.state.value,
+            power_failing=self.power_failing,
         )
 
     def played(self) -> Played:
@@ -254,6 +256,21 @@ class Session:
         begun (the counter) or holds a trace of."""
         begun = 0 if self.counter is None else self.counter.counted()
         return max(begun, self._highest_traced()) + 1
+
+    def power_fail(self, now: float) -> None:
+        """The supply is failing: a checkpoint of the clock journalled (fsynced, as every line)
+        so a restart comes back at this moment, and every seat says so before the daemon
+        stops."""
+        if self.journal is not None:
+            self.journal.append(j.Checkpoint(max(now, self.driver.now)))
+        self.power_failing = True
+        self.presenter.keep_shown()  # "Zasilanie!" stays on the seats after the stop
+        log.warning(
+            "stół %s: zasilanie zanika (linia zasilacza): gra %d zapisana, stół się zatrzymuje",
+            self.config.table.name,
+            self.game_no,
+        )
+        self.refresh(max(now, self.driver.now))
 
     def new_game(self, now: float) -> bool:
         """The next game at this table (judge key or the virtual table), once this one is done."""

@@ -35,6 +35,13 @@ class HardwareError(KlikError, OSError):
 
 
 @dataclass(frozen=True, slots=True)
+class PowerFail:
+    """The HAT's power-fail line went low at ``at``: the supply is failing."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeEdge:
     """A raw edge of the judge key; the engine decides tap or hold."""
 
@@ -97,6 +104,15 @@ class TableGPIO:
                 self._devices.append(self.judge)
                 self.judge.when_activated = lambda: events.put(JudgeEdge(True, self._stamp()))
                 self.judge.when_deactivated = lambda: events.put(JudgeEdge(False, self._stamp()))
+            self.power_fail = None
+            if config.hardware.power_fail_pin:
+                # Low when the supply fails (the HAT's open-drain line, our pull-up): only the
+                # edge stops the table, so one that starts while the line is low runs on.
+                self.power_fail = DigitalInputDevice(
+                    config.hardware.power_fail_pin, pull_up=True, pin_factory=factory
+                )
+                self._devices.append(self.power_fail)
+                self.power_fail.when_activated = lambda: events.put(PowerFail(self._stamp()))
             self.leds = [LED(pins.led(seat), pin_factory=factory) for seat in self.seats]
             self._devices += self.leds
             self.buzzer = Buzzer(pins.buzzer, pin_factory=factory)

@@ -279,6 +279,7 @@ class PartialDisplay:
     _w: int
     _pages: int
     _serial_interface: Serial
+    persist: bool  # luma's: True leaves the panel on, showing its last image, at exit
     rotate: int
     mode: str
     size: tuple[int, int]
@@ -464,6 +465,20 @@ class Panels:
     def out(self) -> frozenset[str]:
         """Seats whose panel is not answering."""
         return frozenset(seat for seat, record in self._seats.items() if not record.up)
+
+    def keep_shown(self) -> None:
+        """What the panels show now stays after the process ends (the supply failing: the
+        seats keep saying so); luma's exit hook would switch them off."""
+        for record in self._seats.values():
+            if record.device is not None:
+                record.device.persist = True
+
+    @property
+    def kept_at_exit(self) -> frozenset[str]:
+        """The seats whose panel keeps its image when the process ends (``keep_shown``)."""
+        return frozenset(
+            seat for seat, r in self._seats.items() if r.device is not None and r.device.persist
+        )
 
     @property
     def sent_bytes(self) -> dict[str, int]:

@@ -32,6 +32,7 @@ class Screens(Protocol):
 
     def show(self, seat: str, image: Image.Image, now: float) -> None: ...
     def retry(self, now: float) -> None: ...
+    def keep_shown(self) -> None: ...
     @property
     def out(self) -> frozenset[str]: ...
 
@@ -83,6 +84,11 @@ class Presenter:
         """A sound the core asked for: it plays from ``sound.at``
         (``klik.table.hardware.signals``)."""
         self.sounds = (*signals.still_sounding(self.sounds, sound.at), sound)
+
+    def keep_shown(self) -> None:
+        """What the seats show now stays after the table stops (the supply failing)."""
+        if self.screens is not None:
+            self.screens.keep_shown()
 
     def silence(self) -> None:
         """A new game: the last one's sounds are over."""

@@ -50,6 +50,7 @@ ALERTS: Mapping[AlertKind, str] = {
     AlertKind.CARD_FULL: N_("Card full — call the judge"),
     AlertKind.CARD_READ_ONLY: N_("Card read-only — judge"),
     AlertKind.CARD_NO_PERMISSION: N_("Card error — judge"),
+    AlertKind.POWER: N_("Power failing!"),
 }
 PAUSED_BY: Mapping[str, str] = {
     "judge": N_("Judge's pause"),

@@ -83,6 +83,7 @@ class AlertKind(StrEnum):
     CARD_FULL = "card-full"
     CARD_READ_ONLY = "card-read-only"
     CARD_NO_PERMISSION = "card-no-permission"
+    POWER = "power"  # the HAT's power-fail line: the supply is failing, the table stops
 
 
 #: The card's states (``klik.table.game.card``) that the seats show, by their alert.
@@ -141,6 +142,7 @@ class TableInfo:
     paired: bool = False
     seeking_hub: bool = False  # it asks to join, and no hub has answered yet (no digits)
     card: str = "ok"  # the card's state (``klik.table.game.card.CardState``)
+    power_failing: bool = False  # the supply is failing: the table is stopping
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -234,6 +236,7 @@ def seat_view(
     alerts = tuple(
         [Alert(AlertKind.STUCK, s) for s in sorted(info.stuck)]
         + [Alert(AlertKind.PANEL, s) for s in sorted(info.panels_out) if s != seat]
+        + ([Alert(AlertKind.POWER)] if info.power_failing else [])
         + ([Alert(CARD_ALERTS[info.card])] if info.card in CARD_ALERTS else [])
         + ([Alert(AlertKind.HUB)] if info.hub_down else [])
         + _pairing(game, info, seat)

@@ -33,7 +33,7 @@ from klik.link.serial_join import SerialJoin
 from klik.table.config import Config, ConfigError, paired
 from klik.table.game.engine import Engine, Item, Screens
 from klik.table.game.journal import Journal
-from klik.table.hardware.gpio import JudgeEdge, TableGPIO, make_factory
+from klik.table.hardware.gpio import JudgeEdge, PowerFail, TableGPIO, make_factory
 from klik.table.service import notify
 from klik.table.service.health import Readings
 from klik.table.service.hubwatch import HubWatch
@@ -63,6 +63,9 @@ class Daemon:
         health_root: Path = Path("/"),
     ) -> None:
         self._stopping = threading.Event()
+        # Set when the table should stop (``serve`` waits on it): SIGTERM, or the HAT's
+        # power-fail line, after the engine made the game durable and the seats said so.
+        self.stop_asked = threading.Event()
         # A card with no hub address: the table finds the hub by DNS-SD, and again if it moves.
         finds_hub = config.hub.finds_hub
         # What pairing at the table gave (``paired.toml`` in the state folder) is laid over
@@ -518,6 +521,9 @@ class Daemon:
                         return
                     if callable(item):
                         item(self.engine, self.clock())
+                    elif isinstance(item, PowerFail):
+                        self.engine.power_fail(self.clock())
+                        self.stop_asked.set()
                     elif self._in_time(item):
                         self.engine.handle(item, self.clock())
                     try:
@@ -590,8 +596,9 @@ def wall_clock() -> str | None:
 
 
 def serve(daemon: Daemon, status: Callable[[Daemon], str] | None = None) -> int:
-    """Run until SIGTERM/SIGINT: READY to systemd, then watchdog pings while the engine lives."""
-    stop = threading.Event()
+    """Run until SIGTERM/SIGINT or the HAT's power-fail line: READY to systemd, then watchdog
+    pings while the engine lives."""
+    stop = daemon.stop_asked
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     daemon.start()
