@@ -772,3 +772,14 @@ def test_an_unreadable_seq_file_is_a_count_in_doubt(path: Path, text: str) -> No
     with Outbox(path) as outbox:
         assert outbox.seqs_in_doubt
         assert outbox.high_water() == 0
+
+
+def test_the_last_game_is_the_highest_game_number_kept(path: Path) -> None:
+    """A floor under the table's game counter: game numbers never repeat, even after a card
+    lost its counter and its result files but kept its outbox."""
+    with Outbox(path) as outbox:
+        assert outbox.last_game() == 0
+        for game in (3, 7, 5):
+            outbox.keep({"game": game})
+        outbox.acknowledged(2, "r2", by="d")  # acknowledged or not, it counts
+        assert outbox.last_game() == 7

@@ -215,3 +215,26 @@ def test_a_game_kept_before_pairing_carries_the_same_number_at_every_restart(
     linked(tmp_path, fresh).engine.start(BOOT + 50.0)
     (again,) = _all_waiting(fresh)
     assert (sent.body["table"], again.body) == (7, sent.body)
+
+
+def test_a_card_that_lost_its_counter_and_files_numbers_on_above_the_outbox(
+    tmp_path: Path,
+) -> None:
+    """The outbox holds game 4's result (the counter, the journals and the result files are
+    gone): the table's next game is 5, never a second game 4 for the hub."""
+    outbox = Outbox(tmp_path / "outbox.sqlite")
+    table = finish(begun(linked(tmp_path, outbox)), 120.0)  # game 1, kept
+    outbox.keep({**outbox_body(outbox, 1), "game": 4})  # as if games 2 to 4 were played
+    table.journal.close()
+    for leftover in [*tmp_path.glob("journal*"), *tmp_path.glob("result-*"), tmp_path / "game-no"]:
+        leftover.unlink()
+    again = linked(tmp_path, outbox)
+    again.engine.start(3.0)
+    assert again.engine.info.game_no == 5
+
+
+def outbox_body(outbox: Outbox, seq: int) -> dict[str, Any]:
+    pending = outbox.oldest_waiting()
+    assert pending is not None
+    assert pending.seq == seq
+    return dict(pending.body)
