@@ -40,7 +40,6 @@ from typing import Any
 import pytest
 
 from klik.core import game as g
-from klik.core.tabletop import Edge
 from klik.table.game import keeper as k
 from klik.table.game import session as s
 from klik.table.game.engine import Engine
@@ -346,21 +345,11 @@ BOOT = 3.0
 LINEUP_AT = 2
 
 
-def finish(table: Any, at: float) -> None:
-    """The judge ends the game and every seat confirms a rack of 0 with a double tap."""
-    table.engine.handle(g.Order(g.Action.END, at), at)
-    for i, seat in enumerate(table.game.settings.seats):
-        t0 = at + 1.0 + i
-        for edge_at, pressed in ((0.0, True), (0.05, False), (0.15, True), (0.2, False)):
-            table.engine.handle(Edge(seat, pressed, t0 + edge_at), t0 + edge_at)
-        table.to(t0 + 0.8)
-    assert table.game.phase is g.Phase.DONE
-
-
 def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
     """``games`` whole games at a table on ``folder`` (a round's lineup taken at game
     ``LINEUP_AT``), each begun by the judge's next-game tap, every file call recorded."""
     from tests.table.test_engine import Table  # noqa: PLC0415 - the engine's test table
+    from tests.table.test_lineup import finish_three as finish  # noqa: PLC0415 - any seats
     from tests.table.test_lineup import lineup, received  # noqa: PLC0415
 
     table = Table(folder)

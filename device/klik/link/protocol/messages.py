@@ -183,36 +183,36 @@ def _seat_or_none(body: Json, name: str) -> str | None:
 
 
 def _refused(raw: Any) -> tuple[Refusal, ...]:
-    where = "body.refused"
-    if not isinstance(raw, list) or len(raw) > MAX_REFUSED:
-        raise ProtocolError(where, f"must be a list of at most {MAX_REFUSED} set-aside results")
     refusals = []
-    for n, item in enumerate(raw):
-        if not isinstance(item, dict):
-            raise ProtocolError(f"{where}[{n}]", "must be an object")
-        seq, game, error = item.get("seq"), item.get("game"), item.get("error")
-        if type(seq) is not int or not 1 <= seq <= BIG:
-            raise ProtocolError(f"{where}[{n}].seq", "must be a whole number from 1")
-        if game is not None and (type(game) is not int or not 1 <= game <= BIG):
-            raise ProtocolError(f"{where}[{n}].game", "must be a whole number from 1, or null")
+    for at, item in _results(raw, "body.refused", MAX_REFUSED, "set-aside results"):
+        seq, game = _seq_game(item, at)
+        error = item.get("error")
         if not isinstance(error, str) or len(error) > MAX_REASON:
-            raise ProtocolError(f"{where}[{n}].error", f"must be text of at most {MAX_REASON}")
+            raise ProtocolError(f"{at}.error", f"must be text of at most {MAX_REASON}")
         refusals.append(Refusal(seq, game, error))
     return tuple(refusals)
 
 
 def _conflicts(raw: Any) -> tuple[Conflict, ...]:
-    where = "body.conflicts"
-    if not isinstance(raw, list) or len(raw) > MAX_CONFLICTS:
-        raise ProtocolError(where, f"must be a list of at most {MAX_CONFLICTS} results")
-    found = []
+    found = _results(raw, "body.conflicts", MAX_CONFLICTS, "results")
+    return tuple(Conflict(*_seq_game(item, at)) for at, item in found)
+
+
+def _results(raw: Any, where: str, most: int, noun: str) -> list[tuple[str, dict[str, Any]]]:
+    """A heartbeat's list of results (each an object), with where each one is."""
+    if not isinstance(raw, list) or len(raw) > most:
+        raise ProtocolError(where, f"must be a list of at most {most} {noun}")
     for n, item in enumerate(raw):
         if not isinstance(item, dict):
             raise ProtocolError(f"{where}[{n}]", "must be an object")
-        seq, game = item.get("seq"), item.get("game")
-        if type(seq) is not int or not 1 <= seq <= BIG:
-            raise ProtocolError(f"{where}[{n}].seq", "must be a whole number from 1")
-        if game is not None and (type(game) is not int or not 1 <= game <= BIG):
-            raise ProtocolError(f"{where}[{n}].game", "must be a whole number from 1, or null")
-        found.append(Conflict(seq, game))
-    return tuple(found)
+    return [(f"{where}[{n}]", item) for n, item in enumerate(raw)]
+
+
+def _seq_game(item: dict[str, Any], at: str) -> tuple[int, int | None]:
+    """A listed result's ``seq`` and ``game`` (the table's game number, or null)."""
+    seq, game = item.get("seq"), item.get("game")
+    if type(seq) is not int or not 1 <= seq <= BIG:
+        raise ProtocolError(f"{at}.seq", "must be a whole number from 1")
+    if game is not None and (type(game) is not int or not 1 <= game <= BIG):
+        raise ProtocolError(f"{at}.game", "must be a whole number from 1, or null")
+    return seq, game
