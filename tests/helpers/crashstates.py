@@ -319,12 +319,10 @@ def check(
             broke.append(f"game {game_no} is played again, though its result is kept")
         if game_no > max(snapshot.begun, 1):
             broke.append(f"game {game_no} comes back, past the highest shown {snapshot.begun}")
-        for name in ("journal.jsonl",):
-            path = folder / name
-            if path.exists():
-                lines = path.read_bytes().splitlines()
-                if lines and not all(_json(line) for line in lines):
-                    broke.append("the journal holds a line that is not JSON after recovery")
+        journal = folder / "journal.jsonl"
+        lines = journal.read_bytes().splitlines() if journal.exists() else []
+        if not all(_json(line) for line in lines):
+            broke.append("the journal holds a line that is not JSON after recovery")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return broke

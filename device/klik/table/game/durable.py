@@ -79,10 +79,6 @@ class GameCounter:
         self.folder = folder
         self.card = card or Card()
 
-    def last(self) -> int:
-        """The highest game number this table has begun or finished (0 for a new table)."""
-        return max(self.counted(), self.traced())
-
     def counted(self) -> int:
         """The number the counter holds: the game begun last (0 if none, or if it is lost)."""
         try:
@@ -96,10 +92,6 @@ class GameCounter:
             return int(text)
         log.error("game counter %s is damaged; using the results kept", self.path)
         return 0
-
-    def traced(self) -> int:
-        """The highest game number a file names: a kept result or a finished game's journal."""
-        return max(self.kept(), self.archived())
 
     def kept(self) -> int:
         """The highest game number of a result kept in a file (0 if none)."""

@@ -194,10 +194,7 @@ class Session:
         lost); one past every number used if a journal was there but could not be taken
         (``taken``: damaged, another table's), since its game may have been played."""
         begun = 0 if self.counter is None else self.counter.counted()
-        kept = self.keeper.last_game()
-        archived = 0
-        if self.counter is not None:
-            kept, archived = max(kept, self.counter.kept()), self.counter.archived()
+        kept, archived = self._kept_and_archived()
         if begun > kept and begun >= archived and not taken:
             log.warning(
                 "stół %s: brak dziennika gry %d (awaria w chwili jej rozpoczęcia?); "
@@ -209,15 +206,18 @@ class Session:
             return begun
         return max(begun, kept, archived) + 1
 
+    def _kept_and_archived(self) -> tuple[int, int]:
+        """The highest game number of a kept result (a file or in the outbox), and of a
+        finished game's journal kept aside."""
+        kept = self.keeper.last_game()
+        if self.counter is None:
+            return kept, 0
+        return max(kept, self.counter.kept()), self.counter.archived()
+
     def _highest_traced(self) -> int:
-        """The highest game number the card holds a trace of: a kept result (a file or in the
-        outbox), a finished game's journal, or the journal of the game in play."""
-        traced = (
-            self.keeper.last_game()
-            if self.counter is None
-            else max(self.counter.traced(), self.keeper.last_game())
-        )
-        return max(traced, self.game_no if self.game_started else 0)
+        """The highest game number the card holds a trace of: a kept result, a finished
+        game's journal, or the journal of the game in play."""
+        return max(*self._kept_and_archived(), self.game_no if self.game_started else 0)
 
     def _replay_journal(self, recovered: j.Recovered) -> bool:
         """Replay a journal that ``j.read`` checked; False if it is not this table's game."""
