@@ -86,6 +86,8 @@ SOLO = {
     "crash/": "a real daemon's taps and double taps, 0.1 s apart, between the kills",
     "hub/test_table_to_hub.py": "a real daemon's double taps, timed by its debounce",
     "hub/test_tournament_tables.py": "real daemons' presses, timed by their debounce",
+    # A clean run failed its round in the parallel tier: a starved worker stretched a double tap.
+    "hub/test_console.py": "a round played by real daemons' double taps, from the console",
     "hub/test_demo.py": "`make demo`'s tables played by double taps 0.06 s apart",
 }
 
