@@ -12,7 +12,8 @@ on the Pi takes: pin → gpiozero → queue → engine → journal), kills the p
   down at the kill is let go without meaning anything.
 
 The last campaign runs the daemon in a user and mount namespace of its own whose state
-folder is a real 64 KiB tmpfs, fills it up mid-game and kills the daemon while it is full.
+folder is a real 64 KiB tmpfs holding no reserve, fills it up mid-game and kills the daemon
+while it is full (tests/crash/test_full_card.py: a card with its reserve).
 
 These tests run in real time (a hold is a real second), as the page tests do.
 """
@@ -332,7 +333,11 @@ def test_a_full_disk_then_a_kill_keeps_the_game(
     tmp_path: Path, small_disk: tuple[Path, list[str]]
 ) -> None:
     inside, prefix = small_disk
-    table = VirtualTable(tmp_path / "small", prefix=prefix)
+    # No reserve (``klik.table.game.card``): what a full card costs when none could be held.
+    # tests/crash/test_full_card.py has the reserve.
+    config = tmp_path / "table.toml"
+    config.write_text("[table]\nreserve_mib = 0\n", encoding="utf-8")
+    table = VirtualTable(tmp_path / "small", prefix=prefix, config=config)
     table.folder = inside  # the test reads the files through the namespace's root
     table.start()
     try:

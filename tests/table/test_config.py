@@ -186,6 +186,7 @@ def test_a_missing_or_bad_config_exits_2_with_one_line(
 RANGES = [
     ("[table] seats", "whole", ["0", "-2", "1", "5"], "2 to 4 seats"),  # a game needs 2 to 4 players
     ("[table] checkpoint_s", "number", ["0", "-1", "nan", "inf", "0.1", "6"], "0.2 to 5 s"),  # 0: fsync after fsync
+    ("[table] reserve_mib", "whole", ["-1", "17", "1024"], "0 to 16 MiB"),  # 0 is allowed: no reserve
     ("[game] move_time_s", "number", ["0", "-60", "nan", "inf", "4.9", "601", "1e9"], "5 to 600 s"),  # seconds to minutes
     ("[game] penalty_tiles", "whole", ["-1", "4", "100"], "0 to 3 tiles"),  # 0 is allowed: no penalty
     ("[game] penalty_window_s", "number", ["0", "-5", "nan", "inf", "0.5", "31"], "1 to 30 s"),  # "auto": time to hold

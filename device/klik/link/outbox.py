@@ -108,7 +108,13 @@ _SQLITE_IOERR_SHMSIZE = 4874  # no room to grow the -shm file: a full disk, seen
 
 
 class OutboxError(KlikError, OSError):
-    """The outbox cannot do what was asked; ``str()`` is one line naming the file and why."""
+    """The outbox cannot do what was asked; ``str()`` is one line naming the file and why.
+    ``errno`` is the card's trouble where known (ENOSPC, EROFS, EACCES: ``klik.table.game.card``
+    reads it), else None."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = code  # OSError's own field, set after its args
 
 
 class OutboxCorruptError(OutboxError):
@@ -584,7 +590,9 @@ class Outbox:
             with contextlib.suppress(OSError):
                 partial.unlink()
             why = _OS_REASONS.get(error.errno or 0, error.strerror or str(error))
-            raise OutboxError(f"outbox {self.path}: cannot keep a result ({why})") from None
+            raise OutboxError(
+                f"outbox {self.path}: cannot keep a result ({why})", error.errno
+            ) from None
 
     def _above_high_water(self) -> None:
         """Go on above ``outbox.seq`` if the database's own count is lower (its WAL lost)."""
@@ -680,16 +688,27 @@ class Outbox:
         code = extended & 0xFF
         if code in _SQLITE_DAMAGE:
             return OutboxCorruptError(f"outbox {self.path} is damaged ({error}); cannot {doing}")
-        if extended == _SQLITE_IOERR_SHMSIZE:
-            reason = "the disk is full"
+        code_of_card: int | None = None
+        if extended == _SQLITE_IOERR_SHMSIZE or code == 13:
+            reason, code_of_card = "the disk is full", errno.ENOSPC
         elif code in (8, 14) and not self.path.parent.is_dir():
             reason = f"no folder {self.path.parent}"
-        elif code in (8, 14) and not os.access(self.path.parent, os.W_OK):
+        elif code == 8 or (code == 14 and not os.access(self.path.parent, os.W_OK)):
             # SQLite says "cannot open" when it cannot make the -wal file beside the outbox
-            reason = "the file or its folder is read-only"
+            reason, code_of_card = "the file or its folder is read-only", refusal(self.path.parent)
         else:
             reason = _SQLITE_REASONS.get(code) or str(error) or type(error).__name__
-        return OutboxError(f"outbox {self.path}: cannot {doing} ({reason})")
+        return OutboxError(f"outbox {self.path}: cannot {doing} ({reason})", code_of_card)
+
+
+def refusal(folder: Path) -> int:
+    """Why ``folder`` takes no writes (an errno): its file system is read-only, or a
+    permission."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return errno.EROFS if read_only else errno.EACCES
 
 
 def move_aside(path: Path) -> Path:

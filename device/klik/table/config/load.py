@@ -9,7 +9,6 @@ which ``load`` reads back the same, except the pairing key: ``klik config`` prin
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import fields
 from pathlib import Path
@@ -66,8 +65,9 @@ def make_state_dir(config: Config, flag: str | None = None) -> None:
         # mkdir(exist_ok=True) says "File exists" when the name is a file's: say that plainly.
         reason = "a file is in the way" if isinstance(error, FileExistsError) else error.strerror
         raise ConfigError(f"{where}: cannot make this folder ({reason or error})") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ConfigError(f"{where}: cannot write in this folder (no permission)")
+    # A folder that is there but takes no writes (a card gone read-only, a permission) is
+    # not refused: the players still get their clock, and the card says why nothing is
+    # kept (``klik.table.game.card``).
 
 
 def dumps(config: Config) -> str:

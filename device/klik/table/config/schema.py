@@ -74,6 +74,8 @@ class TableSection:
     state_dir: str = field(metadata=allowed(Text(1, 4096)))
     # how often a running clock is written to the journal (each one is an fsync)
     checkpoint_s: float = field(metadata=allowed(Range(0.2, 5, "s")))
+    # the room held on the card for the games when it fills up (klik.table.game.card)
+    reserve_mib: int = field(metadata=allowed(Range(0, 16, "MiB")))
 
 
 @dataclass(frozen=True, slots=True)

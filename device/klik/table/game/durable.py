@@ -112,7 +112,7 @@ class GameCounter:
     def begin(self, game_no: int) -> None:
         """Record that game ``game_no`` has begun; logged, not raised, if the disk refuses."""
         try:
-            write_atomic(self.path, f"{game_no}\n".encode())
+            self.card.attempt(lambda: write_atomic(self.path, f"{game_no}\n".encode()))
         except OSError as error:
             log.error("game counter %s: cannot write (%s)", self.path, error.strerror or error)
             self.card.failed(error, f"game {game_no}'s number")

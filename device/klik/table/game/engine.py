@@ -84,7 +84,7 @@ class Engine:
             config.settings() if settings is None else settings,
             journal,
             counter=None if folder is None else GameCounter(folder, self.card),
-            rounds=Rounds(folder, config.seat_letters, config.table.name),
+            rounds=Rounds(folder, config.seat_letters, config.table.name, self.card),
             keeper=self.keeper,
             presenter=self.presenter,
             on_repair=on_repair,

@@ -224,12 +224,7 @@ class Journal:
     def _write(self, text: str) -> bool:
         data = (text + "\n").encode()
         try:
-            if self._fd is None:
-                self._fd = self._open()
-            done = 0
-            while done < len(data):  # a nearly full disk takes part of a line, then refuses
-                done += os.write(self._fd, data[done:])
-            os.fsync(self._fd)
+            self.card.attempt(lambda: self._put(data))
         except OSError as error:
             said = self.card.failed(error, "the game's moves")  # the card's state, once
             if not self.failing and not said:
@@ -240,7 +235,6 @@ class Journal:
                     error.strerror or error,
                 )
             self.failing = True
-            self._cut_back()
             return False
         self.card.wrote()
         self._end += len(data)
@@ -249,6 +243,19 @@ class Journal:
         self.failing = False
         self.lines += 1
         return True
+
+    def _put(self, data: bytes) -> None:
+        """Append ``data`` (whole lines) and fsync; a part that got in is taken back if not."""
+        try:
+            if self._fd is None:
+                self._fd = self._open()
+            done = 0
+            while done < len(data):  # a nearly full disk takes part of a line, then refuses
+                done += os.write(self._fd, data[done:])
+            os.fsync(self._fd)
+        except OSError:
+            self._cut_back()
+            raise
 
     def _cut_back(self) -> None:
         """Take back the part of a line that got in, so the next line starts a line of its own.

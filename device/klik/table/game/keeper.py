@@ -180,7 +180,7 @@ class Keeper:
         path = self.folder / f"result-{played.game_no}.json"
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
         try:
-            written = write_atomic(path, data, replace=False)
+            written = self.card.attempt(lambda: write_atomic(path, data, replace=False))
         except OSError as error:
             log.error("wynik: cannot write %s (%s)", path, error.strerror or error)
             self.card.failed(error, f"game {played.game_no}'s result file")
@@ -257,9 +257,12 @@ class Keeper:
         if self.outbox is None:
             return True
         this_game = body.get("game") == game_no
+        outbox = self.outbox
         try:
-            seq = self.outbox.keep(body)
+            seq = self.card.attempt(lambda: outbox.keep(body))
         except KlikError as error:
+            if isinstance(error, OSError):  # the card's trouble (full, read-only), if known
+                self.card.failed(error, f"game {body.get('game')}'s result")
             if not self.unsaved:
                 log.error("wynik gry %s: the outbox cannot keep it (%s); trying again every "
                           "%.0f s", body.get("game"), error, UNSAVED_RETRY_S)  # fmt: skip
@@ -269,6 +272,7 @@ class Keeper:
             if this_game:
                 self.delivery = Delivery.UNSAVED
             return False
+        self.card.wrote()
         if this_game:
             self.result_seq = seq
             self.delivery = Delivery.KEPT

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from klik.table.game.card import Card
 from klik.table.game.durable import write_atomic
 from klik.table.game.lineup import Lineup, LineupError
 from klik.table.game.lineup import parse as parse_lineup
@@ -37,8 +38,11 @@ class Rounds:
     """The round's lineup as this table keeps it (``lineup``, None without a round); on the
     engine thread only."""
 
-    def __init__(self, folder: Path | None, seat_letters: tuple[str, ...], table: str) -> None:
+    def __init__(
+        self, folder: Path | None, seat_letters: tuple[str, ...], table: str, card: Card
+    ) -> None:
         self.folder = folder  # the state folder; None: nothing is read or written
+        self.card = card  # how the card takes lineup.json
         self.seat_letters = seat_letters  # the table's seats, which a lineup must fit
         self.table = table  # the table's name, for the log
         self.lineup = self._load()
@@ -50,10 +54,14 @@ class Rounds:
         if self.folder is None:
             return
         data = (json.dumps(lineup.json(), ensure_ascii=False) + "\n").encode()
+        path = self.folder / LINEUP_FILE
         try:
-            write_atomic(self.folder / LINEUP_FILE, data)
+            self.card.attempt(lambda: write_atomic(path, data))
         except OSError as error:
-            log.error("skład: cannot write %s (%s)", self.folder / LINEUP_FILE, error)
+            log.error("skład: cannot write %s (%s)", path, error)
+            self.card.failed(error, "the round's lineup")
+            return
+        self.card.wrote()
 
     def take(self, args: Any) -> Lineup | None:
         """The hub's lineup for a round, kept; returns it if it is a new round to play from

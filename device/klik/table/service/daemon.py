@@ -26,11 +26,12 @@ from klik.link.courier import Command, Courier, Link
 from klik.link.discovery import Discovery, Found
 from klik.link.http import HttpLink
 from klik.link.joining import HttpJoin, Joined, Joiner, Transport
-from klik.link.outbox import Outbox, OutboxCorruptError
+from klik.link.outbox import Outbox, OutboxCorruptError, OutboxError
 from klik.link.polled import PolledLink
 from klik.link.serial import SerialLink
 from klik.link.serial_join import SerialJoin
 from klik.table.config import Config, ConfigError, paired
+from klik.table.game.card import Card
 from klik.table.game.engine import Engine, Item, Screens
 from klik.table.game.journal import Journal
 from klik.table.hardware.gpio import JudgeEdge, PowerFail, TableGPIO, make_factory
@@ -85,6 +86,8 @@ class Daemon:
         self.journal = Journal(state / "journal.jsonl") if journal else None
         if self.journal is not None:
             state.mkdir(parents=True, exist_ok=True)
+            # Room for the games even when the card fills up (``klik.table.game.card``).
+            self.journal.card.hold(state, config.table.reserve_mib * 2**20)
         self.outbox: Outbox | None = None
         self.courier: Courier | None = None
         self.joiner: Joiner | None = None  # while the table asks the hub to join
@@ -103,7 +106,8 @@ class Daemon:
             ("paired", None) if hub.device_id and hub.key else ("none", None)
         )
         if journal and (hub.link != "off" or hub.asks_to_join):
-            self.outbox = self._outbox(state)
+            self.outbox = self._outbox(state, self.journal.card if self.journal else None)
+        if self.outbox is not None:
             if hub.finds_hub:
                 self.discovery = Discovery(self._found, wanted=hub.name)
                 self.pairing = ("asking", None)
@@ -153,14 +157,28 @@ class Daemon:
         self._thread: threading.Thread | None = None
         self.failure: BaseException | None = None
 
-    @staticmethod
-    def _outbox(state: Path) -> Outbox:
-        """The results kept for the hub, made before the engine, which takes it."""
+    def _outbox(self, state: Path, card: Card | None) -> Outbox | None:
+        """The results kept for the hub, made before the engine, which takes it; None if the
+        card cannot hold it (full, read-only): the players still have their clock, the seats
+        say why the games are not kept, and the table does not talk to the hub until the
+        card is changed (a result it cannot keep, it must not send: its seq could come
+        again)."""
         path = state / "outbox.sqlite"
         try:
-            return Outbox(path)
-        except OutboxCorruptError:
-            return Outbox.start_anew(path)  # one line says what was moved aside
+            try:
+                return Outbox(path) if card is None else card.attempt(lambda: Outbox(path))
+            except OutboxCorruptError:
+                return Outbox.start_anew(path)  # one line says what was moved aside
+        except OutboxError as error:
+            if card is not None:
+                card.failed(error, "the results for the hub")
+            log.error(
+                "stół %s: %s; the games are played but not kept nor sent to the hub "
+                "until the card is changed",
+                self.config.table.name,
+                error,
+            )
+            return None
 
     def _wake(self) -> None:
         """A result was kept: the courier takes it (once the table is paired)."""
