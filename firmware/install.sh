@@ -10,6 +10,9 @@
 #     firmware/install.sh --root DIR      # only the files, under DIR (an SD card's root
 #                                         # mounted elsewhere, or a test's temp dir); the
 #                                         # steps that change a running system are printed
+#     sudo firmware/install.sh --read-only-root
+#                                         # and a read-only root (step 9): the state on a
+#                                         # partition of its own labelled klik-state
 #
 # DESTDIR=DIR works like --root DIR. KLIK_INSTALL_DRY=1 prints the system steps (user, venv,
 # pip, systemctl) instead of running them; --root implies it. KLIK_VENV=DIR puts the venv
@@ -28,6 +31,15 @@
 #      pip --no-index: no internet needed)
 #   8. systemctl daemon-reload, enable klik-table; a running daemon restarts on the new
 #      code, a new one starts at the reboot that the boot config changes need anyway
+#   9. with --read-only-root: Raspberry Pi OS's overlay root (the overlayroot package,
+#      "overlayroot=tmpfs:recurse=0" in cmdline.txt, a new initramfs), so a power cut can
+#      never damage the system; /var/lib/klik on its own writable ext4 partition, labelled
+#      klik-state, in /etc/fstab (between "# BEGIN klik" / "# END klik"); the daemon starts
+#      only with it mounted (a drop-in: RequiresMountsFor=/var/lib/klik: a game kept in the
+#      overlay's RAM would be lost at the next cut); the system journal in RAM. The
+#      partition must be there (the README's "A read-only root" says how to make one); to
+#      install again later, `sudo raspi-config nonint disable_overlayfs`, reboot, run this
+#      again.
 set -euo pipefail
 
 # The paths as the running Pi sees them; the unit's ExecStart= names VENV_PATH/bin/klik.
@@ -41,6 +53,9 @@ ROOT="${DESTDIR:-}"
 DRY="${KLIK_INSTALL_DRY:-0}"
 FROM=""
 PIN=""
+READ_ONLY_ROOT=0
+STATE_LABEL=klik-state
+STATE_PATH=/var/lib/klik
 VENV_PATH="${KLIK_VENV:-$VENV_PATH}"  # a test's venv (see above)
 
 die() { echo "install.sh: $*" >&2; exit 1; }
@@ -54,8 +69,10 @@ while [ $# -gt 0 ]; do
         --from=*) FROM="${1#--from=}"; shift ;;
         --sha256) [ $# -ge 2 ] || die "--sha256 needs the bundle's hash"; PIN="$2"; shift 2 ;;
         --sha256=*) PIN="${1#--sha256=}"; shift ;;
-        -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "unknown argument '$1'; allowed: --root DIR, --from DIR, --sha256 HASH, --help" ;;
+        --read-only-root) READ_ONLY_ROOT=1; shift ;;
+        -h|--help) sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument '$1'; allowed: --root DIR, --from DIR, --sha256 HASH," \
+               "--read-only-root, --help" ;;
     esac
 done
 
@@ -320,9 +337,66 @@ install_service() {
     run systemctl try-restart "$UNIT_NAME"
 }
 
+# 9. The read-only root. The state partition is checked before anything is changed: an
+# overlay root with /var/lib/klik in RAM would lose every game at the next power cut.
+check_state_partition() {
+    [ "$READ_ONLY_ROOT" = 1 ] || return 0
+    if [ "$DRY" = 1 ]; then
+        echo "would run: blkid -L $STATE_LABEL"
+    elif ! blkid -L "$STATE_LABEL" >/dev/null 2>&1; then
+        die "--read-only-root: no partition labelled $STATE_LABEL for $STATE_PATH" \
+            "(the README, \"A read-only root\": how to make one): nothing changed"
+    fi
+}
+
+install_read_only_root() {
+    [ "$READ_ONLY_ROOT" = 1 ] || return 0
+    local cmdline fstab merged
+    cmdline="$(boot_dir)/cmdline.txt"
+    if [ -f "$cmdline" ]; then
+        # recurse=0: the overlay covers / alone, so the state partition stays writable.
+        awk '{
+            out = "overlayroot=tmpfs:recurse=0"
+            for (i = 1; i <= NF; i++) if ($i !~ /^overlayroot=/) out = out " " $i
+            print out
+        }' "$cmdline" | put "$cmdline" -
+    else
+        say "no ${cmdline#"$ROOT"}: add overlayroot=tmpfs:recurse=0 to the Pi's cmdline.txt"
+    fi
+    fstab="$ROOT/etc/fstab"
+    merged="$(mktemp)"
+    {
+        [ -f "$fstab" ] && awk '
+            $0 == "# BEGIN klik" { inside = 1; next }
+            $0 == "# END klik" { inside = 0; next }
+            !inside { print }
+        ' "$fstab"
+        echo "# BEGIN klik"
+        echo "# The table's state (games, results, outbox): writable under the read-only root."
+        echo "LABEL=$STATE_LABEL $STATE_PATH ext4 defaults,noatime 0 2"
+        echo "# END klik"
+    } >"$merged"
+    put "$fstab" 0644 <"$merged"
+    rm -f "$merged"
+    printf '%s\n' "# Written by firmware/install.sh --read-only-root: the daemon starts only" \
+        "# with its state partition mounted (not on the overlay's RAM)." \
+        "[Unit]" "RequiresMountsFor=$STATE_PATH" \
+        | put "$ROOT/etc/systemd/system/$UNIT_NAME.d/read-only-root.conf" 0644
+    printf '%s\n' "# Written by firmware/install.sh --read-only-root: the log lives in RAM," \
+        "# as the root's changes do, and never fills it." \
+        "[Journal]" "Storage=volatile" "RuntimeMaxUse=16M" \
+        | put "$ROOT/etc/systemd/journald.conf.d/klik.conf" 0644
+    if command -v apt-get >/dev/null; then
+        run apt-get install -y --no-install-recommends overlayroot
+    fi
+    run update-initramfs -u
+}
+
+check_state_partition
 install_config_txt
 install_cmdline_txt
 install_files
+install_read_only_root
 install_user
 install_venv
 install_service
@@ -330,4 +404,5 @@ if [ -n "$ROOT" ]; then
     say "done: the files above are under $ROOT; the steps marked 'would run' are for the Pi"
 else
     say "done: installed in ${KLIK_HOME}; reboot so the I2C, UART and shutdown settings apply"
+    [ "$READ_ONLY_ROOT" = 0 ] || say "after the reboot the root is read-only; $STATE_PATH is $STATE_LABEL"
 fi

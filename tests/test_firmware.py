@@ -20,7 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 INSTALLER = ROOT / "firmware" / "install.sh"
 FRAGMENT = ROOT / "firmware" / "config.txt"
 PINMAP = ROOT / "hardware" / "pinmap.toml"
-SYSTEM_COMMANDS = ("useradd", "usermod", "groupadd", "systemctl", "apt-get", "python3", "chgrp")
+SYSTEM_COMMANDS = (
+    "useradd", "usermod", "groupadd", "systemctl", "apt-get", "python3", "chgrp", "blkid",
+    "update-initramfs",
+)  # fmt: skip
 
 # A Raspberry Pi OS Bookworm config.txt, shortened; it ends in filtered sections.
 STOCK_CONFIG = """\
@@ -257,6 +260,53 @@ def test_refusals(tmp_path: Path, args: tuple[str, ...], env: dict[str, str], me
     result = install(tmp_path, tmp_path, *args, env=env)
     assert result.returncode != 0
     assert message in result.stderr
+
+
+STOCK_FSTAB = """\
+proc            /proc           proc    defaults          0       0
+PARTUUID=4e639091-01  /boot/firmware  vfat    defaults          0       2
+PARTUUID=4e639091-02  /               ext4    defaults,noatime  0       1
+"""
+
+
+def test_a_read_only_root_keeps_the_state_on_its_own_partition(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path)
+    (root / "etc").mkdir()
+    (root / "etc/fstab").write_text(STOCK_FSTAB, encoding="utf-8")
+    for _ in range(2):  # a second run changes nothing: one token, one block
+        result = install(root, tmp_path, "--root", str(root), "--read-only-root")
+        assert result.returncode == 0, result.stderr
+    cmdline = (root / "boot/firmware/cmdline.txt").read_text(encoding="utf-8")
+    assert cmdline == (
+        "overlayroot=tmpfs:recurse=0 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
+        "fsck.repair=yes rootwait quiet splash plymouth.ignore-serial-consoles\n"
+    )  # recurse=0: the overlay covers / alone, the state partition stays writable
+    fstab = (root / "etc/fstab").read_text(encoding="utf-8")
+    assert fstab.startswith(STOCK_FSTAB)  # the Pi's own lines, byte for byte
+    klik = fstab[len(STOCK_FSTAB) :].splitlines()
+    assert klik[0] == "# BEGIN klik"
+    assert klik[-1] == "# END klik"
+    assert klik[-2].split() == ["LABEL=klik-state", "/var/lib/klik", "ext4", "defaults,noatime",
+                                "0", "2"]  # fmt: skip
+    drop_in = root / "etc/systemd/system/klik-table.service.d/read-only-root.conf"
+    assert "[Unit]\nRequiresMountsFor=/var/lib/klik\n" in drop_in.read_text(encoding="utf-8")
+    journald = (root / "etc/systemd/journald.conf.d/klik.conf").read_text(encoding="utf-8")
+    assert "[Journal]\nStorage=volatile\nRuntimeMaxUse=16M\n" in journald
+    printed = [line for line in result.stdout.splitlines() if line.startswith("would run: ")]
+    assert printed[0] == "would run: blkid -L klik-state"  # checked before anything changes
+    assert any(line.endswith("install -y --no-install-recommends overlayroot") for line in printed)
+    assert "would run: update-initramfs -u" in printed
+    assert "unchanged /etc/fstab" in result.stdout
+
+
+def test_without_the_option_the_root_stays_as_it_is(tmp_path: Path) -> None:
+    root = fake_pi(tmp_path)
+    result = install(root, tmp_path)
+    assert result.returncode == 0
+    assert "overlayroot" not in (root / "boot/firmware/cmdline.txt").read_text(encoding="utf-8")
+    assert not (root / "etc/fstab").exists()
+    assert not (root / "etc/systemd/system/klik-table.service.d").exists()
+    assert "overlayroot" not in result.stdout
 
 
 def test_an_empty_folder_gets_the_files_and_is_told_what_was_written(tmp_path: Path) -> None:
