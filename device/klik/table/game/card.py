@@ -13,8 +13,8 @@ So at start the table holds a reserve on the card (``card.reserve`` in the state
 most 16 MiB, at most a quarter of the free space), and lets it go the moment a write fails
 for want of space (``spare``): that write is made again, and the games go on being kept
 (journal, game number, result) on the room it gave back, which at a few KiB a game lasts
-a day. The card stays ``full`` on the seats meanwhile (the judge should change it); once as
-much space is free again as the reserve held, the reserve is held anew and the card is
+a day. The card stays ``full`` on the seats meanwhile (the judge should change it); once
+twice the room the reserve held is free again, the reserve is held anew and the card is
 ``ok``. A reserve let go keeps its file, with only the size it held in it, so a restart
 knows the card filled up (it stays ``full``, not a quarter of the rest held anew as if all
 were well). A reserve from an earlier start is kept as it is, unless the card is full now:
@@ -77,12 +77,20 @@ def free_bytes(folder: Path) -> int:
     return found.f_bavail * found.f_frsize
 
 
-def _size_of(data: bytes) -> int:
-    """The size a let-go reserve held, as its file says (the most, if it says nothing)."""
+def _found(reserve: Path) -> tuple[int, int | None]:
+    """The reserve a start finds: the bytes it holds (0: none), and if it was let go, the
+    size it held (``Card._let_go`` leaves only that in it; the most, if it says nothing)."""
     try:
-        return max(BLOCK, min(RESERVE_MOST, int(data)))
+        held = reserve.stat().st_size
+        if held >= BLOCK:
+            return held, None
+        said = reserve.read_bytes()
+    except FileNotFoundError:
+        return 0, None
+    try:
+        return 0, max(BLOCK, min(RESERVE_MOST, int(said)))
     except ValueError:
-        return RESERVE_MOST
+        return 0, RESERVE_MOST
 
 
 class Card:
@@ -108,15 +116,7 @@ class Card:
             return
         self.reserve = folder / RESERVE
         try:
-            held = self.reserve.stat().st_size
-            # Let go before: the file keeps only the size it held (``_let_go``).
-            spent = _size_of(self.reserve.read_bytes()) if held < BLOCK else None
-        except FileNotFoundError:
-            held, spent = 0, None
-        except OSError as error:
-            self.failed(error, "the card's reserve")
-            return
-        try:
+            held, spent = _found(self.reserve)
             free = free_bytes(folder)
         except OSError as error:
             self.failed(error, "the card's reserve")
