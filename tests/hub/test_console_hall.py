@@ -16,6 +16,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from klik_hub import sql
+from klik_hub.sql.devices import Device
 from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.helpers.hubkit import post, sealed
@@ -62,6 +64,12 @@ def test_sixty_tables_fit_a_laptop_as_tiles_that_say_their_state(
             moving = state in ("move", "timed_out", "paused")
             beat(hall, k, state=state, mover="B" if moving else None,
                  left_ms=41_000 if moving else None)  # fmt: skip
+    with store.writing() as db:  # table 5 re-paired from number 61, its proof checked
+        five = sql.devices.holder(db, 5)
+        assert five is not None
+        sql.devices.link(
+            db, five.device, Device("t61-old", 61, b""), new_no=5, at="2026-11-28T10:00:00Z"
+        )
 
     with chromium_page(viewport={"width": 1366, "height": 768}) as page:
         page.goto(url)
@@ -90,6 +98,7 @@ def test_sixty_tables_fit_a_laptop_as_tiles_that_say_their_state(
         expect(page.locator("#needs")).to_contain_text("Stół 4")
         expect(page.locator("#needs")).to_contain_text("wynik gry 1 w konflikcie")
         expect(page.get_by_test_id("tile-5").get_by_test_id("tile-round")).to_have_count(0)
+        expect(page.get_by_test_id("tile-5").get_by_test_id("carried")).to_have_text("stół 61 → 5")
         expect(page.get_by_test_id("tile-60").get_by_test_id("state")).to_have_text(
             "… jeszcze nie było"
         )

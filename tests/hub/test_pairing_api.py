@@ -6,7 +6,7 @@ The table's side runs in this process (``klik.link.joining``)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -44,11 +44,19 @@ def from_address(address: str) -> httpx.Client:
     return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=30)
 
 
-def ask(url: str, client: httpx.Client | None = None) -> tuple[dict[str, object], str]:
-    """A table's steps 1 and 2 by hand: the hub's first answer and the table's nonce."""
+def ask(
+    url: str,
+    client: httpx.Client | None = None,
+    proof: Callable[[str], dict[str, str]] | None = None,
+) -> tuple[dict[str, object], str]:
+    """A table's steps 1 and 2 by hand: the hub's first answer and the table's nonce;
+    ``proof(table_key)``: a re-pairing table's proof of its old pairing."""
     web = client or httpx.Client(timeout=30)
     table_key = x.public_hex(x.new_private())
-    joined = web.post(f"{url}/api/v1/join", json={"v": 1, "table_key": table_key}).json()
+    asked: dict[str, object] = {"v": 1, "table_key": table_key}
+    if proof is not None:
+        asked["proof"] = proof(table_key)
+    joined = web.post(f"{url}/api/v1/join", json=asked).json()
     nonce = x.new_nonce()
     said = web.post(f"{url}/api/v1/join/{joined['id']}/nonce", json={"nonce": nonce})
     assert said.status_code == 200, said.text
@@ -302,3 +310,45 @@ def test_a_number_a_paired_table_holds_is_taken_only_to_replace_it(hub: tuple[st
         "new_device": said.json()["device"],
     }  # fmt: skip
     assert httpx.post(accept, json={**body, "replace": "yes"}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("proof", "carried"),
+    [
+        (lambda device, key, table_key: x.repair_proof(key, table_key), [3]),  # checks out
+        (lambda device, key, table_key: x.repair_proof(key, "0" * 64), []),  # another request's
+        (lambda device, key, table_key: x.repair_proof("1" * 64, table_key), []),  # another key
+    ],
+)
+def test_only_a_proof_that_checks_out_carries_the_old_numbers_results(
+    hub: tuple[str, Store], proof: Callable[[str, str, str], str], carried: list[int]
+) -> None:
+    """A re-pairing table proves its old pairing (table 3) with a MAC under its old key over
+    this request's table key: accepted as 8, its old device is retired and results it sends
+    under number 3 count. A proof that does not check out is an ordinary request: table 3
+    stays paired, and its results from the new device would be refused."""
+    url, store = hub
+    device, key = hall.devices.pair(store, 3)
+    joined, _ = ask(url, proof=lambda table_key: {"device_id": device,
+                                                  "mac": proof(device, key, table_key)})  # fmt: skip
+    (asking,) = httpx.get(f"{url}/api/v1/pairing").json()
+    said = httpx.post(f"{url}/api/v1/pairing/{joined['id']}",
+                      json={"table": 8, "digits": asking["digits"]})  # fmt: skip
+    assert said.status_code == 201, said.text  # the accept answers as always
+    listed = {t["table"]: t for t in hall.devices.tables(store)}
+    assert listed[8]["carried"] == carried
+    assert (3 in listed) is (not carried)  # retired only when proved
+
+
+def test_a_proof_of_a_device_the_hub_does_not_know_is_refused_or_ignored(
+    hub: tuple[str, Store],
+) -> None:
+    url, _ = hub
+    table_key = x.public_hex(x.new_private())
+    for device, status in [("t3-nothere", 201), ("no spaces", 422), ("", 422)]:
+        proof = {"device_id": device, "mac": "0" * 64}
+        said = httpx.post(f"{url}/api/v1/join", json={"table_key": table_key, "proof": proof})
+        assert said.status_code == status, said.text  # unknown: an ordinary request
+    said = httpx.post(f"{url}/api/v1/join",
+                      json={"table_key": table_key, "proof": {"device_id": "t3", "mac": "xyz"}})  # fmt: skip
+    assert said.status_code == 422

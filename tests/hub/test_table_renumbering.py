@@ -6,25 +6,29 @@ paired until the judge's accept replaces its pairing."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from klik.core import game as g
 from klik.link import protocol as p
 from klik.link.courier import Command
 from klik.table import config as c
 from klik.table.config import paired
+from klik.table.screens.view import Delivery
 from klik.table.service.daemon import Daemon
 from klik.table.sim import virtual as sim
 from klik_hub import hall
 from klik_hub.storage.store import Store
-from tests.hub.test_table_to_hub import PLAYERS
+from tests.hub.test_table_to_hub import PLAYERS, double, play_a_rummikub, tap, until
 
 Hub = tuple[str, Store]
 
@@ -155,11 +159,9 @@ def test_a_5_s_judge_key_hold_re_pairs_only_once_the_judge_accepts(
         seen = hall.devices.tables(store)[0]["status"]
         assert seen is not None
         accept = {"table": 7, "digits": digits}
-        # Table 7 is paired (to this very table: the hub cannot tell): the judge replaces it.
-        held = httpx.post(f"{url}/api/v1/pairing/{asking['id']}", json=accept)
-        assert (held.status_code, held.json()["held_by"]["table"]) == (409, 7)
-        accepted = httpx.post(f"{url}/api/v1/pairing/{asking['id']}",
-                              json={**accept, "replace": True})  # fmt: skip
+        # Table 7 is paired, to this very table: its request proves it (the old pairing's
+        # MAC), so the judge takes its number back without replacing anyone.
+        accepted = httpx.post(f"{url}/api/v1/pairing/{asking['id']}", json=accept)
         assert accepted.status_code == 201, accepted.text
         new_device = accepted.json()["device"]
         soon(lambda: table.config.hub.device_id == new_device)
@@ -168,5 +170,64 @@ def test_a_5_s_judge_key_hold_re_pairs_only_once_the_judge_accepts(
         # the new pairing's heartbeats reach the hub
         soon(lambda: hall.devices.tables(store)[0]["seen_s_ago"] is not None)
         assert [t["device"] for t in hall.devices.tables(store)] == [new_device]
+    finally:
+        table.stop()
+
+
+def play_the_next(table: Daemon) -> None:
+    """The next game, as ``play_a_rummikub`` plays game 1: the seat before its starter starts
+    it, the starter goes out at once, every seat confirms."""
+    until(table, lambda: table.engine.game.phase is g.Phase.READY)
+    seats, starter = table.engine.game.settings.seats, table.engine.game.settings.starter
+    tap(table, seats[seats.index(starter) - 1])
+    until(table, lambda: table.engine.game.mover == starter)
+    double(table, starter)
+    until(table, lambda: table.engine.game.phase is g.Phase.SCORING)
+    for seat in seats:
+        double(table, seat)
+    until(table, lambda: table.engine.game.phase is g.Phase.DONE)
+
+
+def test_a_table_re_paired_to_another_number_takes_its_waiting_results_along(
+    hub: Hub, tmp_path: Path
+) -> None:
+    """Paired as 3, two results waiting (its hub's address was wrong), the judge key's re-pair
+    accepted as 8: the request proved the old pairing, so both results count as table 3's,
+    table 3's device is retired and the console shows `3 → 8`; game 3 goes out as table 8."""
+    url, store = hub
+    with socket.socket() as unused:  # an address where no hub answers
+        unused.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{unused.getsockname()[1]}"
+    table = paired_at_the_table(store, nowhere, tmp_path, 3)
+    old = kept(tmp_path)["device_id"]
+    table.start()
+    try:
+        play_a_rummikub(table)
+        table.call(lambda engine, now: engine.new_game(now))  # the judge's next-game tap
+        play_the_next(table)
+        soon(lambda: table.engine.keeper.waiting == 2)
+        table.call(lambda engine, now: engine.new_game(now))  # game 3 ready: the key re-pairs
+        # The hub's right address, as a hub found again on the network gives it (``_moved``):
+        # the re-pair asks there, and the new pairing's courier sends there.
+        table.hub_url = url
+        table.config = replace(table.config, hub=replace(table.config.hub, url=url))
+        hold_judge_key(table, 5.5)
+        soon(lambda: len(httpx.get(f"{url}/api/v1/pairing").json()) == 1)
+        (asking,) = httpx.get(f"{url}/api/v1/pairing").json()
+        accepted = httpx.post(
+            f"{url}/api/v1/pairing/{asking['id']}", json={"table": 8, "digits": asking["digits"]}
+        )
+        assert accepted.status_code == 201, accepted.text
+        new = accepted.json()["device"]
+        soon(lambda: len(hall.results.newest(store)) == 2)
+        stored = hall.results.newest(store)
+        assert {(r["table"], r["device"], r["game"]) for r in stored} == {(3, new, 1), (3, new, 2)}
+        (row,) = hall.devices.tables(store)  # the old device is retired: no row for it
+        assert (row["table"], row["device"], row["carried"]) == (8, new, [3])
+        assert old not in {t["device"] for t in hall.devices.tables(store)}
+        play_the_next(table)  # game 3, played as table 8
+        soon(lambda: len(hall.results.newest(store)) == 3)
+        assert hall.results.newest(store)[0]["table"] == 8
+        assert table.engine.keeper.delivery is Delivery.SENT
     finally:
         table.stop()

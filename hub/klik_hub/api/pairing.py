@@ -24,6 +24,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from klik.link import protocol as p
 from klik.link.protocol import pairing as x
 from klik.words import Language
 from klik_hub import hall, office
@@ -53,10 +54,23 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+class ProofIn(Strict):
+    device_id: str = Field(
+        pattern=p.DEVICE.pattern, description="the device the table was paired as"
+    )
+    mac: Hex64 = Field(
+        description="HMAC-SHA256 under that pairing's key over 'klik re-pair v1\\n' and "
+        "table_key (docs/protocol.md, Pairing)"
+    )
+
+
 class JoinIn(Strict):
     v: Literal[1] = 1
     table_key: Hex64 = Field(description="the table's ephemeral X25519 public key, hex")
     link: Literal["http", "serial"] = "http"
+    proof: ProofIn | None = Field(
+        None, description="a paired table asking again: the proof of its old pairing"
+    )
 
 
 class Joined(BaseModel):
@@ -168,7 +182,8 @@ def join(asked: JoinIn, request: Request, store: StoreDep) -> Joined | JSONRespo
     # (``klik hub --forwarded-allow-ips``), so a header cannot make a fresh address.
     address = request.client.host if request.client else None
     try:
-        return Joined(**hall.pairing.ask(store, asked.table_key, asked.link, address))
+        proof = None if asked.proof is None else (asked.proof.device_id, asked.proof.mac)
+        return Joined(**hall.pairing.ask(store, asked.table_key, asked.link, address, proof))
     except PairingError as error:
         return _refused(error)
 

@@ -235,6 +235,12 @@ class Table(BaseModel):
         description="the hub lost results it acknowledged to this table: the highest seq it "
         "holds from it, asked to be sent again (status.acked_seq is above it); null: none lost"
     )
+    carried: list[int] = Field(
+        default_factory=list,
+        description="the table's earlier numbers, whose results it still sends: it re-paired "
+        "to this number with the proof of its old pairing (docs/protocol.md); the console "
+        "shows `stół 3 → 8`",
+    )
 
 
 class Health(BaseModel):
@@ -758,7 +764,8 @@ class LoggedEvent(BaseModel):
     round time), round_over (the hub's, at a table's zero), replace (a reserve took a
     player's seat for the rest of a round), renumber (a paired table given another number),
     replace_table (a paired table's number taken by another device, the judge's choice),
-    or a sanction, with
+    repair_table (a table re-paired to another number with the proof of its old pairing: its
+    results carried over), or a sanction, with
     what it kept (``changed``; the round undone; a sanction's ``stage`` and ``big``)."""
 
     # The event's own fields are kept as the hub wrote them, whatever its version was.
@@ -784,11 +791,14 @@ class LoggedEvent(BaseModel):
     table: int | None = Field(
         None,
         description="extend: the table given more time; round_over: the table sent it; "
-        "replace: the reserve's table; renumber: its number before; replace_table: its number",
+        "replace: the reserve's table; renumber, repair_table: its number before; "
+        "replace_table: its number",
     )
-    to: int | None = Field(None, description="renumber: the table's new number")
-    old_device: str | None = Field(None, description="replace_table: the device let go")
-    new_device: str | None = Field(None, description="replace_table: the device in its place")
+    to: int | None = Field(None, description="renumber, repair_table: the table's new number")
+    old_device: str | None = Field(
+        None, description="replace_table: the device let go; repair_table: the one retired"
+    )
+    new_device: str | None = Field(None, description="replace_table, repair_table: the new device")
     seconds: int | None = Field(None, description="extend: how much more round time")
     seat: Seat | None = Field(None, description="replace: the seat the reserve took")
     reserve: int | None = Field(None, description="replace: who took it")

@@ -62,9 +62,12 @@ FIELDS: Mapping[str, Words] = {
     # a table's command (CommandIn), the judge's session (SessionIn)
     "args": pwords("field", "arguments"),
     "password": pwords("field", "password"),
-    # pairing (JoinIn, NonceIn, AcceptIn, RenumberIn)
+    # pairing (JoinIn, ProofIn, NonceIn, AcceptIn, RenumberIn)
     "v": pwords("field", "protocol version"),
     "table_key": pwords("field", "table's key"),
+    "proof": pwords("field", "proof of the old pairing"),
+    "device_id": pwords("field", "device"),
+    "mac": pwords("field", "proof's code"),
     "link": pwords("field", "connection"),
     "nonce": pwords("field", "nonce"),
     "digits": pwords("field", "digits"),

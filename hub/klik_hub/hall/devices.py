@@ -90,6 +90,7 @@ def tables(store: Store) -> list[dict[str, Any]]:
         rows = sql.devices.with_heartbeats(db)
         pending = sql.commands.pending_by_table(db)
         held = sql.results.last_seqs(db)
+        carried = sql.devices.carried_by_device(db)
     listed = []
     for row in rows:
         status = None if row.body is None else json.loads(row.body)
@@ -107,6 +108,7 @@ def tables(store: Store) -> list[dict[str, Any]]:
                 "commands": pending.get(row.table_no, []),
                 # Until its next heartbeat after they are back: the table resends at once.
                 "resending_after": held.get(row.device, 0) if lost else None,
+                "carried": carried.get(row.device, []),
             }
         )
     return listed

@@ -35,6 +35,7 @@ from klik.errors import KlikError
 from klik.link.protocol import pairing as x
 from klik.words import Words, words
 from klik_hub import sql
+from klik_hub.sql.devices import Device
 from klik_hub.storage.store import Store, utc_iso
 
 log = logging.getLogger("klik_hub")
@@ -98,14 +99,24 @@ def _key_of(db: Connection) -> str:
     return kept
 
 
-def ask(store: Store, table_key: str, link: str, address: str | None = None) -> dict[str, Any]:
+def ask(
+    store: Store,
+    table_key: str,
+    link: str,
+    address: str | None = None,
+    proof: tuple[str, str] | None = None,
+) -> dict[str, Any]:
     """A table asks to join with its public key, from ``address`` (None: the hub's own radio,
     whose tables all share one port): the request's id, the hub's public key and its
     commitment to its nonce. PairingError FULL when the address or the hub holds as many
-    undecided requests as it may (``PER_ADDRESS``, ``MAX_REQUESTS``)."""
+    undecided requests as it may (``PER_ADDRESS``, ``MAX_REQUESTS``). A re-pairing table
+    sends ``proof`` (its old device id, and ``x.repair_proof`` under that device's key): a
+    proof that checks out is kept with the request, so the accept carries the old number's
+    results over (``accept``); one that does not is logged and the request is an ordinary one."""
     request_id, nonce = x.new_request_id(), x.new_nonce()
     now = store.now_ms()
     with store.writing() as db:
+        proves = None if proof is None else _proved(db, table_key, *proof)
         own = x.public_hex(x.private_of(_key_of(db)))
         sql.pairing.expire(db, now - EXPIRES_MS, now - REVEAL_MS)
         sql.pairing.forget_undecided(db, table_key)
@@ -123,7 +134,7 @@ def ask(store: Store, table_key: str, link: str, address: str | None = None) -> 
             )  # fmt: skip
         sql.pairing.ask(
             db, request_id, table_key=table_key, hub_nonce=nonce, link=link, address=address,
-            now_ms=now,
+            now_ms=now, proves=proves,
         )  # fmt: skip
     return {
         "id": request_id,
@@ -131,6 +142,20 @@ def ask(store: Store, table_key: str, link: str, address: str | None = None) -> 
         "commit": x.commitment(own, table_key, nonce),
         "expires_s": EXPIRES_MS // 1000,
     }
+
+
+def _proved(db: Connection, table_key: str, device: str, mac: str) -> str | None:
+    """``device`` if ``mac`` proves the request comes from the table paired with it."""
+    paired = sql.devices.of(db, device)
+    if paired is None:
+        log.warning("pairing: a request proves device %s, which is not paired; an ordinary "
+                    "request", device)  # fmt: skip
+        return None
+    if not hmac.compare_digest(mac, x.repair_proof(paired.key.hex(), table_key)):
+        log.warning("pairing: a request's proof of device %s does not check out; an ordinary "
+                    "request", device)  # fmt: skip
+        return None
+    return device
 
 
 def reveal(store: Store, request_id: str, table_nonce: str) -> str:
@@ -215,7 +240,9 @@ def accept(
         if not hmac.compare_digest(str(row.digits), digits):
             raise PairingError(Problem.DIGITS, "the digits are not this request's")
         held = sql.devices.holder(db, table_no)
-        if held is not None and not replace:
+        proved = None if row.proves is None else sql.devices.of(db, row.proves)
+        # A table that proved its old pairing may take its own number back without replace.
+        if held is not None and not replace and (proved is None or held.device != proved.device):
             raise held_error(table_no, held.seen_ms, now)
         device = f"t{table_no}-{secrets.token_hex(4)}"
         key_hex = secrets.token_hex(32)
@@ -226,9 +253,29 @@ def accept(
         )
         sql.devices.pair(db, device, table_no, key_hex, utc_iso(now))
         sql.pairing.change(db, request_id, state="accepted", table_no=table_no, sealed=sealed)
-        if held is not None:
+        if proved is not None:
+            carried(db, proved, device, table_no, now)
+        if held is not None and (proved is None or held.device != proved.device):
             replaced(db, table_no, held.device, device, now)
     return device, key_hex
+
+
+def carried(db: Connection, old: Device, device: str, table_no: int, now: int) -> None:
+    """The table paired as ``old`` was accepted again as ``device``, table ``table_no``: the
+    results it kept under its old number come with it (``sql.devices.link``) and the old
+    device is retired (no row in the tables), logged in the judge's log of the tournament in
+    play, as a replacement is."""
+    sql.devices.link(db, device, old, new_no=table_no, at=utc_iso(now))
+    sql.devices.forget(db, old.device)
+    tid = sql.tournaments.in_play_or_newest(db)
+    if tid is not None:
+        sql.events.log(
+            db, tid, "repair_table", player_no=None,
+            args={"table": old.table_no, "to": table_no, "old_device": old.device,
+                  "new_device": device}, reason="", by="judge", at=utc_iso(now),
+        )  # fmt: skip
+    log.warning("table %d re-paired as table %d: device %s retired, %s takes its results",
+                old.table_no, table_no, old.device, device)  # fmt: skip
 
 
 def held_error(table_no: int, seen_ms: int | None, now: int) -> PairingError:

@@ -28,7 +28,9 @@ def keep(store: Store, db: Connection, envelope: p.Envelope, device: Device) -> 
     """Keep a believed, schema-checked result in ``devices.believed``'s transaction ``db``;
     idempotent per (device, seq, body)."""
     body = envelope.body
-    if body["table"] != device.table_no:
+    if body["table"] != device.table_no and body["table"] not in sql.devices.carried(
+        db, device.device
+    ):  # a re-paired table's results under its old number count as that number's
         why = f"device {device.device} is paired with table {device.table_no}"
         raise RefusedError(Unbelieved.FOREIGN, why)
     text = p.canonical(body).decode("ascii")

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from klik_hub.sql.schema import devices, status
+from klik_hub.sql.schema import device_links, devices, status
 
 DEVICE = select(devices.c.table_no, devices.c.key_hex).where(
     devices.c.device == bindparam("device")
@@ -44,6 +44,41 @@ def of(db: Connection, device: str) -> Device | None:
     """The paired device ``device``, or None if no table is paired with it."""
     row = db.execute(DEVICE, {"device": device}).first()
     return None if row is None else Device(device, row.table_no, bytes.fromhex(row.key_hex))
+
+
+def link(db: Connection, device: str, old: Device, *, new_no: int, at: str) -> None:
+    """``device``, paired as ``new_no``, takes over the old device ``old``'s results under
+    its number and those it had taken over itself (a table re-paired twice); none under
+    ``new_no``, which are its own."""
+    db.execute(
+        update(device_links).where(device_links.c.device == old.device).values(device=device)
+    )
+    db.execute(
+        insert(device_links).values(
+            device=device, table_no=old.table_no, old_device=old.device, linked_at=at
+        )
+    )
+    mine = (device_links.c.device == device, device_links.c.table_no == new_no)
+    db.execute(delete(device_links).where(*mine))
+
+
+def carried(db: Connection, device: str) -> list[int]:
+    """The earlier table numbers whose results ``device`` sends (``link``), lowest first."""
+    rows = db.execute(
+        select(device_links.c.table_no)
+        .where(device_links.c.device == device)
+        .order_by(device_links.c.table_no)
+    )
+    return [int(row.table_no) for row in rows]
+
+
+def carried_by_device(db: Connection) -> dict[str, list[int]]:
+    """``carried`` for every device that carries an earlier number."""
+    found: dict[str, list[int]] = {}
+    rows = db.execute(select(device_links).order_by(device_links.c.table_no))
+    for row in rows:
+        found.setdefault(row.device, []).append(int(row.table_no))
+    return found
 
 
 def forget(db: Connection, device: str) -> None:

@@ -21,6 +21,7 @@ def ask(
     link: str,
     address: str | None,
     now_ms: int,
+    proves: str | None = None,
 ) -> None:
     db.execute(
         insert(requests).values(
@@ -29,6 +30,7 @@ def ask(
             hub_nonce=hub_nonce,
             link=link,
             address=address,
+            proves=proves,
             state="committed",
             asked_ms=now_ms,
             seen_ms=now_ms,

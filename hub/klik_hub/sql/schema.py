@@ -40,6 +40,18 @@ devices = Table(
     Column("paired_at", String(32), nullable=False),  # ISO 8601 UTC, the hub's clock
 )
 
+# A table re-paired to another number with the proof of its old pairing (migration 0015):
+# its new device sends the results it kept under the old number, which count as that
+# number's. One row per (new device, old number).
+device_links = Table(
+    "device_links",
+    metadata,
+    Column("device", String(64), primary_key=True),
+    Column("table_no", Integer, primary_key=True),
+    Column("old_device", String(64), nullable=False),
+    Column("linked_at", String(32), nullable=False),  # ISO 8601 UTC, the hub's clock
+)
+
 # Every result as the table signed it, never changed but for the judge's conflict flag.
 results = Table(
     "results",
@@ -279,6 +291,9 @@ pairing_requests = Table(
     Column("link", String(16), nullable=False),  # how it asked: "http" (or "serial")
     # The network address it asked from (migration 0013; None: the hub's radio).
     Column("address", String(64), nullable=True),
+    # The paired device the request proved it was (a re-pair's MAC under that device's key,
+    # checked when it asked; migration 0015), or None.
+    Column("proves", String(64), nullable=True),
     Column("state", String(16), nullable=False),  # "committed", "asking", "accepted", "refused"
     Column("table_no", Integer, nullable=True),
     Column("sealed", Text, nullable=True),

@@ -69,7 +69,8 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (200 points
   exclusion: _("excluded from the tournament"), checkin: _("check-in"),
   checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
   replace: _("seat taken by a reserve"), renumber: _("table renumbered"),
-  replace_table: _("paired table replaced by another")};
+  replace_table: _("paired table replaced by another"),
+  repair_table: _("table re-paired to another number, its results carried")};
 
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");

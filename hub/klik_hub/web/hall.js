@@ -58,6 +58,10 @@ function hallTile(row, drawn) {
   const conflicts = (Array.isArray(s.conflicts) ? s.conflicts : []).map(x =>
     el("div", {class: "bad", "data-testid": "conflict"},
       "⚠ " + _("game {game}'s result in conflict", {game: x.game ?? "–"})));
+  // Re-paired to this number with the proof of its old one: its results under that count.
+  const carried = (row.carried || []).length > 0 && el("div", {"data-testid": "carried",
+    title: _("Its results under the old number count as that number's")},
+    _("table {from} → {table}", {from: row.carried.join(", "), table: row.table}));
   const resending = row.resending_after != null && el("div", {class: "bad", "data-testid": "resending"},
     _("resending results after {seq}", {seq: row.resending_after}));
   const left = s.mover && s.left_ms != null &&
@@ -80,7 +84,7 @@ function hallTile(row, drawn) {
     el("ul", {class: "names"}, tileSeats(s)),
     tileRound(drawn),
     el("div", {class: "figures"}, figures.map((x, k) => [k > 0 && " · ", x])),
-    (row.watch || []).map(w => el("div", {}, watched(w))), refused, conflicts, resending,
+    (row.watch || []).map(w => el("div", {}, watched(w))), refused, conflicts, resending, carried,
     el("div", {class: "acts"},
       kind && el("button", {"data-kind": kind, "data-table": row.table},
         kind === "pause" ? _("Pause") : _("Resume")),

@@ -116,6 +116,16 @@ def check_commitment(commit: str, hub_key: str, table_key: str, hub_nonce: str) 
         raise PairingError("nonce", "the hub's nonce does not match its commitment")
 
 
+REPAIR_LABEL = b"klik re-pair v1\n"
+
+
+def repair_proof(old_key_hex: str, table_key: str) -> str:
+    """A re-pairing table's proof of its old pairing: HMAC-SHA256 under the key the hub gave
+    it then, over this request's table key (so it proves nothing for another request)."""
+    data = REPAIR_LABEL + table_key.encode("ascii")
+    return hmac.new(bytes.fromhex(old_key_hex), data, hashlib.sha256).hexdigest()
+
+
 def digits(table_key: str, hub_key: str, table_nonce: str, hub_nonce: str) -> str:
     """The six digits both sides show: SHA-256 over both keys and both nonces, mod 10⁶."""
     data = DIGITS_LABEL + bytes.fromhex(table_key + hub_key + table_nonce + hub_nonce)

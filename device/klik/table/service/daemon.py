@@ -196,7 +196,9 @@ class Daemon:
                 hub.serial_port, hub.serial_baud, polled=hub.serial_channel == "polled"
             )
         else:
-            transport = HttpJoin(url)
+            # Paired already (a re-pair): the request proves it, so the results go along.
+            proof = (hub.device_id, hub.key) if hub.device_id and hub.key else None
+            transport = HttpJoin(url, paired_as=proof)
         return Joiner(transport, on_digits=self._digits, on_joined=self._joined)
 
     def _found(self, found: Found) -> None:
