@@ -133,5 +133,27 @@ def test_a_table_paired_again_elsewhere_is_told_to_pair_and_keeps_its_result(
     assert httpx.get(url + "/api/v1/results").json() == []
 
 
+def test_a_result_kept_under_the_old_number_after_a_re_pair_without_proof_says_so(
+    hub: tuple[str, Store], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Re-paired as table 8 with no proof of its old pairing (a new card, an older hub): the
+    result kept as table 3's is refused (401) and waits; the screens and the log say why in
+    words, not "pair it again" (pairing again cannot help), and the judge enters it."""
+    url, store = hub
+    device, key = hall.devices.pair(store, 8)
+    kept = Table(tmp_path, HttpLink(url, timeout_s=2.0), device, key)
+    kept.courier.table = 8  # as the daemon gives it its pairing's number
+    try:
+        seq = kept.keep(game=4, table=3)
+        kept.step(100.0)
+        assert kept.news[-1] == Tracking(State.STRANDED, seq, None, 1)
+        assert kept.outbox.waiting() == 1  # kept, for the judge to enter
+        said = caplog.text
+        assert "kept as table 3's, and the hub holds this table as 8" in said
+        assert "pair it again" not in said
+    finally:
+        kept.close()
+
+
 def test_the_serial_link_hands_a_signed_refusal_on_as_it_is() -> None:
     assert p.Status.REFUSED in serial.ANSWERS

@@ -168,6 +168,7 @@ VIEWS: dict[str, SeatView] = {
     "result-conflict": replace(RESULT, delivery=Delivery.CONFLICT, receipt="R-7KQ2M"),
     "result-refused": replace(RESULT, delivery=Delivery.REFUSED, game_no=12),
     "result-unpaired": replace(RESULT, delivery=Delivery.UNPAIRED),
+    "result-stranded": replace(RESULT, delivery=Delivery.STRANDED),
     "result-unsaved": replace(RESULT, delivery=Delivery.UNSAVED),
     "result-server-error": replace(RESULT, delivery=Delivery.SERVER_ERROR),
     "result-bad-certificate": replace(RESULT, delivery=Delivery.BAD_CERTIFICATE),

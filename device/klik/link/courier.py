@@ -47,7 +47,7 @@ from typing import Any, Protocol
 from klik.faults import kill_point
 from klik.link import backoff
 from klik.link import protocol as p
-from klik.link.outbox import Outbox, OutboxError
+from klik.link.outbox import Outbox, OutboxError, Pending
 from klik.link.reply import LinkDown
 
 log = logging.getLogger("klik.link.courier")
@@ -74,13 +74,16 @@ class State(Enum):
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # the hub refused it for good (signed): set aside, the judge sees it
     UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
+    # A result kept under the table's old number, which the hub does not take from its new
+    # pairing (re-paired without the proof of the old one): the judge enters it.
+    STRANDED = "stranded"
     SERVER_ERROR = "server_error"  # the hub answers, but with an error or nonsense
     BAD_CERTIFICATE = "bad_certificate"  # the hub's certificate is not the pinned one
 
 
 # What keeps results from the hub, as the screens say it; the first two are certain at the
 # first try, a server error after as many tries as "unreachable" (one may be a passing fault).
-CERTAIN = (State.UNPAIRED, State.BAD_CERTIFICATE)
+CERTAIN = (State.UNPAIRED, State.STRANDED, State.BAD_CERTIFICATE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +121,10 @@ class Courier:
         on_round: Callable[[p.RoundClock | None], object] = lambda _: None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        table: int | None = None,
     ) -> None:
         self.outbox = outbox
+        self.table = table  # the table's number in its pairing (None: not known)
         self.link = link
         self.device = device
         self.key = key
@@ -225,7 +230,7 @@ class Courier:
             # heartbeat says (``_beat``); no result leaves before, lest it reuse one.
             self._heartbeat()
             if self.outbox.seqs_in_doubt:
-                self._troubled(pending.seq, self._beat_answer)
+                self._troubled(pending, self._beat_answer)
                 self.failures += 1
                 self.next_try = now + backoff.delay(self.failures - 1, self.rng)
                 self._report()
@@ -246,7 +251,7 @@ class Courier:
             return
         receipt = self._receipt(answer, pending.seq)
         if receipt is None:
-            self._troubled(pending.seq, answer)
+            self._troubled(pending, answer)
             self.failures += 1
             self.next_try = now + backoff.delay(self.failures - 1, self.rng)
             self._report()
@@ -269,10 +274,11 @@ class Courier:
             return None
         return answer
 
-    def _troubled(self, seq: int, answer: p.Ack | None) -> None:
-        """Name what kept result ``seq`` from the hub (``trouble``), and log it once per
+    def _troubled(self, pending: Pending, answer: p.Ack | None) -> None:
+        """Name what kept result ``pending`` from the hub (``trouble``), and log it once per
         change, with what the carrier saw (over HTTP the status and the answer's first
         line)."""
+        seq, kept_as = pending.seq, pending.body.get("table")
         if answer is None:
             down = self._down
             certificate = down is not None and down.certificate
@@ -283,6 +289,13 @@ class Courier:
         elif answer.trouble is p.Trouble.UNPAIRED and self.on_trial:
             trouble, kind = State.UNREACHABLE, answer.trouble.value
             detail = f"{answer.seen}: the hub on trial does not know this table"
+        elif answer.trouble is p.Trouble.UNPAIRED and self.table not in (None, kept_as):
+            trouble, kind = State.STRANDED, answer.trouble.value
+            detail = (
+                f"{answer.seen}: kept as table {kept_as}'s, and the hub holds this table as "
+                f"{self.table} with no proof of its old pairing (a new card, or a hub from "
+                f"before the proof): it waits; the judge enters it by hand"
+            )
         elif answer.trouble is p.Trouble.UNPAIRED:
             trouble, kind = State.UNPAIRED, answer.trouble.value
             detail = f"{answer.seen}: this table's key is not the hub's; pair it again"

@@ -71,6 +71,7 @@ DELIVERY: Mapping[Delivery, str] = {
     Delivery.REFUSED: N_("Result refused: game {game}"),
     Delivery.UNSAVED: N_("Result NOT stored!"),
     Delivery.UNPAIRED: N_("Pair the table again"),
+    Delivery.STRANDED: N_("Old number's result — judge"),
     Delivery.SERVER_ERROR: N_("Hub: server error"),
     Delivery.BAD_CERTIFICATE: N_("Wrong hub certificate"),
 }

@@ -39,6 +39,7 @@ class Delivery(Enum):
     UNREACHABLE = "unreachable"
     REFUSED = "refused"  # the hub refused it for good; set aside for the judge
     UNPAIRED = "unpaired"  # the hub does not know this table's key: pair it again
+    STRANDED = "stranded"  # kept under the table's old number, which its new pairing lacks
     SERVER_ERROR = "server_error"  # the hub answers with an error: the judge looks at it
     BAD_CERTIFICATE = "bad_certificate"  # not the hub this table was paired with
 

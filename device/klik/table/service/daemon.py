@@ -292,6 +292,7 @@ class Daemon:
             on_tracking=lambda news: self.call(lambda engine, now: engine.delivered(news, now)),
             on_command=self._command,
             on_round=self._round,
+            table=hub.table or None,  # a result kept under another number is told apart
         )
         if isinstance(link, (SerialLink, PolledLink)):
             link.on_push = courier.push
