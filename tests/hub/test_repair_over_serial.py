@@ -58,10 +58,12 @@ def test_a_serial_table_re_pairs_by_the_judge_key_and_its_courier_gives_way_mean
             soon(lambda: len(table.engine.views["A"].alerts) == 1)
             (shown,) = [a.text.replace(" ", "") for a in table.engine.views["A"].alerts]
             (asking,) = [a for a in hall.pairing.asking(store) if a["digits"] == shown]
-            new_device, _ = hall.pairing.accept(store, asking["id"], 7, shown, None, replace=True)
+            # Its join-again frame proved the old pairing: table 7 is taken back, no replace.
+            new_device, _ = hall.pairing.accept(store, asking["id"], 7, shown, None)
             soon(lambda: table.config.hub.device_id == new_device)
             assert kept(tmp_path)["device_id"] == new_device
             soon(lambda: new_device in hub._heard)  # its courier took the port
+            assert [t["device"] for t in hall.devices.tables(store)] == [new_device]
         finally:
             table.stop()
             hub.stop()

@@ -16,6 +16,7 @@ import pytest
 
 from klik.link.joining import EndedError
 from klik.link.protocol import join_frames as jf
+from klik.link.protocol import pairing as x
 from klik.link.reply import LinkDown
 from klik.link.serial_join import SerialJoin
 
@@ -101,6 +102,36 @@ def test_each_step_goes_as_one_frame_and_the_judges_answer_is_the_sealed_one() -
         jf.frame(jf.TableNonce(ID, "5e" * 16)),
         jf.frame(jf.Ask(ID)),
     ]
+
+
+def test_a_paired_table_asks_again_with_the_proof_of_its_old_pairing() -> None:
+    port = Scripted(lambda line: jf.frame(jf.Commit(T[:16], ID, H, C)))
+    key = "6f" * 32
+    join = SerialJoin(port, 115200, quiet_s=0.0, rng=random.Random(1),
+                      paired_as=("t3-0a1b2c3d", key))  # fmt: skip
+    try:
+        assert join.hello(T) == (ID, H, C)
+    finally:
+        join.close()
+    (sent,) = port.written
+    asked = jf.parse_request(sent.rsplit(b" ", 1)[0])
+    assert asked == jf.Again(T, "t3-0a1b2c3d", x.repair_proof(key, T))
+    assert len(sent) <= jf.MAX_REQUEST  # the longest request frame fits
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"join-again {T} t3-0a1b2c3d".encode(),  # no proof
+        f"join-again {T} t3 0a1b {'0' * 64}".encode(),  # a space in the device id
+        f"join-again {T} {'d' * 65} {'0' * 64}".encode(),  # a device id too long
+        f"join-again {T} t3-0a1b2c3d {'0' * 63}".encode(),  # a short MAC
+        b"join-again " + b"x" * 300,  # over the size, refused before it is read
+    ],
+)
+def test_a_wrong_join_again_frame_is_one_line(body: bytes) -> None:
+    with pytest.raises(jf.JoinFrameError):
+        jf.parse_request(body)
 
 
 def test_an_ended_request_and_silence_are_the_joiners_to_start_over() -> None:

@@ -46,6 +46,7 @@ from klik.link.channel import (
 )
 from klik.link.joining import EndedError
 from klik.link.protocol import join_frames as jf
+from klik.link.protocol import pairing as x
 from klik.link.reply import LinkDown
 
 log = logging.getLogger("klik.link.serial")
@@ -71,7 +72,11 @@ class SerialJoin:
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         polled: bool = False,
+        paired_as: tuple[str, str] | None = None,
     ) -> None:
+        # A paired table asking again: its device id and key, whose proof (``join-again``)
+        # lets the hub carry its results to the new number.
+        self.paired_as = paired_as
         self.clock = clock
         self.polled = polled
         self.slot_s = poll.slot_s(baud)
@@ -97,7 +102,10 @@ class SerialJoin:
         self.channel.start()
 
     def hello(self, table_key: str) -> tuple[str, object, object]:
-        asked = jf.Hello(table_key)
+        asked: jf.Hello | jf.Again = jf.Hello(table_key)
+        if self.paired_as is not None:
+            device, key = self.paired_as
+            asked = jf.Again(table_key, device, x.repair_proof(key, table_key))
         said = self._exchange(asked, (jf.Commit,))
         assert isinstance(said, jf.Commit)
         return said.request_id, said.hub_key, said.commit

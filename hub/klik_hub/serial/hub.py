@@ -234,8 +234,9 @@ class SerialHub:
             return None
         said: jf.Answer
         try:
-            if isinstance(asked, jf.Hello):
-                given = hall.pairing.ask(self.store, asked.table_key, "serial")
+            if isinstance(asked, jf.Hello | jf.Again):
+                proof = (asked.device_id, asked.mac) if isinstance(asked, jf.Again) else None
+                given = hall.pairing.ask(self.store, asked.table_key, "serial", proof=proof)
                 said = jf.Commit(asked.tag, given["id"], given["hub_key"], given["commit"])
                 log.info("serial %s: a table asks to join (%s)", self.channel.name, given["id"])
             elif isinstance(asked, jf.TableNonce):

@@ -9,13 +9,15 @@ nothing is over HTTP. A body is a word and its fields, one space apart, ASCII:
 step                    table → hub                              hub → table
 ======================  =======================================  ==========================
 1 hello                 ``join T``                               ``join-commit TAG ID H C``
+1 hello, paired before  ``join-again T D M``                     ``join-commit TAG ID H C``
 2 nonces                ``join-nonce ID Nt``                     ``join-reveal ID Nh``
 3 asked every ``poll``  ``join-ask ID``                          ``join-asking ID``, or
                                                                  ``join-accepted ID N S``
 any step, refused                                                ``join-ended TAG WHY``
 ======================  =======================================  ==========================
 
-``T``, ``H``, ``C``: 64 lower-case hex digits; ``Nt``, ``Nh``: 32; ``ID``: the request's 16;
+``T``, ``H``, ``C``, ``M``: 64 lower-case hex digits (``M``: the re-pair proof, ``D`` the
+old pairing's device id: ``docs/protocol.md``, "The re-pair proof"); ``Nt``, ``Nh``: 32; ``ID``: the request's 16;
 ``TAG``: 16 hex digits naming the request on a shared channel (the first 16 of ``T`` before
 the hub has given an id, the ``ID`` after); ``N``: the table's number, 1 to 999; ``S``: the
 sealed answer in hex; ``WHY``: a ``Why``. A request's body is at most ``MAX_REQUEST`` bytes,
@@ -35,7 +37,7 @@ from dataclasses import astuple, dataclass
 from enum import Enum
 from typing import Any
 
-from klik.link.protocol.envelope import ProtocolError
+from klik.link.protocol.envelope import DEVICE, ProtocolError
 from klik.link.protocol.pairing import (
     HEX_KEY,
     HEX_NONCE,
@@ -43,7 +45,7 @@ from klik.link.protocol.pairing import (
     REQUEST_ID,
 )
 
-MAX_REQUEST = 128  # bytes of a table's join frame body; the longest, ``join T``, is 69
+MAX_REQUEST = 256  # bytes of a table's join frame body; the longest, ``join-again``, is 205
 MAX_ANSWER = 1024  # bytes of a hub's; ``join-accepted`` with a TLS pin is some 500
 TAG_HEX = 16
 TAG = re.compile(r"[0-9a-f]{16}")
@@ -73,6 +75,19 @@ class Hello:
     """Step 1: the table's fresh X25519 public key."""
 
     table_key: str
+
+    @property
+    def tag(self) -> str:
+        return self.table_key[:TAG_HEX]
+
+
+@dataclass(frozen=True, slots=True)
+class Again:
+    """Step 1 of a table paired before: its fresh key and the proof of its old pairing."""
+
+    table_key: str
+    device_id: str
+    mac: str
 
     @property
     def tag(self) -> str:
@@ -159,7 +174,7 @@ class Ended:
     why: Why
 
 
-Request = Hello | TableNonce | Ask
+Request = Hello | Again | TableNonce | Ask
 Answer = Commit | Reveal | Asking | Accepted | Ended
 Message = Request | Answer
 
@@ -169,6 +184,7 @@ _HEX = (HEX_KEY, str)
 #: and what makes the value of it.
 _SHAPES: dict[str, tuple[type, tuple[_Field, ...]]] = {
     "join": (Hello, (_HEX,)),
+    "join-again": (Again, (_HEX, (DEVICE, str), _HEX)),
     "join-nonce": (TableNonce, ((REQUEST_ID, str), (HEX_NONCE, str))),
     "join-ask": (Ask, ((REQUEST_ID, str),)),
     "join-commit": (Commit, ((TAG, str), (REQUEST_ID, str), _HEX, _HEX)),
@@ -178,7 +194,7 @@ _SHAPES: dict[str, tuple[type, tuple[_Field, ...]]] = {
     "join-ended": (Ended, ((TAG, str), (re.compile("|".join(w.value for w in Why)), Why))),
 }
 _WORDS = {kind: word for word, (kind, _) in _SHAPES.items()}
-REQUEST_WORDS = frozenset({"join", "join-nonce", "join-ask"})
+REQUEST_WORDS = frozenset({"join", "join-again", "join-nonce", "join-ask"})
 ANSWER_WORDS = frozenset(_SHAPES) - REQUEST_WORDS
 
 
@@ -206,7 +222,7 @@ def frame(message: Message) -> bytes:
 def parse_request(body: bytes) -> Request:
     """A table's join frame body (the hub's side); JoinFrameError for anything else."""
     message = _parse(body, MAX_REQUEST, REQUEST_WORDS, "a table's join frame")
-    assert isinstance(message, Hello | TableNonce | Ask)
+    assert isinstance(message, Hello | Again | TableNonce | Ask)
     return message
 
 

@@ -190,14 +190,15 @@ class Daemon:
         (``SerialJoin``, closed before the courier's link opens the port), else over http to
         ``url``."""
         hub = self.config.hub
+        # Paired already (a re-pair): the request proves it, so the results go along.
+        proof = (hub.device_id, hub.key) if hub.device_id and hub.key else None
         transport: Transport
         if hub.link == "serial":
             transport = SerialJoin(
-                hub.serial_port, hub.serial_baud, polled=hub.serial_channel == "polled"
-            )
+                hub.serial_port, hub.serial_baud, polled=hub.serial_channel == "polled",
+                paired_as=proof,
+            )  # fmt: skip
         else:
-            # Paired already (a re-pair): the request proves it, so the results go along.
-            proof = (hub.device_id, hub.key) if hub.device_id and hub.key else None
             transport = HttpJoin(url, paired_as=proof)
         return Joiner(transport, on_digits=self._digits, on_joined=self._joined)
 
