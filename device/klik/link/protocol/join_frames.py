@@ -17,11 +17,12 @@ any step, refused                                                ``join-ended TA
 ======================  =======================================  ==========================
 
 ``T``, ``H``, ``C``, ``M``: 64 lower-case hex digits (``M``: the re-pair proof, ``D`` the
-old pairing's device id: ``docs/protocol.md``, "The re-pair proof"); ``Nt``, ``Nh``: 32; ``ID``: the request's 16;
-``TAG``: 16 hex digits naming the request on a shared channel (the first 16 of ``T`` before
-the hub has given an id, the ``ID`` after); ``N``: the table's number, 1 to 999; ``S``: the
-sealed answer in hex; ``WHY``: a ``Why``. A request's body is at most ``MAX_REQUEST`` bytes,
-an answer's ``MAX_ANSWER``; both are checked before anything else is read.
+old pairing's device id: ``docs/protocol.md``, "The re-pair proof"); ``Nt``, ``Nh``: 32;
+``ID``: the request's 16; ``TAG``: 16 hex digits naming the request on a shared channel
+(the first 16 of ``T`` before the hub has given an id, the ``ID`` after); ``N``: the
+table's number, 1 to 999; ``S``: the sealed answer in hex; ``WHY``: a ``Why``. A request's
+body is at most ``MAX_REQUEST`` bytes, an answer's ``MAX_ANSWER``; both are checked before
+anything else is read.
 
 Who calls it: the table's ``klik.link.serial_join`` and the hub's ``klik_hub.serial.hub``.
 ``parse_request`` and ``parse_answer`` raise ``JoinFrameError`` (a ``ProtocolError``) naming
