@@ -32,17 +32,20 @@ import json
 import os
 import shutil
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from klik.core import game as g
+from klik.table.config import paired
 from klik.table.game import keeper as k
 from klik.table.game import session as s
 from klik.table.game.engine import Engine
+from klik.table.service.renumbering import renumbered
 
 OPS = ("open", "write", "fsync", "ftruncate", "truncate", "replace", "rename", "link", "unlink",
        "close")  # fmt: skip
@@ -61,6 +64,7 @@ class Snapshot:
     kept: tuple[tuple[int, bytes], ...]  # (game, the result file's bytes) the screens said kept
     begun: int  # the highest game number shown so far, or being begun
     torn: tuple[int, bytes] | None = None  # after a write: its file with half the write in
+    numbers: tuple[int, ...] = ()  # the table numbers paired.toml may hold (none: no promise)
 
     def state(self, kind: str) -> dict[str, bytes] | None:
         """The folder's files (name -> bytes) that a cut of ``kind`` leaves (None: a torn
@@ -87,6 +91,7 @@ class Recorder:
     snapshots: list[Snapshot] = field(default_factory=list)
     kept: dict[int, bytes] = field(default_factory=dict)
     begun: int = 0
+    numbers: tuple[int, ...] = ()
     _next_inode: int = 1
 
     def __post_init__(self) -> None:
@@ -121,6 +126,7 @@ class Recorder:
                 tuple(sorted(self.kept.items())),
                 self.begun,
                 torn,
+                self.numbers,
             )
         )
 
@@ -260,6 +266,15 @@ class Recorder:
                 self.kept[game_no] = self.data[inode]
         self.snap(f"kept {game_no}")
 
+    def renumbering(self, old: int, new: int) -> None:
+        """The hub's renumber is being carried out: ``paired.toml`` holds either number."""
+        self.numbers = (old, new)
+
+    def renumbered(self, new: int) -> None:
+        """The table shows its new number: ``paired.toml`` must hold it from now on."""
+        self.numbers = (new,)
+        self.snap(f"renumbered {new}")
+
     # --- the states and their checks ----------------------------------------------------
 
     def states(self) -> Iterator[tuple[int, str, Snapshot, dict[str, bytes]]]:
@@ -272,7 +287,8 @@ class Recorder:
                 files = snapshot.state(kind)
                 if files is None:
                     continue
-                key = (tuple(sorted(files.items())), snapshot.kept, snapshot.begun)
+                key = (tuple(sorted(files.items())), snapshot.kept, snapshot.begun,
+                       snapshot.numbers)  # fmt: skip
                 if key in seen:
                     continue
                 seen.add(key)
@@ -319,6 +335,10 @@ def check(
             broke.append(f"game {game_no} is played again, though its result is kept")
         if game_no > max(snapshot.begun, 1):
             broke.append(f"game {game_no} comes back, past the highest shown {snapshot.begun}")
+        if snapshot.numbers and _paired_number(files.get(paired.FILE)) not in snapshot.numbers:
+            broke.append(
+                f"paired.toml does not hold table {' or '.join(map(str, snapshot.numbers))}"
+            )
         journal = folder / "journal.jsonl"
         lines = journal.read_bytes().splitlines() if journal.exists() else []
         if not all(_json(line) for line in lines):
@@ -326,6 +346,15 @@ def check(
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return broke
+
+
+def _paired_number(data: bytes | None) -> int | None:
+    """The table number in ``paired.toml``'s bytes, if they are this table's whole pairing."""
+    try:
+        hub = tomllib.loads((data or b"").decode())["hub"]
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError):
+        return None
+    return hub["table"] if hub.get("device_id") == DEVICE else None
 
 
 def _json(line: bytes) -> bool:
@@ -341,17 +370,24 @@ def _json(line: bytes) -> bool:
 BOOT = 3.0
 #: Which game takes the round's lineup when it stands ready (3 seats, two games).
 LINEUP_AT = 2
+#: Before which game the hub renumbers the table (paired at the table as 3, then 8).
+RENUMBER_AT = 3
+DEVICE, KEY = "t3-0a1b2c3d", "6f" * 32
 
 
 def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
     """``games`` whole games at a table on ``folder`` (a round's lineup taken at game
     ``LINEUP_AT``), each begun by the judge's next-game tap, every file call recorded."""
-    from tests.table.test_engine import Table  # noqa: PLC0415 - the engine's test table
+    from tests.table.test_engine import CONFIG, Table  # noqa: PLC0415 - the engine's test table
     from tests.table.test_lineup import finish_three as finish  # noqa: PLC0415 - any seats
     from tests.table.test_lineup import lineup, received  # noqa: PLC0415
 
     table = Table(folder)
+    hub = replace(CONFIG.hub, device_id=DEVICE, key=KEY)
+    config = replace(CONFIG, hub=hub, table=replace(CONFIG.table, state_dir=str(folder)))
+    paired.keep(config, {"table": 3, "device_id": DEVICE, "key": KEY})  # paired at the table
     recorder = Recorder(folder)
+    recorder.numbers = (3,)
     new_game, keep = s.Session._new_game, k.Keeper.keep
 
     def beginning(session: s.Session, now: float, game_no: int) -> None:
@@ -370,6 +406,10 @@ def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
         for n in range(1, games + 1):
             if n == LINEUP_AT:
                 received(table, lineup(), at)  # the game standing ready gives way
+            if n == RENUMBER_AT and games >= RENUMBER_AT:  # the hub's renumber, between games
+                recorder.renumbering(3, 8)
+                renumbered(config, 8)
+                recorder.renumbered(8)
             seats = table.game.settings.seats
             starter = table.game.settings.starter
             table.press(seats[seats.index(starter) - 1], at + 1)  # the clock starts

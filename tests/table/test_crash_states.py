@@ -2,7 +2,8 @@
 the table's file calls recorded while real games are played, every state a cut at any of
 them can leave (a process killed, the power gone, the folder's changes without their data
 and the data without the folder's changes), and the real recovery started on each. No kept
-result is lost, no game number comes back twice or skips ahead, recovery never raises.
+result is lost, no game number comes back twice or skips ahead, a renumber leaves the
+pairing whole (the old number or the new, the new once shown), recovery never raises.
 
 ``make test`` runs a few games (here); ``make bench`` every state of twenty
 (``tests.bench.bench_crash_states``), printing how many states it checked.
@@ -11,10 +12,14 @@ result is lost, no game number comes back twice or skips ahead, recovery never r
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomli_w
 
+from klik.table.config import paired
 from klik.table.game import durable
 from tests.helpers.crashstates import play, violations
 
@@ -48,3 +53,32 @@ def test_the_harness_finds_a_result_whose_name_was_never_made_durable(
     broken = [str(v) for _, v in violations(recorder) if v is not None]
     assert broken, "no state lost the result"
     assert all(said.endswith("game 1's kept result is lost or changed") for said in broken)
+
+
+def rewritten_in_place(config: Any, given: dict[str, Any]) -> Path:
+    """``paired.keep`` as a careless writer would: truncated and written over, no rename."""
+    path = paired.path_of(config)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, tomli_w.dumps({"hub": given}).encode())
+    finally:
+        os.close(fd)
+    return path
+
+
+@pytest.mark.slow
+def test_the_harness_finds_a_pairing_rewritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The renumber's states are checked too: ``paired.toml`` rewritten in place, not whole
+    and renamed, is empty after a cut, and the table would forget its pairing."""
+    caplog.set_level(logging.CRITICAL)
+    folder = tmp_path / "state"
+    folder.mkdir()
+    monkeypatch.setattr(paired, "keep", rewritten_in_place)
+    recorder = play(folder, 3, monkeypatch)
+    broken = [str(v) for _, v in violations(recorder) if v is not None]
+    assert broken, "no state lost the pairing"
+    assert all("paired.toml does not hold table" in said for said in broken), broken[:3]
+    assert any("does not hold table 3 or 8" in said for said in broken)  # truncated, torn
+    assert any(said.endswith("does not hold table 8") for said in broken)  # never fsynced
