@@ -141,7 +141,7 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
     tables.beat(1, replace(FINE, version=installed(), cpu_temp_c=61))
     weak = p.Throttled(("under_voltage",), ("under_voltage",))
     sick = p.Health(version="0.0.9", protocol=p.REVISION, clock_synced=False, throttled=weak,
-                    free_mb=50, panels_out=("C",), card="read-only", card_errors=7)  # fmt: skip
+                    free_mb=12, panels_out=("C",), card="read-only", card_errors=7)  # fmt: skip
     tables.beat(2, sick)
     tables.beat(3, None)  # an older table
     with chromium_page(viewport={"width": 1280, "height": 640}) as page:
@@ -157,7 +157,7 @@ def test_the_console_shows_each_table_s_health(hub: Hub) -> None:
             "card almost full; screen C out; other version than the hub; clock not synchronised"
         )
         expect(rows.nth(1).get_by_test_id("health")).to_have_attribute(
-            "title", "50 MB · 7 failed writes · v0.0.9"
+            "title", "12 MB · 7 failed writes · v0.0.9"
         )
         expect(rows.nth(2).get_by_test_id("health")).to_have_count(0)
 

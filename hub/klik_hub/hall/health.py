@@ -19,9 +19,11 @@ from klik.version import installed
 HOT_C = 80
 #: ...or the firmware's flags that say the heat slowed it down, now.
 HOT_FLAGS = frozenset(("soft_temp_limit",))
-#: The card nearly full: less free space in the table's state folder than this, MiB (a day's
-#: journals and results take a few MiB; the system's own logs more).
-LOW_FREE_MB = 200
+#: The card nearly full: less free space in the table's state folder than this, MiB. A day's
+#: journals and results take a few MiB, and the table's reserve (``klik.table.game.card``,
+#: not counted in the free space) carries the games on when it runs out; 200 MiB once made a
+#: 64 MiB card, which serves a table well, an alarm for ever.
+LOW_FREE_MB = 16
 
 
 class HealthWarning(StrEnum):
