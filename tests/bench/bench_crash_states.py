@@ -1,7 +1,7 @@
 """``make bench``: every crash state of twenty whole games (``tests.helpers.crashstates``).
 
 The table's file calls are recorded while twenty games are played at a real state folder
-(the count, the result, the judge's next-game tap, a round's lineup, a renumber); every state a cut at
+(the count, the result, the judge's next-game tap, a round's lineup, a renumber, the outbox's commits); every state a cut at
 any of those calls can leave is built, and the real recovery started on each. It prints how
 many states it checked and how many broke an invariant (goal: none), and the first of those.
 """

@@ -18,8 +18,10 @@ states (POSIX promises no more; ext4 gives any of them):
 - ``torn``: after a write, only its first half reached the card (a cut in the middle of a
   page), everything before it there.
 
-The table's outbox is SQLite, whose own crash tests prove its commits; the harness plays
-without a hub, so a result is kept in its file (``result-N.json``) and the journal.
+The table's outbox is SQLite, whose own crash tests prove its commits: its writes (in C) are
+not recorded; each state carries the database as of its last commit (``outbox``), and every
+result committed so far counts as sent (``sent``: the courier may send it the next moment).
+Its ``outbox.seq`` is written from Python and recorded like the other files.
 Markers name what the players saw between the calls: a game begun (its number shown), a
 result kept (the screens say so). ``check`` starts the real engine on a state and returns the
 invariants it broke.
@@ -31,6 +33,7 @@ import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
@@ -41,6 +44,8 @@ from typing import Any
 import pytest
 
 from klik.core import game as g
+from klik.link.outbox import Outbox
+from klik.link.protocol import canonical
 from klik.table.config import paired
 from klik.table.game import keeper as k
 from klik.table.game import session as s
@@ -50,6 +55,7 @@ from klik.table.service.renumbering import renumbered
 OPS = ("open", "write", "fsync", "ftruncate", "truncate", "replace", "rename", "link", "unlink",
        "close")  # fmt: skip
 KINDS = ("kill", "cut", "names", "data", "torn")
+OUTBOX = "outbox.sqlite"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,8 @@ class Snapshot:
     begun: int  # the highest game number shown so far, or being begun
     torn: tuple[int, bytes] | None = None  # after a write: its file with half the write in
     numbers: tuple[int, ...] = ()  # the table numbers paired.toml may hold (none: no promise)
+    outbox: bytes = b""  # the outbox's database as of its last commit (none: no file)
+    sent: tuple[tuple[int, str], ...] = ()  # (seq, body) committed so far: maybe sent
 
     def state(self, kind: str) -> dict[str, bytes] | None:
         """The folder's files (name -> bytes) that a cut of ``kind`` leaves (None: a torn
@@ -92,6 +100,8 @@ class Recorder:
     kept: dict[int, bytes] = field(default_factory=dict)
     begun: int = 0
     numbers: tuple[int, ...] = ()
+    outbox: bytes = b""
+    sent: dict[int, str] = field(default_factory=dict)
     _next_inode: int = 1
 
     def __post_init__(self) -> None:
@@ -113,6 +123,8 @@ class Recorder:
         full = Path(os.fsdecode(path))
         if full == self.folder:
             return ""
+        if full.name.startswith(OUTBOX):  # SQLite's own: ``outbox`` stands for them
+            return None
         return full.name if full.parent == self.folder else None
 
     def snap(self, op: str, torn: tuple[int, bytes] | None = None) -> None:
@@ -127,6 +139,8 @@ class Recorder:
                 self.begun,
                 torn,
                 self.numbers,
+                self.outbox,
+                tuple(sorted(self.sent.items())),
             )
         )
 
@@ -266,6 +280,13 @@ class Recorder:
                 self.kept[game_no] = self.data[inode]
         self.snap(f"kept {game_no}")
 
+    def committed(self, image: bytes, seq: int, body: str) -> None:
+        """The outbox committed result ``seq``: its database is now ``image``, and the
+        courier may send the result the next moment, so its seq and body are fixed."""
+        self.outbox = image
+        self.sent[seq] = body
+        self.snap(f"committed {seq}")
+
     def renumbering(self, old: int, new: int) -> None:
         """The hub's renumber is being carried out: ``paired.toml`` holds either number."""
         self.numbers = (old, new)
@@ -288,7 +309,7 @@ class Recorder:
                 if files is None:
                     continue
                 key = (tuple(sorted(files.items())), snapshot.kept, snapshot.begun,
-                       snapshot.numbers)  # fmt: skip
+                       snapshot.numbers, snapshot.outbox)  # fmt: skip
                 if key in seen:
                     continue
                 seen.add(key)
@@ -320,6 +341,8 @@ def check(
     try:
         for name, data in files.items():
             (folder / name).write_bytes(data)
+        if snapshot.outbox:
+            (folder / OUTBOX).write_bytes(snapshot.outbox)
         try:
             engine = recover(folder)
         except Exception as error:  # the invariant is exactly that nothing is raised
@@ -335,6 +358,7 @@ def check(
             broke.append(f"game {game_no} is played again, though its result is kept")
         if game_no > max(snapshot.begun, 1):
             broke.append(f"game {game_no} comes back, past the highest shown {snapshot.begun}")
+        broke += _seqs_broken(folder, dict(snapshot.sent))
         if snapshot.numbers and _paired_number(files.get(paired.FILE)) not in snapshot.numbers:
             broke.append(
                 f"paired.toml does not hold table {' or '.join(map(str, snapshot.numbers))}"
@@ -345,6 +369,29 @@ def check(
             broke.append("the journal holds a line that is not JSON after recovery")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return broke
+
+
+def _image(outbox: Outbox) -> bytes:
+    """The outbox's database as a file of it would hold it after its last commit (SQLite's
+    own crash tests prove a commit is whole: the harness takes that, not SQLite's writes)."""
+    return outbox._db.serialize()
+
+
+def _seqs_broken(folder: Path, sent: dict[int, str]) -> list[str]:
+    """What the recovered outbox breaks of the seqs that may have gone to the hub: a body
+    changed under its seq, or a next seq not above them all (one handed out twice)."""
+    outbox = Outbox(folder / OUTBOX)
+    try:
+        top = max(outbox.last_seq(), outbox.high_water())
+    finally:
+        outbox.close()
+    with contextlib.closing(sqlite3.connect(folder / OUTBOX)) as db:
+        bodies = dict(db.execute("SELECT seq, body FROM results").fetchall())
+    broke = [f"seq {seq} holds another result than the one sent" for seq, body in sent.items()
+             if bodies.get(seq) not in (None, body)]  # fmt: skip
+    if sent and top < max(sent):
+        broke.append(f"the next seq is {top + 1}, though {max(sent)} may have been sent")
     return broke
 
 
@@ -382,13 +429,22 @@ def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
     from tests.table.test_lineup import finish_three as finish  # noqa: PLC0415 - any seats
     from tests.table.test_lineup import lineup, received  # noqa: PLC0415
 
-    table = Table(folder)
     hub = replace(CONFIG.hub, device_id=DEVICE, key=KEY)
     config = replace(CONFIG, hub=hub, table=replace(CONFIG.table, state_dir=str(folder)))
     paired.keep(config, {"table": 3, "device_id": DEVICE, "key": KEY})  # paired at the table
+    outbox = Outbox(folder / OUTBOX)
+    table = Table(folder, outbox=outbox)
     recorder = Recorder(folder)
     recorder.numbers = (3,)
-    new_game, keep = s.Session._new_game, k.Keeper.keep
+    recorder.outbox = _image(outbox)
+    new_game, keep, commit = s.Session._new_game, k.Keeper.keep, Outbox.keep
+
+    def committing(box: Outbox, body: dict[str, Any]) -> int:
+        seq = commit(box, body)
+        recorder.committed(_image(box), seq, canonical(body).decode("ascii"))
+        return seq
+
+    monkeypatch.setattr(Outbox, "keep", committing)
 
     def beginning(session: s.Session, now: float, game_no: int) -> None:
         recorder.beginning(game_no)
@@ -420,6 +476,9 @@ def play(folder: Path, games: int, monkeypatch: pytest.MonkeyPatch) -> Recorder:
                 assert table.engine.new_game(at)  # the judge's next-game tap
             at += 1.0
     table.journal.close()
+    outbox.close()
+    # Recovery commits results too; it must not add states to the list being checked.
+    monkeypatch.setattr(Outbox, "keep", commit)
     return recorder
 
 
@@ -427,9 +486,13 @@ def recover(folder: Path) -> Engine:
     """The table that comes back on ``folder``: the real engine's start."""
     from tests.table.test_engine import Table  # noqa: PLC0415
 
-    table = Table(folder)
-    table.engine.start(BOOT)
-    table.journal.close()
+    outbox = Outbox(folder / OUTBOX)
+    try:
+        table = Table(folder, outbox=outbox)
+        table.engine.start(BOOT)
+        table.journal.close()
+    finally:
+        outbox.close()
     return table.engine
 
 

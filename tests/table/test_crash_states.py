@@ -2,7 +2,8 @@
 the table's file calls recorded while real games are played, every state a cut at any of
 them can leave (a process killed, the power gone, the folder's changes without their data
 and the data without the folder's changes), and the real recovery started on each. No kept
-result is lost, no game number comes back twice or skips ahead, a renumber leaves the
+result is lost, no game number comes back twice or skips ahead, no seq that may have gone
+to the hub comes again or holds another result, a renumber leaves the
 pairing whole (the old number or the new, the new once shown), recovery never raises.
 
 ``make test`` runs a few games (here); ``make bench`` every state of twenty
@@ -19,8 +20,11 @@ from typing import Any
 import pytest
 import tomli_w
 
+from klik.link.outbox import Outbox
 from klik.table.config import paired
 from klik.table.game import durable
+from klik.table.game import keeper as k
+from tests.helpers import crashstates
 from tests.helpers.crashstates import play, violations
 
 
@@ -82,3 +86,32 @@ def test_the_harness_finds_a_pairing_rewritten_in_place(
     assert all("paired.toml does not hold table" in said for said in broken), broken[:3]
     assert any("does not hold table 3 or 8" in said for said in broken)  # truncated, torn
     assert any(said.endswith("does not hold table 8") for said in broken)  # never fsynced
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("high_water", [True, False])
+def test_when_the_database_loses_its_commits_only_outbox_seq_keeps_a_seq_from_coming_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    high_water: bool,
+) -> None:  # fmt: skip
+    """Every state with the outbox's database as a lost WAL leaves it (no commit in it): the
+    seqs handed out are still above every one that may have gone, thanks to ``outbox.seq``
+    (and the results put back from their files); without both, the harness finds a seq
+    that would be handed out twice."""
+    caplog.set_level(logging.CRITICAL)
+    monkeypatch.setattr(crashstates, "_image", lambda outbox: b"")
+    if not high_water:  # and no result file goes back into the outbox at the restart
+        monkeypatch.setattr(Outbox, "_write_high_water", lambda outbox, seq: None)
+        monkeypatch.setattr(k.Keeper, "restore", lambda keeper, went="": None)
+    folder = tmp_path / "state"
+    folder.mkdir()
+    recorder = play(folder, 2, monkeypatch)
+    assert len(recorder.sent) == 2
+    broken = [str(v) for _, v in violations(recorder) if v is not None]
+    if high_water:
+        assert broken == []
+    else:
+        assert broken, "no seq came again"
+        reused = ("may have been sent", "holds another result than the one sent")
+        others = [said for said in broken if not any(word in said for word in reused)]
+        assert others == [], others[:3]
