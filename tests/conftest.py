@@ -91,6 +91,8 @@ SOLO = {
     "hub/test_demo.py": "`make demo`'s tables played by double taps 0.06 s apart",
     # A clean run failed its polled game in the parallel tier: a double tap read as two taps.
     "hub/test_pairing_over_serial.py": "a virtual table's double taps, over a serial link",
+    # A clean run failed its re-pair in the parallel tier: a double tap read as two taps.
+    "hub/test_table_renumbering.py": "a real daemon's games, double taps and judge-key holds",
 }
 
 #: Files whose tests need a quiet machine, and why: the simulated radio (``helpers/radio.py``)
