@@ -38,11 +38,14 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from hypothesis import settings
+
+from klik import rules
 
 TESTS = Path(__file__).resolve().parent
 
@@ -93,6 +96,7 @@ SOLO = {
     "hub/test_pairing_over_serial.py": "a virtual table's double taps, over a serial link",
     # A clean run failed its re-pair in the parallel tier: a double tap read as two taps.
     "hub/test_table_renumbering.py": "a real daemon's games, double taps and judge-key holds",
+    "hub/test_console_rule_sets.py": "a round under the judge's rule set, by a daemon's double taps",
 }
 
 #: Files whose tests need a quiet machine, and why: the simulated radio (``helpers/radio.py``)
@@ -214,6 +218,16 @@ class _Spread:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Spread(), "klik-spread")
+
+
+@pytest.fixture(autouse=True)
+def _judges_rule_sets_stay_in_their_test() -> Iterator[None]:
+    """The rule sets a test's hub added (``klik.rules.add``) are the process's, as a hub's
+    are: forgotten after the test, so the next test's messages list Klik's own sets only."""
+    kept = dict(rules._added)
+    yield
+    rules._added.clear()
+    rules._added.update(kept)
 
 
 @pytest.fixture(autouse=True)

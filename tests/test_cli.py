@@ -101,7 +101,7 @@ def spoil(**changes: object) -> object:
     [
         ("{not json", "input is not JSON"),  # not JSON at all
         ("[1, 2]", "input: expected a JSON object"),  # JSON, but not a sheet
-        (spoil(rules="poker"), "rules: unknown rule set 'poker'; allowed: tournament, league"),
+        (spoil(rules="poker"), "rules: unknown rule set 'poker'; allowed: classic, de-klub, pl-liga, pl-turniej, wrc"),
         (spoil(rules=None), "rules: missing"),
         (spoil(ending="draw"), "ending: unknown ending 'draw'; allowed: rummikub, exhausted"),
         (spoil(seats={"A": {}}), "seats: a table has 2 to 4 seats, got 1"),  # 1 seat
@@ -169,7 +169,7 @@ def test_replay_prints_the_record(capsys: pytest.CaptureFixture[str], tmp_path: 
         ("0 A rack -4\n", "line 1: 'rack' needs a whole number from 0 to 999"),
         ("0 A tap 3\n", "line 1: 'tap' takes no argument"),
         ("set move_time=40\n", "line 1: unknown setting 'move_time' (did you mean 'move_time_s'?)"),
-        ("set rules=liga\n", "line 1: rules must be one of league, tournament, got 'liga'"),
+        ("set rules=liga\n", "line 1: rules must be one of classic, de-klub, pl-liga, pl-turniej, wrc, got 'liga'"),
         ("set move_time_s=fast\n", "line 1: move_time_s must be a number, got 'fast'"),
         ("set move_time_s=nan\n", "line 1: move_time_s must be a finite number"),
         ("set move_time_s=-5\n0 C tap\n", "line 1: move_time_s = -5.0: allowed are 5 to 600 s"),

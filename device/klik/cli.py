@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 #: The table's own commands: ``klik`` looks for the others (the hub's) only when asked for
 #: one of those, so ``klik score`` and ``klik table`` start without reading the entry points.
-TABLE_COMMANDS = ("score", "replay", "config", "table", "sim")
+TABLE_COMMANDS = ("score", "replay", "config", "table", "sim", "rules")
 #: Where a package registers commands of its own (``klik_hub.commands:register``): a function
 #: handed ``klik``'s subcommands (``klik.arguments.Commands``) that adds its own to them.
 GROUP = "klik.commands"
@@ -93,6 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim.add_argument(
         "--state-dir", metavar="DIR", help="where the journal goes (default: a temp dir)"
     )
+    rules = commands.add_parser(
+        "rules",
+        help="the rule sets: list them, print one as TOML, check a file",
+        description="Rummikub's rule sets as data (klik/rules/*.toml): the move time, the "
+        "penalty tiles, the joker, small and big points.",
+    )
+    what = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
+    what.add_parser("list", help="every rule set: name, version, title, source")
+    show = what.add_parser("show", help="print a rule set as TOML, every key")
+    show.add_argument("set", metavar="NAME|FILE", help="a set's name, or a rule set file")
+    check_file = what.add_parser("check", help="check a rule set file; exit 2 if it is bad")
+    check_file.add_argument("file", help="the rule set file; - reads stdin")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != [] and argv[0] not in TABLE_COMMANDS:
         _register_others(commands)
@@ -113,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sim(args.config, args.port, args.state_dir)
         if args.command == "replay":
             return _replay(args.script, args.frames)
+        if args.command == "rules":
+            named = getattr(args, "set", None) or getattr(args, "file", "-")
+            return _rules(args.action, str(named))
         run: Callable[[argparse.Namespace], int] = args.run
         return run(args)
     except KlikError as error:
@@ -147,6 +162,25 @@ def _score(name: str) -> int:
 
     result = score_sheet(read(name))
     print(json.dumps(output(result), ensure_ascii=False))
+    return 0
+
+
+def _rules(action: str, name: str) -> int:
+    from klik import rules
+
+    if action == "list":
+        for found in rules.sets().values():
+            aliases = f" (also {', '.join(found.aliases)})" if found.aliases else ""
+            print(f"{found.name}\tv{found.version}\t{found.title_en}{aliases}\t{found.source}")
+        return 0
+    if action == "show" and name in rules.RULE_SETS:
+        print(rules.to_toml(rules.RULE_SETS[name]), end="")
+        return 0
+    found = rules.parse(read(name), "<stdin>" if name == "-" else name)
+    if action == "show":
+        print(rules.to_toml(found), end="")
+    else:
+        print(f"{name}: {found.name} v{found.version}: good")
     return 0
 
 

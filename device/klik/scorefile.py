@@ -18,8 +18,9 @@ import json
 from typing import Any
 
 from klik.core.game import SEATS
-from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
+from klik.core.scoring import Ending, Result, SeatRack, score
 from klik.errors import InputError
+from klik.rules import RULE_SETS
 from klik.validate import OBJECT, TRUE_FALSE, Choice, Kind, Number, Voice, check, known, take
 
 TOP_KEYS = ("rules", "ending", "winner", "seats")

@@ -23,9 +23,9 @@ from typing import Final, TypeVar
 
 from klik.core.game import SEAT_LETTERS, SEATS, Action, Order, Settings, TimeoutMode
 from klik.core.gestures import GestureSettings
-from klik.core.scoring import RULE_SETS
 from klik.core.tabletop import Edge
 from klik.errors import InputError
+from klik.rules import RULE_SETS
 from klik.validate import Choice, Voice, check, known
 
 TAP_S: Final = 0.1
@@ -133,7 +133,7 @@ def _set(
         elif key == "starter":
             settings = replace(settings, starter=value)
         elif key == "rules":
-            rules = check(value, Choice(sorted(RULE_SETS)), VOICE, key)
+            rules = check(value, Choice(RULE_SETS), VOICE, key)
             settings = replace(settings, rules=RULE_SETS[rules])
         elif key == "timeout":
             modes = Choice(sorted(m.value for m in TimeoutMode))

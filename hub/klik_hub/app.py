@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from klik.link import protocol as p
-from klik_hub import office
+from klik_hub import league, office
 from klik_hub.api import (
     checkin,
     console,
@@ -43,6 +43,7 @@ from klik_hub.api import (
     public,
     results,
     rounds,
+    rules,
     session,
     tables,
     tournaments,
@@ -110,6 +111,7 @@ def make_app(
     the addresses in its QR codes (``addresses.hall_base``); ``tls_pin``: its certificate's
     SHA-256, sealed into the answer of a table that pairs at the table (``api.pairing``);
     ``bundle``: the tables' install, served at ``/install`` (``api.install``; --bundle)."""
+    league.rule_sets.load(store)  # the judge's own sets, beside Klik's
     clerk = Clerk(store, 1 if store.engine.dialect.name == "sqlite" else POSTGRESQL_CLERKS)
     tallies = Tallies(store)
     feed = Feed(store, warm=tallies.at)
@@ -158,7 +160,7 @@ def make_app(
     for routes in (session, console, tournaments, players, rounds, checkin, results, prints):
         app.include_router(routes.router)
     app.include_router(prints.pages)
-    for routes in (public, pairing, install):
+    for routes in (public, pairing, install, rules):
         app.include_router(routes.router)
     app.include_router(install.described_router)
 

@@ -14,7 +14,8 @@ import statistics
 import time
 from typing import Any
 
-from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
+from klik.core.scoring import Ending, RuleSet, SeatRack, score
+from klik.rules import RULE_SETS
 from klik_hub.tournament import slots as sl
 from klik_hub.tournament.standings import Score, TieBreak, classification, standings
 from tests.bench.quick import size

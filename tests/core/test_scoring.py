@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klik.core.scoring import RULE_SETS, Ending, RuleSet, SeatRack, score
+from klik.core.scoring import Ending, RuleSet, SeatRack, score
+from klik.rules import RULE_SETS
 
 TOURNAMENT = RULE_SETS["tournament"]
 LEAGUE = RULE_SETS["league"]

@@ -19,8 +19,9 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, create_engine
 
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
 from klik.link import protocol as p
+from klik.rules import RULE_SETS
 from klik_hub.app import make_app
 from klik_hub.storage.db import url_of
 from klik_hub.storage.store import Store

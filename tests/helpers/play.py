@@ -8,8 +8,8 @@ from typing import Any
 from klik.core import game as g
 from klik.core.gestures import GestureSettings
 from klik.core.pile import DrawPile
-from klik.core.scoring import RULE_SETS
 from klik.core.tabletop import Edge, new_tabletop
+from klik.rules import RULE_SETS
 from klik.table.record.driver import Driver
 
 

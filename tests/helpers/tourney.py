@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
+from klik.rules import RULE_SETS
 from klik_hub import hall
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import post, sealed

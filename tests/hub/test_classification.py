@@ -40,7 +40,7 @@ def semifinal_upset(round_no: int, table: int, game: int, seats: Seats) -> dict[
 def test_the_liga_classification_is_by_the_last_stage_reached(hub: Hub) -> None:
     url, store = hub
     tid = create(url, format="liga")  # the league rule set: the format's own
-    assert httpx.get(f"{url}{API}/{tid}").json()["rules"] == "league"
+    assert httpx.get(f"{url}{API}/{tid}").json()["rules"] == "pl-liga"
     enrol(url, tid, 16)
     drawn = play_to_the_end(
         url, Hall(url, store, 4), tid, random.Random(1), semifinal_upset, rules="league"
@@ -100,13 +100,13 @@ def test_while_the_semifinal_is_played_its_players_stand_first(hub: Hub) -> None
     ("format_name", "rules", "status", "message"),
     [
         # seed 001: the league rule set; a tournament one would rank +240 below +120
-        ("liga", "tournament", 422, 'rules "tournament": the format liga is played under league'),
+        ("liga", "tournament", 422, 'rules "pl-turniej": the format liga is played under pl-liga'),
         # seed 004: the tournament rule set
         (
             "szczecin",
             "league",
             422,
-            'rules "league": the format szczecin is played under tournament',
+            'rules "pl-liga": the format szczecin is played under pl-turniej',
         ),
         ("open", "league", 201, None),  # an open tournament takes either
         ("open", "tournament", 201, None),

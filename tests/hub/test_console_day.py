@@ -29,8 +29,9 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
 from klik.link.joining import HttpJoin, Joined, Joiner
+from klik.rules import RULE_SETS
 from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, Hall
 
@@ -283,7 +284,7 @@ LIGA = "imię i nazwisko;szkoła\n" + "".join(f"Gracz {k:02d};SP {k % 5 + 1}\n" 
 def test_a_whole_liga_day_is_run_from_the_console(page: Page, hub: Hub, tmp_path: Path) -> None:
     url, _ = hub
     page.goto(url)
-    tid = create(page, tmp_path, "Liga — dzień 1", fmt="liga", rules="league", csv=LIGA)
+    tid = create(page, tmp_path, "Liga — dzień 1", fmt="liga", rules="pl-liga", csv=LIGA)
     # The check-in: 16 here, 17 absent, withdrawn with one button.
     page.get_by_test_id("checkin-toggle").click()
     say(page, "Sprawdzanie obecności otwarte: strony graczy pokazują przycisk.")
@@ -395,7 +396,7 @@ def test_a_whole_szczecin_day_is_run_from_the_console(page: Page, hub: Hub, tmp_
     table to round II, the best two of each of its tables to the grand final."""
     url, _ = hub
     page.goto(url)
-    tid = create(page, tmp_path, "Szczecin 2023", fmt="szczecin", rules="tournament", csv=SZCZECIN)
+    tid = create(page, tmp_path, "Szczecin 2023", fmt="szczecin", rules="pl-turniej", csv=SZCZECIN)
     tables = pair_tables(page, url, 4)
     day = Day(url, tid, "tournament", tables, salt=1)
     for round_no, tables_in in ((1, 4), (2, 2), (3, 1)):

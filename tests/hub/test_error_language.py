@@ -99,7 +99,11 @@ def test_missing_results_are_counted_in_polish_plurals(
         ({"move_time_s": 3}, "en", "move time: Input should be greater than or equal to 5"),
         ({"name": ""}, "pl", "Nazwa: co najmniej 1 znak"),
         ({"name": "Liga\u202e"}, "pl", "Nazwa: zawiera znak sterujący"),
-        ({"rules": "house"}, "pl", "Zasady: dozwolone są 'tournament' lub 'league'"),
+        (
+            {"rules": "house"},
+            "pl",
+            "Zasady: zestaw zasad spośród classic, de-klub, pl-liga, pl-turniej, wrc",
+        ),
         ({"format": "swiss"}, "pl", "format 'swiss': dozwolone są liga, open, szczecin"),
     ],
 )

@@ -15,7 +15,7 @@ from klik_hub.storage.db import open_engine
 from klik_hub.storage.store import Store
 from tests.helpers.hubkit import Clock
 
-FILES = {"text/csv"}  # the exports: a file, not JSON
+FILES = {"text/csv", "application/toml; charset=utf-8"}  # the exports, a rule set: a file
 REFUSALS = {"#/components/schemas/Refusal", "#/components/schemas/Answer"}  # a table's: Answer
 Spec = dict[str, Any]
 

@@ -75,7 +75,8 @@ def test_no_public_answer_shows_a_players_code(hub: Hub) -> None:
     paths = httpx.get(url + "/openapi.json").json()["paths"]
     # a table asking to join (pairing at the table), for GET /api/v1/join/{request_id}
     asked = httpx.post(f"{url}/api/v1/join", json={"table_key": "ab" * 32}).json()
-    known = {"{tid}": str(tid), "{round_no}": "2", "{code}": codes[0], "{request_id}": asked["id"]}
+    known = {"{tid}": str(tid), "{round_no}": "2", "{code}": codes[0], "{request_id}": asked["id"],
+             "{name}": "pl-liga"}  # fmt: skip
     public = []
     for described, methods in paths.items():
         if "get" not in methods or described == f"{API}/{{tid}}/players":

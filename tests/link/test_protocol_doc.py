@@ -12,10 +12,11 @@ from pathlib import Path
 
 from klik.core import game as g
 from klik.core.game import Move
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
 from klik.link import protocol as p
 from klik.link.protocol.ack import HUB_ERROR_HTTP, UNPAIRED_HTTP
 from klik.link.results import make_result
+from klik.rules import RULE_SETS
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
 TICKED = re.compile(r"`([^`]+)`")

@@ -11,9 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.core.game import EndedBy, Move
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
 from klik.link.protocol import ProtocolError
 from klik.link.results import check_result, make_result, points_check
+from klik.rules import RULE_SETS
 
 MOVES = (
     Move("A", 0.0, 30.0, EndedBy.TAP),

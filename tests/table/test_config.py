@@ -187,8 +187,7 @@ RANGES = [
     ("[table] seats", "whole", ["0", "-2", "1", "5"], "2 to 4 seats"),  # a game needs 2 to 4 players
     ("[table] checkpoint_s", "number", ["0", "-1", "nan", "inf", "0.1", "6"], "0.2 to 5 s"),  # 0: fsync after fsync
     ("[table] reserve_mib", "whole", ["-1", "17", "1024"], "0 to 16 MiB"),  # 0 is allowed: no reserve
-    ("[game] move_time_s", "number", ["0", "-60", "nan", "inf", "4.9", "601", "1e9"], "5 to 600 s"),  # seconds to minutes
-    ("[game] penalty_tiles", "whole", ["-1", "4", "100"], "0 to 3 tiles"),  # 0 is allowed: no penalty
+    ("[game] move_time_s", "number", ["-60", "nan", "inf", "4.9", "601", "1e9"], "0 or 5 to 600 s"),  # 0: the rule set's
     ("[game] penalty_window_s", "number", ["0", "-5", "nan", "inf", "0.5", "31"], "1 to 30 s"),  # "auto": time to hold
     ("[game] warn_s", "number", ["-1", "nan", "inf", "601"], "0 to 600 s"),  # 0 is allowed: no warning
     ("[buttons] hold_s", "number", ["0", "-1", "nan", "inf", "0.2", "3.5"], "0.3 to 3 s"),  # a hold is meant
@@ -359,8 +358,8 @@ def test_every_number_and_text_key_has_a_row_above() -> None:
         "[buttons]\nhold_s = 0.3\ndouble_s = 0.1\ncall_judge_s = 0.3\nlong_hold_s = 0.3",  # the buttons' low ends
         "[buttons]\nhold_s = 3\ndouble_s = 1\ncall_judge_s = 10\nlong_hold_s = 10\nstuck_s = 120\nrepeat_s = 2",  # and high
         "[buttons]\ndebounce_ms = 0\nstorm_s = 0.05",  # no debounce at all (the virtual table)
-        "[game]\nmove_time_s = 600\nwarn_s = 599\npenalty_tiles = 3\npenalty_window_s = 30",  # the game's high ends
-        "[game]\nmove_time_s = 5\nwarn_s = 0\npenalty_tiles = 0\npenalty_window_s = 1",  # and low
+        "[game]\nmove_time_s = 600\nwarn_s = 599\npenalty_window_s = 30",  # the game's high ends
+        "[game]\nmove_time_s = 5\nwarn_s = 0\npenalty_window_s = 1",  # and low
         '[panels]\nmux_address = 0\ni2c_address = 0x03\ni2c_bus = 0\n[sim]\nport = 65535\nhost = "::1"',  # no mux
         '[table]\nname = "Stół 16 — finał"\n[players]\nA = "Zażółć Gęślą Jaźń"',  # Polish letters print
     ],

@@ -48,12 +48,15 @@ def lineup(**over: Any) -> dict[str, Any]:
         ([], "args: must be an object"),
         (
             lineup(colour="red"),
-            "args.colour: unknown; allowed: begun, drawn, first_starter, games, move_time_s, round, rules, seats, tournament",
+            "args.colour: unknown; allowed: begun, drawn, first_starter, games, move_time_s, round, rule_set, rules, seats, tournament",
         ),
         (lineup(tournament=7), "args.tournament: must be text of 1 to 200 characters"),
         (lineup(round=0), "args.round: must be a whole number from 1 to 10000"),
         (lineup(games=10), "args.games: must be a whole number from 1 to 9"),
-        (lineup(rules="house"), "args.rules: allowed are tournament, league"),
+        (
+            lineup(rules="house"),
+            "args.rules: allowed are classic, de-klub, pl-liga, pl-turniej, wrc",
+        ),
         (lineup(move_time_s=4), "args.move_time_s: must be a whole number from 5 to 600"),
         (lineup(move_time_s=45.0), "args.move_time_s: must be a whole number from 5 to 600"),
         (
@@ -109,7 +112,7 @@ def test_a_ready_table_plays_the_rounds_games_then_its_own_again(tmp_path: Path)
     received(table, lineup(), 101.0)
     game = table.game
     assert (game.settings.seats, game.settings.starter) == (("A", "B", "C"), "A")
-    assert (game.settings.move_time_s, game.settings.rules.name) == (45.0, "league")
+    assert (game.settings.move_time_s, game.settings.rules.name) == (45.0, "pl-liga")
     assert table.engine.info.game_no == 1  # nothing had been played: the same number
     assert table.screen("A").name == "Łucja Żak"
     assert table.screen("D").screen is Screen.FREE
@@ -123,7 +126,7 @@ def test_a_ready_table_plays_the_rounds_games_then_its_own_again(tmp_path: Path)
     body = outbox.oldest_waiting()
     assert body is not None
     check_result(body.body)
-    assert (body.body["tournament"], body.body["round"], body.body["rules"]) == ("7", 2, "league")
+    assert (body.body["tournament"], body.body["round"], body.body["rules"]) == ("7", 2, "pl-liga")
     assert {s: e["player"] for s, e in body.body["seats"].items()} == {
         "A": "17",
         "B": "3",
@@ -181,7 +184,10 @@ def test_a_bad_lineup_leaves_the_table_as_it_was(
     received(table, lineup(rules="house"), 101.0)
     assert table.game.settings.seats == SEATS
     assert table.engine.lineup is None
-    assert "skład od huba odrzucony: args.rules: allowed are tournament, league" in caplog.text
+    assert (
+        "skład od huba odrzucony: args.rules: allowed are classic, de-klub, pl-liga, pl-turniej, wrc"
+        in caplog.text
+    )
 
 
 def test_a_restart_keeps_the_rounds_game_and_the_lineup(tmp_path: Path) -> None:

@@ -123,6 +123,7 @@ VIEWS: dict[str, SeatView] = {
     "scoring-exhausted": replace(COUNT, rack=7, ending="exhausted", winner=None, winner_name=""),
     "scoring-alert": replace(COUNT, rack=7, alerts=(Alert(AlertKind.STUCK, "D"),)),
     "scoring-en": replace(COUNT, rack=25, language=Language.EN),
+    "scoring-joker-30": replace(COUNT, rack=25, joker=30),  # classic: a joker counts 30
     # B double-tapped 0 and did not go out: not confirmed, the screen says why (issue 37)
     "scoring-refused": replace(COUNT, refused=True),
     "scoring-refused-en": replace(COUNT, refused=True, language=Language.EN),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klik.core.scoring import RULE_SETS
+from klik.rules import RULE_SETS
 from klik_hub.tournament.corrections import Correction, CorrectionError, Kind, check, counted
 
 ENROLLED = {1, 2, 3, 4}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from klik.core.scoring import RULE_SETS
 from klik.errors import KlikError
+from klik.rules import RULE_SETS
 from klik_hub.tournament.formats import (
     Classification,
     Format,
@@ -40,7 +40,7 @@ def test_liga_is_seed_001() -> None:
         name="liga",
         title_pl="Liga Rummikub",
         title_en="Rummikub league",
-        rules=("league",),  # 001: 4/2/1/0, written losers plus
+        rules=("pl-liga",),  # 001: 4/2/1/0, written losers plus
         tie_breaks=BIG_SMALL,
         players=(16, 36),  # ZASADY 1: "od 16 do 36 osób"
         first_starter="draw",  # PRZYGOTOWANIE GRY: the highest tile starts the first game
@@ -65,7 +65,8 @@ def test_szczecin_is_seed_004() -> None:
         name="szczecin",
         title_pl="Międzyszkolny Turniej Rummikub (Szczecin)",
         title_en="Inter-school Rummikub tournament (Szczecin)",
-        rules=("tournament",),  # 004 13-14: one big point for the winner
+        rules=("pl-turniej",),  # 004 13-14: one big point for the winner
+        first_starter="A",  # 004 6, 23: A starts, and a seeded table's best sits as A
         tie_breaks=BIG_SMALL,
         stages=(
             # final round I: 3 games at tables drawn by lot
@@ -87,7 +88,7 @@ def test_open_is_any_number_of_one_game_rounds_at_random_tables() -> None:
         name="open",
         title_pl="Turniej otwarty",
         title_en="Open tournament",
-        rules=("tournament", "league"),  # either, the tournament rule set by default
+        rules=("pl-turniej", "any"),  # any set the hub knows, pl-turniej by default
         tie_breaks=BIG_SMALL,
         stages=(Stage("rozgrywki", 0, 1, RANDOM, title_en="open play"),),
         classification=Classification.ALL_ROUNDS,
@@ -202,7 +203,7 @@ BASE = """\
 name = "liga"
 title_pl = "Liga"
 title_en = "League"
-rules = "league"
+rules = "pl-liga"
 tie_breaks = ["big", "small"]
 classification = "by_stage"
 
@@ -249,7 +250,7 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
     ("text", "message"),
     [
         # not TOML at all
-        (spoil('rules = "league"', "rules league"), "liga.toml: not TOML: Expected '=' after a key in a key/value pair (at line 4, column 7)"),
+        (spoil('rules = "pl-liga"', "rules league"), "liga.toml: not TOML: Expected '=' after a key in a key/value pair (at line 4, column 7)"),
         # a missing key
         (spoil('title_en = "League"\n', ""), "liga.toml: title_en is missing: allowed is a text"),
         (spoil("rounds = 3\n", ""), "liga.toml: stages[0].rounds is missing: allowed are 0 to 20"),
@@ -260,7 +261,7 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil('tie_breaks = ["big", "small"]\n', ""), "liga.toml: tie_breaks is missing: allowed is a list of big, small, wins"),
         # an unknown key, with a near one suggested
         (spoil("games_per_round = 2", "games_per_rund = 2"), "liga.toml: stages[0].games_per_rund is unknown: did you mean games_per_round? allowed are name, title_en, rounds, games_per_round, tables, qualify, field, per_table, seating"),
-        (spoil('rules = "league"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
+        (spoil('rules = "pl-liga"', 'rule = "league"'), "liga.toml: rule is unknown: did you mean rules? allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
         (spoil('name = "liga"', 'name = "liga"\ncolour = "red"'), "liga.toml: colour is unknown: allowed are name, title_pl, title_en, rules, tie_breaks, classification, players, first_starter, round_time_s, late_may_qualify, replacements, stages"),
         # a key of seeded stages in a random one, or of the other kind of qualifying
         (spoil('tables = "random"', 'tables = "random"\nper_table = 2'), "liga.toml: stages[0].per_table is unknown: did you mean tables? allowed are name, title_en, rounds, games_per_round, tables"),
@@ -280,9 +281,9 @@ def test_the_base_of_the_bad_cases_is_a_good_format() -> None:
         (spoil("rounds = 3", "rounds = 21"), "liga.toml: stages[0].rounds = 21: allowed are 0 to 20"),
         (spoil("rounds = 1", "rounds = 2"), "liga.toml: stages[1].rounds = 2: allowed is 1"),
         (spoil("per_table = 2", "per_table = 4"), "liga.toml: stages[2].per_table = 4: allowed are 1 to 3"),
-        (spoil('rules = "league"', 'rules = "liga"'), 'liga.toml: rules = "liga": allowed is one of league, tournament, or a list of them, each once'),
+        (spoil('rules = "pl-liga"', 'rules = "liga"'), 'liga.toml: rules = "liga": allowed is one of classic, de-klub, pl-liga, pl-turniej, wrc, or a list of them, each once (and \'any\' last: any set the hub knows)'),
         # a list of rule sets: each once
-        (spoil('rules = "league"', 'rules = ["league", "league"]'), 'liga.toml: rules = ["league", "league"]: allowed is one of league, tournament, or a list of them, each once'),
+        (spoil('rules = "pl-liga"', 'rules = ["league", "league"]'), 'liga.toml: rules = ["league", "league"]: allowed is one of classic, de-klub, pl-liga, pl-turniej, wrc, or a list of them, each once (and \'any\' last: any set the hub knows)'),
         # the players a format takes: fewest, then most
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = [36, 16]'), "liga.toml: players = [36, 16]: allowed are [fewest, most], from 2 to 1000"),
         (spoil('classification = "by_stage"', 'classification = "by_stage"\nplayers = 16'), "liga.toml: players = 16: allowed are [fewest, most], from 2 to 1000"),

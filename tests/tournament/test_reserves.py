@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klik.core.game import SEATS
-from klik.core.scoring import RULE_SETS, Ending, SeatRack, score
+from klik.core.scoring import Ending, SeatRack, score
+from klik.rules import RULE_SETS
 from klik_hub.tournament.reserves import CountsFor, Replacement, credited, reserved
 from klik_hub.tournament.slots import Slot
 from klik_hub.tournament.standings import Score, standings

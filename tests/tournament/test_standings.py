@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klik.core.scoring import RULE_SETS, RuleSet
+from klik.core.scoring import RuleSet
+from klik.rules import RULE_SETS
 from klik_hub.tournament.standings import (
     Deduction,
     Row,

@@ -61,7 +61,7 @@ from typing import TypedDict, Unpack
 from klik.core.gestures import DoubleTap, Gesture, GestureSettings, Held, Mark, Pressed, Stuck, Tap
 from klik.core.limits import GAME, refuse_outside
 from klik.core.pile import DrawPile
-from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
+from klik.core.scoring import Ending, Result, RuleSet, SeatRack, score
 from klik.errors import InputError
 
 #: The seats' letters, clockwise (000 c); a table of n players uses the first n. Defined here
@@ -129,7 +129,7 @@ class Settings:
     seats: tuple[str, ...] = SEATS
     starter: str = "A"
     move_time_s: float = 60.0
-    rules: RuleSet = RULE_SETS["tournament"]
+    rules: RuleSet = field(default_factory=RuleSet)  # pl-turniej
     timeout: TimeoutMode = TimeoutMode.WAIT
     penalty_tiles: int = 1
     penalty_window_s: float = 5.0  # "auto": how long the timed-out seat may still hold
@@ -870,8 +870,11 @@ def _enter_scoring(
     seats = game.settings.seats
     opened = changes.get("opened", game.opened)
     # Nobody waits for a Rummikub's winner (its rack is empty), nor, in a Rummikub, for a seat
-    # that has not opened: it is charged the penalty whatever it holds (000 n).
-    settled = frozenset() if winner is None else frozenset({winner}) | (frozenset(seats) - opened)
+    # that has not opened: it is charged the penalty whatever it holds (000 n), unless the
+    # rule set counts its rack as any other's (``classic``).
+    charged = game.settings.rules.not_opened_penalty is not None
+    unasked = frozenset(seats) - opened if charged else frozenset()
+    settled = frozenset() if winner is None else frozenset({winner}) | unasked
     game = replace(
         game,
         **changes,
@@ -950,7 +953,7 @@ def _read_at(game: Game, at: float) -> float:
 
 def _penalised(game: Game) -> frozenset[str]:
     """The seats a Rummikub's count charges the not-opened penalty, their racks unasked."""
-    if game.ending is not Ending.RUMMIKUB:
+    if game.ending is not Ending.RUMMIKUB or game.settings.rules.not_opened_penalty is None:
         return frozenset()
     return frozenset(game.settings.seats) - game.opened - {game.winner}
 

@@ -20,7 +20,7 @@ in the code below knows a rule set by name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -31,42 +31,45 @@ class Ending(Enum):
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """How one tournament turns racks into small and big points."""
+    """How one tournament plays its clock and turns racks into small and big points.
 
-    name: str
+    The shipped sets are TOML files (``klik/rules/*.toml``, read by ``klik.rules``); the
+    defaults here are ``pl-turniej``'s, so the engine has a set before any file is read, and
+    a test holds the file and these defaults together.
+    """
+
+    name: str = "pl-turniej"
     #: +1: the winner's small points are plus, the losers' minus (tournament);
     #: -1: the other way round, lower is better (league).
-    winner_sign: int
-    #: Big points by place (1st, 2nd, ...), for each number of seats at the table.
-    big_points: Mapping[int, tuple[int, ...]]
+    winner_sign: int = +1
+    #: Big points by place (1st, 2nd, ...), for each number of seats at the table. Seats tied
+    #: on a place each get that place's points (competition places 1, 2, 2, 4).
+    big_points: Mapping[int, tuple[int, ...]] = field(
+        default_factory=lambda: {2: (1, 0), 3: (1, 0, 0), 4: (1, 0, 0, 0)}
+    )
     joker_value: int = 50
-    not_opened_penalty: int = 100
-    could_open_penalty: int = 200
+    #: What a seat that never opened loses instead of its rack; None: its rack, as any seat.
+    not_opened_penalty: int | None = 100
+    could_open_penalty: int | None = 200
     #: Whether a seat that has not opened is scored by its penalty in an exhausted ending too.
     penalties_when_exhausted: bool = False
+    version: int = 1
+    move_time_s: int = 60  # a tournament's or a table's own move time overrides it
+    penalty_tiles: int = 1  # what a timed-out seat draws
+    first_starter: str = "A"  # game 1 of a round: seat A, or "draw" (the highest tile starts)
+    seats: tuple[int, int] = (2, 4)  # the fewest and most players at a table
+    # What a reader is told, not what scores: a set compares by its rules alone.
+    title_pl: str = field(default="Turniej (regulamin PL)", compare=False)
+    title_en: str = field(default="Polish tournament", compare=False)
+    source: str = field(default="", compare=False)
+    notes: tuple[str, ...] = field(default=(), compare=False)  # what the source leaves open
+    aliases: tuple[str, ...] = field(default=(), compare=False)  # the wire's older names
 
     @property
     def max_rack(self) -> int:
         """The largest rack sum there can be: every tile of the set, 1-13 in four colours
         twice (728) and both jokers (828 at 50 a joker)."""
         return 2 * 4 * sum(range(1, 14)) + 2 * self.joker_value
-
-
-RULE_SETS: Mapping[str, RuleSet] = {
-    # Seeds 000, 002, 004: 1 big point for the winner, tied winners each get one (000 o).
-    "tournament": RuleSet(
-        name="tournament",
-        winner_sign=+1,
-        big_points={2: (1, 0), 3: (1, 0, 0), 4: (1, 0, 0, 0)},
-    ),
-    # Seed 001: 4/2/1/0 at four seats, 4/2/0 at three; two seats are not in the league
-    # rules, so they get the three-seat table's first and last place.
-    "league": RuleSet(
-        name="league",
-        winner_sign=-1,
-        big_points={2: (4, 0), 3: (4, 2, 0), 4: (4, 2, 1, 0)},
-    ),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,8 @@ class Result:
 
 
 def penalty(rules: RuleSet, seat: SeatRack) -> int | None:
-    """The points a seat that never opened loses instead of its rack, or None if it opened."""
+    """The points a seat that never opened loses instead of its rack; None if it opened, or
+    if the rule set counts an unopened seat's rack as any other (``classic``)."""
     if seat.opened:
         return None
     if seat.could_open and not seat.announced:

@@ -20,9 +20,10 @@ from typing import Any
 
 from klik.core.game import SEATS, EndedBy, Exhaustion, Move
 from klik.core.pace import pace
-from klik.core.scoring import RULE_SETS, Ending, Result, SeatRack, score
+from klik.core.scoring import Ending, Result, SeatRack, score
 from klik.link.protocol import Json, ProtocolError
 from klik.link.protocol.moves import check_moves
+from klik.rules import RULE_SETS
 
 MAX_TEXT = 200  # characters of a name or a tournament's label
 MAX_COUNT = 10**9  # moves, tiles, milliseconds: far above any game, below any overflow
@@ -43,6 +44,7 @@ def check_result(body: Json) -> None:
     _whole(body, "game", low=1)
     if body.get("rules") not in RULE_SETS:
         raise ProtocolError("body.rules", f"must be one of {', '.join(RULE_SETS)}")
+    _whole_or_none(body, "rules_version", low=1)
     if body.get("ending") not in {e.value for e in Ending}:
         raise ProtocolError("body.ending", "must be rummikub or exhausted")
     ended_by = body.get("ended_by")
@@ -155,6 +157,7 @@ def make_result(
     game: int,
     rules: str,
     result: Result,
+    rules_version: int = 1,
     names: Mapping[str, str],
     opened: Iterable[str],
     moves: Sequence[Move],
@@ -178,6 +181,7 @@ def make_result(
         "table": table,
         "game": game,
         "rules": rules,
+        "rules_version": rules_version,  # a judge's set may change between versions
         "ending": result.ending.value,
         # an exhausted game: the pile ran out, the round's time ran out, or the judge ended it
         "ended_by": None if ended_by is None else ended_by.value,

@@ -13,6 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from klik.core.limits import GAME
 from klik.link import protocol as p
+from klik.rules import RULE_SETS
 from klik_hub import office
 from klik_hub.api.deps import FreeText, Label, Text
 from klik_hub.door import faults
@@ -42,14 +43,20 @@ class TournamentIn(In):
     # character, which would turn a projected title around or hide one tournament behind
     # another, and something visible.
     name: FreeText = Field(min_length=1, max_length=200, description="shown on every page")
-    rules: Literal["tournament", "league"] | None = Field(
+    rules: str | None = Field(
         None,
-        description="the rule set that scores, ranks and seeds it: the format's own (liga: "
-        "league, szczecin: tournament, open: either; by default the format's first)",
+        min_length=1,
+        max_length=16,
+        description="the rule set that scores, ranks and seeds it (`klik rules list`): one its "
+        "format is played under (liga: pl-liga, szczecin: pl-turniej, open: any shipped set; "
+        "by default the format's first); the older names tournament and league are aliases",
     )
     format: Text = Field(description=f"a preset: {', '.join(f.preset_names())}")
-    move_time_s: int = Field(
-        ge=int(MOVE_TIME.lo), le=int(MOVE_TIME.hi), description="seconds for every move"
+    move_time_s: int | None = Field(
+        None,
+        ge=int(MOVE_TIME.lo),
+        le=int(MOVE_TIME.hi),
+        description="seconds for every move; by default the rule set's (pl-turniej 60, wrc 40)",
     )
     round_time_s: int | None = Field(
         None,
@@ -64,6 +71,13 @@ class TournamentIn(In):
         description="the public pages and the projector show a round's results only once "
         "every table of the round has reported (the console always sees them)",
     )
+
+    @field_validator("rules")
+    @classmethod
+    def _known(cls, rules: str | None) -> str | None:
+        if rules is not None and rules not in RULE_SETS:
+            raise PydanticCustomError("rules", faults.RULES, {"allowed": ", ".join(RULE_SETS)})
+        return rules
 
     @field_validator("round_time_s")
     @classmethod

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchem
 from pydantic_core import PydanticCustomError
 
 from klik.core.game import SEATS
-from klik.core.scoring import RULE_SETS
+from klik.rules import RULE_SETS
 from klik_hub.hall.health import HealthWarning
 from klik_hub.tournament.corrections import Kind
 

@@ -85,9 +85,11 @@ OWN: Mapping[str, str] = {
 #: The hub's own messages with names pydantic fills in from the context, by their error type.
 ROUND_KIND = N_("a round's tables are told one of {allowed}")
 ROUND_TIME = N_("0 for no round time, or at least {least} seconds")
+RULES = N_("a rule set of {allowed}")
 TEMPLATES: Mapping[str, str] = {
     "kind": ROUND_KIND,
     "round_time_s": ROUND_TIME,
+    "rules": RULES,
     "marks": tx.Fault.MARKS.value,  # a free text's (``api.deps.FreeText``)
 }
 

@@ -25,6 +25,8 @@ FIELDS: Mapping[str, Words] = {
     # a tournament (TournamentIn)
     "name": pwords("field", "name"),
     "rules": pwords("field", "rules"),
+    # a judge's own rule set (RuleSetIn)
+    "toml": pwords("field", "rule set file"),
     "format": pwords("field", "format"),
     "move_time_s": pwords("field", "move time"),
     "round_time_s": pwords("field", "round time"),

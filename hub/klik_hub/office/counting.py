@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from klik.core.scoring import RULE_SETS
+from klik.rules import RULE_SETS
 from klik_hub import sql
 from klik_hub.office import sanctions
 from klik_hub.office.tournaments import tournament

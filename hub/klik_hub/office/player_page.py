@@ -172,7 +172,7 @@ def of_player(tally: Tally, player: int) -> dict[str, Any]:
     if now is not None:
         kept = next(x for x in tally.drawn if x.round_no == now.round_no)
         seats = SEATS[: len(kept.tables[now.table - 1])]
-        starts = wh.first_starter(f.load_format(tally.row.format).first_starter, seats)
+        starts = wh.first_starter(f.load_format(tally.row.format).starter(tally.row.rules), seats)
     mine = index.ranked.get(player)
     return {
         "name": tally.names.get(player, ""),

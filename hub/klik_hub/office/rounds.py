@@ -12,6 +12,7 @@ from sqlalchemy import Connection
 
 from klik.core.game import SEATS
 from klik.link import protocol as p
+from klik.rules import RULE_SETS, canonical, shipped
 from klik.words import Words, nwords, words
 from klik_hub import sql
 from klik_hub.hall.health import other_protocol
@@ -313,7 +314,9 @@ def _lineup(
         seats=tuple(seat for seat, _ in seated),
         players=tuple((seat, str(player)) for seat, player in seated),
         names=tuple((seat, names[player]) for seat, player in seated),
-        first_starter=f.load_format(row.format).first_starter,
+        first_starter=f.load_format(row.format).starter(row.rules),
+        # A judge's own set goes with the lineup: the tables know only Klik's.
+        rule_set=None if canonical(row.rules) in shipped() else RULE_SETS[row.rules],
     ).json()
 
 

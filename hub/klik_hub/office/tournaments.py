@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from klik.rules import RULE_SETS, canonical
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office.errors import NotFoundError, TournamentError
@@ -43,22 +44,25 @@ def create(
     name: str,
     rules: str | None,
     format_name: str,
-    move_time_s: int,
+    move_time_s: int | None,
     *,
     round_time_s: int | None = None,
     release_together: bool = False,
 ) -> int:
-    """A new tournament; ``rules`` None plays it under its format's rule set. A rule set
+    """A new tournament; ``rules`` None plays it under its format's rule set, ``move_time_s``
+    None with the set's move time. A rule set
     the format is not played under is a TournamentError: one rule set scores, ranks and
     seeds a tournament, and a format's seeding is made for its own. ``round_time_s``: None
     for the format's round time, 0 for none; ``release_together``: the public pages show a
     round's results once every table of it has reported."""
     fmt = f.load_format(format_name)  # FormatError if there is no such preset
-    rules = fmt.rules[0] if rules is None else rules
+    rules = fmt.rules[0] if rules is None else canonical(rules)
     try:
         fmt.check_rules(rules)
     except f.FormatError as error:
         raise TournamentError(error.message) from None
+    if move_time_s is None:  # the rule set's: 60 s in pl-turniej, 40 in wrc
+        move_time_s = RULE_SETS[rules].move_time_s
     with store.writing() as db:
         return sql.tournaments.create(
             db,

@@ -118,7 +118,8 @@ def sheets(
     """A sheet a table for round ``drawn`` (as ``GET .../rounds/{n}`` answers it); each
     seat's player with their code and its QR code (``base``: as ``player_url``)."""
     games = range(1, int(drawn["games"]) + 1)
-    drawn_first = load_format(str(tournament["format"])).first_starter == "draw"
+    played = load_format(str(tournament["format"]))
+    drawn_first = played.starter(str(tournament["rules"])) == "draw"
     pages = []
     for table in drawn["tables"]:
         seats = tuple(

@@ -314,3 +314,14 @@ once = Table(
     Column("body", LargeBinary, nullable=False),  # the answer's bytes
     Column("kept_ms", BigInteger, nullable=False, index=True),
 )
+
+# The judge's own rule sets (migration 0016, ``klik.rules``): each version of a set as its
+# file was sent, so a tournament played under an older one can still be read.
+rule_sets = Table(
+    "rule_sets",
+    metadata,
+    Column("name", String(16), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("text", Text, nullable=False),  # the TOML as the judge sent it
+    Column("added_at", String(32), nullable=False),
+)

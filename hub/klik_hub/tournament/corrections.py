@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from klik.core.scoring import RULE_SETS, Ending, Result, RuleSet, SeatRack, score
+from klik.core.scoring import Ending, Result, RuleSet, SeatRack, score
 from klik.errors import KlikError
+from klik.rules import RULE_SETS, canonical
 from klik.words import pwords, words
 
 MAX_REASON = 500
@@ -253,7 +254,10 @@ def counted(
     winner = body["winners"][0] if ending is Ending.RUMMIKUB else None
     result = score(rules, ending, now.racks, winner)
     unknown = any(p not in enrolled for p in now.players.values())
-    own = "rules" if body["rules"] != rules.name else held
+    # Another set, or another version of it (a judge's file changed since): held, as the
+    # racks may score otherwise under the table's own.
+    played = (canonical(body["rules"]), body.get("rules_version", 1))
+    own = "rules" if played != (rules.name, rules.version) else held
     reason = (
         "excluded" if now.excluded
         else "players" if unknown

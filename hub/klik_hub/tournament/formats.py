@@ -41,9 +41,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from klik.core.scoring import RULE_SETS, RuleSet
+from klik.core.scoring import RuleSet
 from klik.errors import KlikError
 from klik.link import protocol as p
+from klik.rules import RULE_SETS, canonical
 from klik.validate import (
     OBJECT,
     TRUE_FALSE,
@@ -121,6 +122,10 @@ class Stage:
         return next((p for p in self.seating if sum(map(len, p)) == players), None)
 
 
+#: Last in a format's ``rules``: any rule set the hub knows may play it, a judge's own too.
+ANY = "any"
+
+
 @dataclass(frozen=True, slots=True)
 class Format:
     """A tournament format: its titles, rule set, standings order and stages in order."""
@@ -133,7 +138,8 @@ class Format:
     stages: tuple[Stage, ...]
     classification: Classification = Classification.BY_STAGE
     players: tuple[int, int] | None = None  # the players the rules take, fewest and most
-    first_starter: str = "A"  # who starts a round's first game: seat A, or "draw" (001)
+    # Who starts a round's first game: seat A, or "draw" (001); None: as the rule set says.
+    first_starter: str | None = None
     round_time_s: int | None = None  # a round's time at a table (000 o), None for no limit
     # A late arrival (enrolled after the first draw: ``players.from_round`` above 1) may
     # qualify for a seeded stage; False: the next players go on in their stead.
@@ -152,14 +158,20 @@ class Format:
         """The rule set a tournament of this format is played under unless it says another."""
         return RULE_SETS[self.rules[0]]
 
+    def starter(self, rules: str) -> str:
+        """Who starts a round's first game under the tournament's ``rules``: the format's
+        word if it has one, else the rule set's."""
+        return self.first_starter or RULE_SETS[rules].first_starter
+
     def stage_title(self, name: str | None, english: bool) -> str | None:
         """A stage's name for a reader (``Stage.title``); a name the format lacks as it is."""
         found = next((s for s in self.stages if s.name == name), None)
         return name if found is None else found.title(english)
 
     def check_rules(self, rules: str) -> None:
-        """FormatError unless a tournament of this format may be played under ``rules``."""
-        if rules not in self.rules:
+        """FormatError unless a tournament of this format may be played under ``rules``: a
+        set it lists, or with ``"any"`` in its list any set the hub knows."""
+        if canonical(rules) not in self.rules and not (ANY in self.rules and rules in RULE_SETS):
             allowed = " or ".join(self.rules)
             raise FormatError(
                 f"rules {_show(rules)}: the format {self.name} is played under {allowed}"
@@ -226,14 +238,23 @@ def parse_format(text: str, where: str) -> Format:
     name = _text(top, "name", voice)
     title_pl, title_en = _text(top, "title_pl", voice), _text(top, "title_en", voice)
     sets = sorted(RULE_SETS)
-    allowed_rules = f"allowed is one of {', '.join(sets)}, or a list of them, each once"
+    allowed_rules = (
+        f"allowed is one of {', '.join(sets)}, or a list of them, each once (and {ANY!r} last:"
+        " any set the hub knows)"
+    )
     given = required(top, "rules", voice, allowed=allowed_rules)
     listed = given if isinstance(given, list) else [given]
     if not listed or len(set(map(str, listed))) != len(listed):
         raise refused(top, "rules", voice, allowed=allowed_rules)
-    if not Each(Choice(sets)).allows(listed):
+    if ANY in listed[1:] and listed[-1] == ANY:
+        listed = listed[:-1]
+        anything = True
+    else:
+        anything = False
+    if not Each(Choice(RULE_SETS)).allows(listed):
         raise refused(top, "rules", voice, allowed=allowed_rules)
-    rules = tuple(str(r) for r in listed)
+    rules = tuple(canonical(str(r)) for r in listed)  # "league" is "pl-liga"
+    rules += (ANY,) if anything else ()
     classification = Classification.BY_STAGE
     if "classification" in data:
         kinds = [c.value for c in Classification]

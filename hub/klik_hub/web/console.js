@@ -15,7 +15,9 @@ const LABELS = {
   tabLive: _("Tables"), tabSetup: _("Tournament and players"), tabRound: _("Round"),
   tabScores: _("Tournament results"), tabStandings: _("Standings"),
   newTournament: _("New tournament"), tournamentName: pgettext("tournament", "Name"),
-  rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s)"),
+  rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s, empty: the rules')"),
+  formatsOwn: _("the format's"), ruleSets: _("Rule sets"),
+  ruleFile: _("A rule set file (TOML, as klik rules show prints one)"), addRuleSet: _("Add the rule set"),
   roundTime: _("Round time (min, empty: the format's)"),
   releaseTogether: _("Results public once every table is done"), create: _("Create"),
   players: _("Players"), playerName: pgettext("player", "Name"), club: _("Club / school"),
@@ -58,7 +60,6 @@ const TROUBLES = {
   disk_full: _("The hub's disk is full: free some space. Results already taken are safe; the tables will send the rest."),
   database_down: _("The hub's database does not answer. The tables will send their results again."),
 };
-const RULES = {tournament: _("tournament (1 big point)"), league: _("league (4/2/1/0)")};
 const FORMATS = {open: _("open"), liga: _("league (seed 001)"), szczecin: _("Szczecin (seed 004)")};
 const KINDS = {rack: _("rack sum"), could_open: _("could have opened (200 points, as the rules sign them)"),
   player: _("player (no.)"), exclude: _("exclude the game"), accept: _("accept the result"),
@@ -507,7 +508,28 @@ async function tournaments() {
   knowStages(tournament?.stages);
 }
 
+// The rule sets the hub knows: the new tournament's choice, and the list with each set's file.
+// Asked again only when the tab is drawn after a set was added (they change rarely).
+let ruleSetsShown = null;
+async function ruleSets() {
+  const listed = await get("/api/v1/rules");
+  const key = JSON.stringify(listed);
+  if (key === ruleSetsShown) return;
+  ruleSetsShown = key;
+  const title = s => lang === "en" ? s.title_en : s.title_pl;
+  const chosen = $("t-rules").value;
+  renew($("t-rules"), el("option", {value: ""}, LABELS.formatsOwn), ...listed.map(s =>
+    el("option", {value: s.name, selected: s.name === chosen}, `${title(s)} (${s.name})`)));
+  head("rule-sets", [_("Rule set"), _("Version"), _("Move time (s)"), _("Source"), ""]);
+  renew($("rule-sets").tBodies[0], ...listed.map(s => el("tr", {"data-rule-set": s.name},
+    el("td", {}, `${title(s)} (${s.name})`), el("td", {}, s.version), el("td", {}, s.move_time_s),
+    el("td", {}, s.shipped ? s.source : _("added by the judge")),
+    el("td", {}, el("a", {href: `/api/v1/rules/${encodeURIComponent(s.name)}`, target: "_blank"},
+      _("file"))))));
+}
+
 async function setup() {
+  await ruleSets();
   // Plain links, opened in a new tab: the session cookie opens these pages (guard.py).
   for (const what of ["badges", "players"]) {
     const link = $(`print-${what}`);
@@ -720,7 +742,7 @@ function labels() {
   $("asking-title").textContent = _("Tables asking to join");
   $("results-title").textContent = _("Results");
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = LABELS[e.dataset.t];
-  const choices = {rules: RULES, format: FORMATS, kind: KINDS};
+  const choices = {format: FORMATS, kind: KINDS};
   for (const [name, words] of Object.entries(choices)) {
     for (const o of document.querySelectorAll(`select[name=${name}] option`)) o.textContent = words[o.value];
   }
@@ -890,12 +912,26 @@ $("logout").addEventListener("click", () => logOut());
 $("create").addEventListener("submit", async e => {
   e.preventDefault();
   const f = new FormData(e.target);
-  const sent = {name: f.get("name"), rules: f.get("rules"), format: f.get("format"),
-                move_time_s: Number(f.get("move_time_s"))};
+  const sent = {name: f.get("name"), format: f.get("format")};
+  // Left empty: the format's rule set, and that set's move time.
+  if (f.get("rules")) sent.rules = f.get("rules");
+  if (f.get("move_time_s") !== "") sent.move_time_s = Number(f.get("move_time_s"));
   if (f.get("release_together")) sent.release_together = true;
   if (f.get("round_time_min") !== "") sent.round_time_s = Math.round(Number(f.get("round_time_min")) * 60);
   const answer = await change("POST", "/api/v1/tournaments", sent);
   if (answer.ok) { tid = answer.data.id; say(_("Tournament {id} created.", {id: tid})); e.target.reset(); refresh(); }
+});
+
+$("rule-set").addEventListener("submit", async e => {
+  e.preventDefault();
+  const file = e.target.elements.file.files[0];
+  if (!file) return;
+  const answer = await change("POST", "/api/v1/rules", {toml: await file.text()});
+  if (answer.ok) {
+    say(_("Rule set {name} (version {version}) added.", answer.data));
+    e.target.reset();
+    refresh();
+  }
 });
 
 $("enrol-one").addEventListener("submit", async e => {

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from klik.core.limits import GAME
-from klik.core.scoring import RULE_SETS
+from klik.core.scoring import RuleSet
 from klik.link.protocol.envelope import ProtocolError
+from klik.rules import RULE_SETS, RulesError, from_wire, to_wire
 from klik.validate import OBJECT, Choice, Number, Text, Voice, check, known
 
 Json = dict[str, Any]
@@ -23,7 +24,8 @@ MAX_TEXT = 200  # the protocol's text fields
 MAX_GAMES = 9  # games of a round at one table
 MAX_ROUND = 10_000
 FIRST_STARTERS = ("A", "draw")  # who starts the round's first game: seat A, or drawn (001)
-FIELDS = ("tournament", "round", "games", "rules", "move_time_s", "seats", "first_starter")
+FIELDS = ("tournament", "round", "games", "rules", "move_time_s", "seats", "first_starter",
+          "rule_set")  # fmt: skip
 #: How a lineup is refused: the protocol's error, which names the field itself.
 VOICE = Voice(
     ProtocolError,
@@ -46,6 +48,9 @@ class RoundLineup:
     players: tuple[tuple[str, str], ...]  # (seat, player id)
     names: tuple[tuple[str, str], ...]  # (seat, name)
     first_starter: str = "A"
+    #: The set itself, for one the table may not know (a judge's own on the hub): sent with
+    #: its rules only (``klik.rules.to_wire``), so a lineup still fits a serial frame.
+    rule_set: RuleSet | None = None
 
     def json(self) -> Json:
         """The args as the hub sends them; ``first_starter`` only when drawn, as an older
@@ -61,7 +66,14 @@ class RoundLineup:
         }
         if self.first_starter != "A":
             args["first_starter"] = self.first_starter
+        if self.rule_set is not None:
+            args["rule_set"] = to_wire(self.rule_set)
         return args
+
+    @property
+    def played(self) -> RuleSet:
+        """The rule set the round is played under: the one sent, or the known one named."""
+        return self.rule_set if self.rule_set is not None else RULE_SETS[self.rules]
 
     @classmethod
     def decode(
@@ -75,14 +87,30 @@ class RoundLineup:
         tournament = check(args.get("tournament"), Text(1, MAX_TEXT), VOICE, "args.tournament")
         round_no = whole(args, "round", 1, MAX_ROUND)
         games = whole(args, "games", 1, MAX_GAMES)
-        rules = check(args.get("rules"), Choice(RULE_SETS), VOICE, "args.rules")
+        rule_set = _rule_set(args)
+        if rule_set is None:
+            rules = check(args.get("rules"), Choice(RULE_SETS), VOICE, "args.rules")
+        elif args.get("rules") != rule_set.name:
+            raise ProtocolError("args.rules", f"must be {rule_set.name!r}, args.rule_set's name")
+        else:
+            rules = rule_set.name
         move_time = GAME["move_time_s"]
         move_time_s = whole(args, "move_time_s", int(move_time.lo), int(move_time.hi))
         order, players, names = _seats(args.get("seats"), table_seats)
         first_starter = args.get("first_starter", "A")
         check(first_starter, Choice(FIRST_STARTERS), VOICE, "args.first_starter")
         return cls(tournament, round_no, games, rules, move_time_s, order, players, names,
-                   first_starter)  # fmt: skip
+                   first_starter, rule_set)  # fmt: skip
+
+
+def _rule_set(args: Mapping[str, Any]) -> RuleSet | None:
+    """``args.rule_set``, checked as a rule set file is (``klik.rules``), or None."""
+    if "rule_set" not in args:
+        return None
+    try:
+        return from_wire(args["rule_set"])
+    except RulesError as error:
+        raise ProtocolError("args.rule_set", str(error)) from None
 
 
 def _seats(

@@ -21,14 +21,16 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from importlib import resources
+from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from klik.core import game as g
 from klik.core.game import SEATS
 from klik.core.gestures import GestureSettings
 from klik.core.limits import GAME, GESTURES, Range
-from klik.core.scoring import RULE_SETS
+from klik.core.scoring import RuleSet
 from klik.link.protocol import DEVICE
+from klik.rules import RULE_SETS, RulesError, parse
 from klik.table.config.types import (
     GPIO,
     KINDS,
@@ -38,6 +40,7 @@ from klik.table.config.types import (
     ConfigError,
     OneOf,
     Pattern,
+    RuleSetName,
     Secret,
     Text,
     Url,
@@ -78,13 +81,19 @@ class TableSection:
     reserve_mib: int = field(metadata=allowed(Range(0, 16, "MiB")))
 
 
+_TIME = GAME["move_time_s"]
+MOVE_TIME = Range(_TIME.lo, _TIME.hi, _TIME.unit, also=(0,))
+
+
 @dataclass(frozen=True, slots=True)
 class GameSection:
-    move_time_s: float = field(metadata=allowed(GAME["move_time_s"]))
+    # 0: the rule set's (pl-turniej 60 s); any other overrides it, as a tournament's does
+    move_time_s: float = field(metadata=allowed(MOVE_TIME))
     starter: str = field(metadata=allowed(Choice(SEATS, show=as_toml)))
-    rules: Literal["tournament", "league"]
+    # a set Klik ships (``klik rules list``) or a rule set file: the penalty tiles, the joker,
+    # the points (``klik.rules``); the hub's lineup brings the tournament's own
+    rules: str = field(metadata=allowed(RuleSetName()))
     timeout: Literal["wait", "auto"]
-    penalty_tiles: int = field(metadata=allowed(GAME["penalty_tiles"]))
     penalty_window_s: float = field(metadata=allowed(GAME["penalty_window_s"]))
     warn_s: float = field(metadata=allowed(GAME["warn_s"]))
 
@@ -247,16 +256,26 @@ class Config:
     def seat_letters(self) -> tuple[str, ...]:
         return SEATS[: self.table.seats]
 
+    @property
+    def rule_set(self) -> RuleSet:
+        """The rule set ``[game] rules`` names: a known one, or the file at that path (read
+        once); ConfigError naming the key and the file's fault."""
+        try:
+            return RULE_SETS[self.game.rules]
+        except KeyError:
+            return _rule_file(self.game.rules, self.source)
+
     def settings(self) -> g.Settings:
-        """The engine's settings for a new game at this table."""
-        game = self.game
+        """The engine's settings for a new game at this table: the rule set's, with the
+        config's own move time if it gives one."""
+        game, rules = self.game, self.rule_set
         return g.Settings(
             seats=self.seat_letters,
             starter=game.starter,
-            move_time_s=game.move_time_s,
-            rules=RULE_SETS[game.rules],
+            move_time_s=game.move_time_s or float(rules.move_time_s),
+            rules=rules,
             timeout=g.TimeoutMode(game.timeout),
-            penalty_tiles=game.penalty_tiles,
+            penalty_tiles=rules.penalty_tiles,
             penalty_window_s=game.penalty_window_s,
             warn_s=game.warn_s,
             gestures=self.buttons,
@@ -297,6 +316,30 @@ NO_SEAT_KEY = "{where}: unknown key {at}: seats are {allowed}"
 NO_SEAT_SECTION = "{where}: unknown section {at}: seats are {allowed}"
 
 
+@functools.cache
+def _rule_file(path: str, source: str) -> RuleSet:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        why = error.strerror or str(error)
+        raise ConfigError(
+            f"{source}: [game] rules = {as_toml(path)}: cannot read ({why})"
+        ) from None
+    try:
+        return parse(text, path)
+    except RulesError as error:
+        raise ConfigError(f"{source}: [game] rules: {error}") from None
+
+
+#: A key the config had before the rule sets gave it, and what to do now.
+GONE = {
+    ("game", "penalty_tiles"): (
+        "{where}: [game] penalty_tiles: the rule set gives the penalty tiles now (classic"
+        " draws 3); remove the key, and choose a set or write one (klik rules list)"
+    ),
+}
+
+
 def build(data: dict[str, Any], source: str) -> Config:
     """``data`` (the defaults with the file laid over them) as a ``Config``, every key checked
     against the schema. Raises ConfigError naming ``source``, the key and what is allowed."""
@@ -305,6 +348,9 @@ def build(data: dict[str, Any], source: str) -> Config:
     for key, value in data.items():
         known([key], sections, voice, says="{where}: unknown section [{key}]{hint}")
         check(value, OBJECT, voice, key, says="{where}: {at} must be a section [{at}], got {got}")
+    for (section, key), says in GONE.items():
+        if key in data.get(section, {}):
+            raise voice.refuse(says, f"[{section}] {key}")
     built = {name: _section(cls, data.get(name, {}), name, voice) for name, cls in SECTIONS.items()}
     return Config(
         **built,

@@ -23,6 +23,7 @@ from klik import validate
 from klik.core.limits import Range
 from klik.errors import KlikError
 from klik.link.protocol import KEY_HEX
+from klik.rules import RULE_SETS
 from klik.validate import Kind, kind_words
 
 
@@ -156,6 +157,22 @@ class Secret:
 
     def __str__(self) -> str:
         return '"" (not paired) or 64 lower-case hex digits'
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSetName:
+    """A rule set Klik knows by name (``klik.rules``), or the path of a rule set file."""
+
+    def allows(self, value: str) -> bool:
+        if value in RULE_SETS:
+            return True
+        return value.startswith("/") and value.endswith(".toml") and value.isprintable()
+
+    def shown(self, value: str) -> str:
+        return short(value)
+
+    def __str__(self) -> str:
+        return f"{', '.join(RULE_SETS)}, or a rule set file's full path ending .toml"
 
 
 GPIO = Range(0, 27, label="GPIO ")  # BCM numbers of the 40-pin header

@@ -236,6 +236,7 @@ class Keeper:
             table=self.config.hub.table,
             game=played.game_no,
             rules=game.settings.rules.name,
+            rules_version=game.settings.rules.version,
             result=ready.result,
             names=dict(played.names),
             opened=game.opened,

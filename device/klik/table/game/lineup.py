@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from klik.core import game as g
-from klik.core.scoring import RULE_SETS
+from klik.core.scoring import RuleSet
 from klik.link.protocol import ProtocolError
 from klik.link.protocol.lineup import MAX_GAMES, RoundLineup, whole
+from klik.rules import RULE_SETS
 
 MAX_NAME = 40  # characters of a name kept for the screens (as the ``players`` command)
 #: A lineup the table cannot play: the protocol's one error, naming the field.
@@ -44,6 +45,7 @@ class Lineup:
     begun: int = 0  # games of this lineup begun so far
     first_starter: str = "A"  # "A": seat A starts game 1; "draw": the highest tile's seat
     drawn: str | None = None  # "draw": the seat that drew it, once it held its button
+    rule_set: RuleSet | None = None  # sent with the lineup: a set the table need not know
 
     @property
     def spent(self) -> bool:
@@ -61,7 +63,8 @@ class Lineup:
             seats=seats,
             starter=g.nth_starter(seats, first, self.begun + 1),
             draw_starter=to_draw,
-            rules=RULE_SETS[self.rules],
+            rules=self.rule_set or RULE_SETS[self.rules],
+            penalty_tiles=(self.rule_set or RULE_SETS[self.rules]).penalty_tiles,
             move_time_s=float(self.move_time_s),
             warn_s=min(base.warn_s, self.move_time_s - 1),
         )
@@ -70,7 +73,7 @@ class Lineup:
         """As the hub sends it, plus ``begun`` (for the state file and the journal header)."""
         wire = RoundLineup(self.tournament, self.round_no, self.games, self.rules,
                            self.move_time_s, self.seats, self.players, self.names,
-                           self.first_starter)  # fmt: skip
+                           self.first_starter, self.rule_set)  # fmt: skip
         kept = {**wire.json(), "begun": self.begun}
         if self.drawn is not None:
             kept["drawn"] = self.drawn
@@ -88,4 +91,5 @@ def parse(args: Any, table_seats: Sequence[str]) -> Lineup:
         raise LineupError("args.drawn", why)
     names = tuple((seat, name[:MAX_NAME]) for seat, name in wire.names)
     return Lineup(wire.tournament, wire.round_no, wire.games, wire.rules, wire.move_time_s,
-                  wire.seats, wire.players, names, begun, wire.first_starter, drawn)  # fmt: skip
+                  wire.seats, wire.players, names, begun, wire.first_starter, drawn,
+                  wire.rule_set)  # fmt: skip

@@ -359,7 +359,9 @@ def _scoring(v: SeatView, _: Say) -> list[Block]:
         # The seat double-tapped 0 and did not go out: why it was not confirmed, lit where
         # "Rack total:" stands, until the sum changes (``klik.core.game``, Why.EMPTY_RACK).
         return [_line(_("At least 1 tile is left"), 1, lit=True), Block(cells, 38, keep=0)]
-    return [_line(_("Rack total:"), 2, align="l"), Block(cells, 38, keep=0)]
+    # A joker counts 50 as players know it (000 m); a set that counts it otherwise says so.
+    said = _("Rack total:") if v.joker == 50 else _("Rack, joker {n}:").format(n=v.joker)
+    return [_line(said, 2, align="l"), Block(cells, 38, keep=0)]
 
 
 def _waiting(v: SeatView, _: Say) -> list[Block]:

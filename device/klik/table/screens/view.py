@@ -181,6 +181,7 @@ class SeatView:
     whole_table: bool = False  # RESULT: this seat tapped to see every seat's points
     first_round: bool = False  # MOVE: every seat's first move, when the mover gets hints
     penalty_tiles: int = 1  # TIMED_OUT: what a hold draws
+    joker: int = 50  # SCORING: what a joker on the rack counts under the rule set
     undone: bool = False  # PAUSED: the judge or hub took the last hand-over back
     calling: int | None = None  # this seat holds its button to call the judge: 1..STEPS
     called_by: str | None = None  # MOVE, TIMED_OUT: this seat called the judge; stop after the move
@@ -297,9 +298,11 @@ def seat_view(
             # sum is never asked; its screen says so.
             unopened = game.winner is not None and seat != game.winner and seat not in game.opened
             rules = settings.rules
-            penalty = -rules.winner_sign * rules.not_opened_penalty if unopened else None
+            fine = rules.not_opened_penalty if unopened else None
+            penalty = None if fine is None else -rules.winner_sign * fine
             return _with(count, screen=Screen.WAITING, waiting_for=waiting, penalty=penalty)
-        return _with(count, screen=Screen.SCORING, refused=seat in game.refused)
+        joker = settings.rules.joker_value
+        return _with(count, screen=Screen.SCORING, refused=seat in game.refused, joker=joker)
     result = game.result
     assert result is not None
     scores = tuple(
