@@ -38,12 +38,14 @@ from klik_hub.api import (
     console,
     install,
     pairing,
+    people,
     players,
     prints,
     public,
     results,
     rounds,
     rules,
+    seasons,
     session,
     tables,
     tournaments,
@@ -131,6 +133,7 @@ def make_app(
     app.state.tls_pin = tls_pin
     app.state.bundle = bundle
     app.state.tallies = tallies
+    app.state.ratings = league.ratings.Ratings(store)
     app.state.feed = feed
     app.state.gate = gate = judge.Gate(store)
     app.state.troubles = troubles = troubles or Troubles()
@@ -160,7 +163,7 @@ def make_app(
     for routes in (session, console, tournaments, players, rounds, checkin, results, prints):
         app.include_router(routes.router)
     app.include_router(prints.pages)
-    for routes in (public, pairing, install, rules):
+    for routes in (public, pairing, install, rules, people, seasons):
         app.include_router(routes.router)
     app.include_router(install.described_router)
 

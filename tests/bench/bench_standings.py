@@ -17,6 +17,7 @@ from typing import Any
 from klik.core.scoring import Ending, RuleSet, SeatRack, score
 from klik.rules import RULE_SETS
 from klik_hub.tournament import slots as sl
+from klik_hub.tournament.ratings import Game, rate
 from klik_hub.tournament.standings import Score, TieBreak, classification, standings
 from tests.bench.quick import size
 
@@ -26,6 +27,9 @@ ROUNDS = 20  # one game a round, at tables of four
 STAGES = ("eliminacje", "półfinał")  # the first 15 rounds, then 5 more: a per-stage filter
 SECOND = size(200, 8)  # players who reach the second stage (the classification's first group)
 GOAL_MS = 100.0
+RATED_GAMES = size(10_000, 200)  # a national ranking's season (issue 39: under 2 s)
+PEOPLE = size(600, 40)
+RATINGS_GOAL_S = 2.0
 
 
 def a_big_tournament(rules: str, seed: int = 1) -> tuple[dict[int, str], list[Score]]:
@@ -121,6 +125,23 @@ def main() -> None:
     claims, ms = slots_ms()
     label = f"slots: {claims:,} results of {ROUNDS} rounds placed (median of {RUNS})"
     print(f"{label:<58}{ms:>6.1f} ms  goal < {GOAL_MS:.0f} ms")
+    games = a_rated_season()
+    seconds = median_of(lambda: rate(games, "2026-11-28")) / 1000
+    print(f"ratings: {len(games)} games in {seconds:.2f} s (goal < {RATINGS_GOAL_S:.0f} s)"
+          f"  [{PEOPLE} people, tables of 3 and 4, median of {RUNS}]")  # fmt: skip
+
+
+def a_rated_season(seed: int = 2) -> list[Game]:
+    """``RATED_GAMES`` games of ``PEOPLE`` people at tables of 3 and 4, places with ties."""
+    rng = random.Random(seed)
+    games = []
+    for k in range(RATED_GAMES):
+        people = rng.sample(range(1, PEOPLE + 1), rng.choice((3, 4)))
+        places = sorted(rng.choice((1, 2, 2, 3, 4)) for _ in people)
+        games.append(
+            Game(f"2026-{1 + k * 11 // RATED_GAMES:02d}-01", dict(zip(people, places, strict=True)))
+        )
+    return games
 
 
 if __name__ == "__main__":

@@ -61,7 +61,14 @@ def test_the_judge_acts_on_players_from_their_rows(page: Page, hub: Hub) -> None
     page.on("request", lambda r: r.method != "GET" and changes.append(r.url))
     row = page.locator("#players tbody tr[data-player='3']")
     expect(row.get_by_role("button")).to_have_text(
-        ["Zmień dane gracza", "Wycofaj", "Ostrzeżenie", "Odejmij duże punkty", "Wyklucz"]
+        [
+            "Zmień dane gracza",
+            "Wycofaj",
+            "Ostrzeżenie",
+            "Odejmij duże punkty",
+            "Wyklucz",
+            "Połącz ze znaną osobą",
+        ]
     )
 
     act(page, "change", 3, "literówka w nazwisku", name="Gracz Trzeci", club="SP 9")

@@ -85,6 +85,7 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
         "active": True,
         "checked_in": False,
         "from_round": 1,
+        "person": 2,  # a new person at enrolment: the second
     }
     assert code == httpx.get(f"{url}{API}/{tid}/players").json()[1]["code"]  # a rename keeps it
     out = httpx.patch(path, json={"active": False, "reason": "musiała wyjść"})

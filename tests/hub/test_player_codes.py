@@ -71,12 +71,14 @@ def test_no_public_answer_shows_a_players_code(hub: Hub) -> None:
         drawn = httpx.post(f"{url}{API}/{tid}/rounds", json={"seed": seed}).json()
         tables.play(tid, drawn, lowest_goes_out, "tournament")
     httpx.post(f"{url}{API}/{tid}/sanctions", json={"player": 2, "kind": "warning", "reason": "x"})
+    sid = httpx.post(f"{url}/api/v1/seasons", json={"name": "Sezon"}).json()["id"]
+    httpx.post(f"{url}/api/v1/seasons/{sid}/tournaments", json={"tournament": tid})
     # Every GET the API describes but the judge's players' list, with what the hub holds
     paths = httpx.get(url + "/openapi.json").json()["paths"]
     # a table asking to join (pairing at the table), for GET /api/v1/join/{request_id}
     asked = httpx.post(f"{url}/api/v1/join", json={"table_key": "ab" * 32}).json()
     known = {"{tid}": str(tid), "{round_no}": "2", "{code}": codes[0], "{request_id}": asked["id"],
-             "{name}": "pl-liga"}  # fmt: skip
+             "{name}": "pl-liga", "{player}": "1", "{sid}": str(sid)}  # fmt: skip
     public = []
     for described, methods in paths.items():
         if "get" not in methods or described == f"{API}/{{tid}}/players":

@@ -75,7 +75,7 @@ def test_the_players_page_follows_them_through_a_small_tournament(hub: Hub) -> N
         "name": "Łucja Żak", "tournament": "Liga szkolna", "tournament_id": tid, "round": None,
         "table": None, "seat": None, "starts": None, "next": None, "games": [], "place": None,
         "stage": None, "notices": [], "checked_in": False, "check_in_open": False,
-        "stages": [{"name": "rozgrywki", "title_en": "open play"}],
+        "stages": [{"name": "rozgrywki", "title_en": "open play"}], "rating": None,
     }  # fmt: skip
 
     first = drawn(url, tid, 5)

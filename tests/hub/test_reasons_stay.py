@@ -116,8 +116,14 @@ def test_the_judge_reads_every_reason_and_who_gave_it(hub: Hub) -> None:
 def test_no_public_answer_carries_a_reason_or_a_judge(hub: Hub) -> None:
     url, store = hub
     tid, codes = played(url, store)
+    sid = httpx.post(f"{url}/api/v1/seasons", json={"name": "Sezon"}, auth=JUDGE).json()["id"]
+    sent = httpx.post(
+        f"{url}/api/v1/seasons/{sid}/tournaments", json={"tournament": tid}, auth=JUDGE
+    )
+    assert sent.status_code == 201, sent.text
     paths = httpx.get(url + "/openapi.json").json()["paths"]
-    known = {"{tid}": str(tid), "{round_no}": "1", "{code}": codes["1"]}
+    known = {"{tid}": str(tid), "{round_no}": "1", "{code}": codes["1"], "{player}": "1",
+             "{name}": "pl-liga", "{sid}": str(sid)}  # fmt: skip
     read: list[str] = []
     for described, methods in paths.items():
         if "get" not in methods or described.endswith("/events") or "{request_id}" in described:

@@ -113,6 +113,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
         "active": True,
         "checked_in": False,
         "from_round": 1,
+        "person": 1,  # no id in the list: a new person of the hub's own
     }
     assert [x["id"] for x in first.json()] == list(range(1, 9))
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
@@ -125,6 +126,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
             "active": True,
             "checked_in": False,
             "from_round": 1,  # enrolled before the first draw: not a late arrival
+            "person": 9,
         }
     ]
     listed = httpx.get(f"{url}{API}/{tid}/players").json()

@@ -31,6 +31,7 @@ from klik.link import protocol as p
 from klik.words import Language, language_of
 from klik_hub.door.guard import session_of
 from klik_hub.door.judge import Gate
+from klik_hub.league.ratings import Ratings
 from klik_hub.storage.store import Store
 from klik_hub.tournament import text as tx
 
@@ -77,6 +78,15 @@ async def store_of(request: Request) -> Store:
 
 
 StoreDep = Annotated[Store, Depends(store_of)]
+
+
+async def ratings_of(request: Request) -> Ratings:
+    """The hub's ratings (``app.state.ratings``, ``league.ratings``)."""
+    found: Ratings = request.app.state.ratings
+    return found
+
+
+RatingsDep = Annotated[Ratings, Depends(ratings_of)]
 
 
 def reader(request: Request) -> Language:

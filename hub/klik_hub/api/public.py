@@ -10,6 +10,7 @@ revision of it, so a hall of phones asking at once after a result costs one coun
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import AsyncIterator
 from importlib import resources
 from typing import Annotated, Any
@@ -22,12 +23,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from klik.words import Language, spoken, templates, words
-from klik_hub import office
-from klik_hub.api.deps import Id
+from klik_hub import office, sql
+from klik_hub.api.deps import Id, RatingsDep
 from klik_hub.api.feed import Feed
 from klik_hub.door import answers
 from klik_hub.door.addresses import hall_base
 from klik_hub.door.answers import refusals, refusals_in_json
+from klik_hub.league.ratings import Ratings
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.tally import Tallies
 
@@ -78,7 +80,9 @@ def page_of(name: str, lang: str, status: int = 200, **context: Any) -> HTMLResp
     response_model=answers.PlayerPage,
     responses=refusals(404, 422),  # 422: FastAPI describes one for any parameter
 )
-async def player_page(code: Code, tallies: TalliesDep, feed: FeedDep) -> Response:
+async def player_page(
+    code: Code, tallies: TalliesDep, feed: FeedDep, ratings: RatingsDep
+) -> Response:
     """A player's page: where they sit now (``table``, ``seat``, ``round``; null before
     their first draw) and who starts the first game there (``starts``; null where the
     format draws it at the table), their seat in the next round once drawn (``next``),
@@ -93,7 +97,20 @@ async def player_page(code: Code, tallies: TalliesDep, feed: FeedDep) -> Respons
         shown = office.player_page.page_json_known(tallies, code, feed.known)
     if shown is None:
         shown = await run_in_threadpool(office.player_page.page_json, tallies, code, feed.known)
-    return Response(shown, media_type="application/json")
+    # Their rating across the hub's tournaments (``league.ratings``, kept while none changed).
+    rating = await run_in_threadpool(_rating, tallies, ratings, code)
+    page = json.loads(shown)
+    page["rating"] = rating
+    return Response(json.dumps(page, ensure_ascii=False), media_type="application/json")
+
+
+def _rating(tallies: Tallies, ratings: Ratings, code: str) -> dict[str, Any] | None:
+    found = tallies.player(code)
+    if found is None:
+        return None
+    with tallies.store.reading() as db:
+        row = sql.players.one(db, *found)
+    return ratings.of(None if row is None else row.person_id, found[0])
 
 
 @router.post(

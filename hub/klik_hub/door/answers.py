@@ -324,6 +324,10 @@ class Player(BaseModel):
         description="the first round they are drawn into: 1, or for a late arrival (enrolled "
         "once a round was drawn) the round after the last drawn then"
     )
+    person: int | None = Field(
+        description="the person across tournaments (their ratings and seasons): the one the "
+        "list's id named, or a new one; the judge links another (…/players/{p}/person)"
+    )
 
 
 class CheckIn(BaseModel):
@@ -620,6 +624,12 @@ class Notice(BaseModel):
     big: int | None = Field(description="the big points a deduction took")
 
 
+class PlayerRating(BaseModel):
+    value: float = Field(description="the conservative figure, mu - 3 sigma")
+    change_today: float = Field(description="how much today's games moved it")
+    provisional: bool = Field(description="fewer than 30 games")
+
+
 class PlayerPage(BaseModel):
     """A player's page (``/p/CODE``): where to sit now and next, their games, their place."""
 
@@ -645,6 +655,9 @@ class PlayerPage(BaseModel):
     checked_in: bool = Field(description="the player has checked in (their page or the judge)")
     check_in_open: bool = Field(description="the check-in is open: the page offers its button")
     stages: list[StageTitle] = Field(description="the format's stages, in the order played")
+    rating: PlayerRating | None = Field(
+        description="their rating on this hub (GET /api/v1/ratings); null before a rated game"
+    )
 
 
 class BoardSeat(BaseModel):

@@ -25,6 +25,12 @@ FIELDS: Mapping[str, Words] = {
     # a tournament (TournamentIn)
     "name": pwords("field", "name"),
     "rules": pwords("field", "rules"),
+    # a season (SeasonIn, MeetingIn)
+    "best": pwords("field", "best meetings"),
+    "points": pwords("field", "points"),
+    "tournament": pwords("field", "tournament"),
+    "sid": pwords("field", "season"),
+    "person": pwords("field", "person"),
     # a judge's own rule set (RuleSetIn)
     "toml": pwords("field", "rule set file"),
     "format": pwords("field", "format"),

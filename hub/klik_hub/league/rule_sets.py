@@ -39,7 +39,9 @@ def add(store: Store, text: str) -> dict[str, Any]:
     except r.RulesError as error:
         # The line is English (``klik rules check`` says it so); a Polish reader is told the
         # key, and that the command says what is allowed.
-        said = pwords("rule set file", "{line}", line=str(error), key=error.key)
+        # ("{key:.0}" writes nothing: the English line names the key already; the Polish one
+        # writes the key and its "{line:.0}" nothing, as the line is English.)
+        said = pwords("rule set file", "{line}{key:.0}", line=str(error), key=error.key)
         raise TournamentError(said) from None
     if found.name in r.shipped() or found.name in r.ALIASES:
         raise ConflictError(

@@ -68,6 +68,7 @@ def enrol(
         first = max(enrolled, default=0) + 1
         drawn = sql.rounds.listed(db, tid)
         from_round = drawn[-1].round_no + 1 if drawn else 1
+        at = utc_iso(store.now_ms())
         rows = [
             {
                 "tournament_id": tid,
@@ -77,6 +78,7 @@ def enrol(
                 "code": new_code(),
                 "from_round": from_round,
                 "checked_in": from_round > 1,
+                "person_id": person_of(db, e, at),
             }
             for k, e in enumerate(entrants)
         ]
@@ -91,9 +93,20 @@ def enrol(
             "code": x["code"],
             "checked_in": x["checked_in"],
             "from_round": from_round,
+            "person": x["person_id"],
         }
         for x in rows
     ]
+
+
+def person_of(db: Connection, entrant: Entrant, at: str) -> int:
+    """The person an enrolment is: the one the list's ``id`` names (made if new), else a new
+    person of the hub's own. Never a match by name: the judge links those (``league.people``)."""
+    if entrant.person:
+        known = sql.people.by_federation_id(db, entrant.person)
+        if known is not None:
+            return known
+    return sql.people.add(db, entrant.name, entrant.club, entrant.person or None, at)
 
 
 def listed(store: Store, tid: int) -> list[dict[str, Any]]:
@@ -176,4 +189,5 @@ def player_json(row: Any) -> dict[str, Any]:
         "code": row.code,
         "checked_in": bool(row.checked_in),
         "from_round": row.from_round,
+        "person": row.person_id,
     }

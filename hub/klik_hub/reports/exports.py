@@ -132,3 +132,20 @@ def results_csv(results: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes
                 yes if x["corrected"] else no, e["reserve"]["reserve"] if e["reserve"] else "",
             ))  # fmt: skip
     return _csv(_results_header(said), lines)
+
+
+def ratings_csv(listed: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes:
+    """The rating list (as ``GET /api/v1/ratings`` gives it), a person a line, best first."""
+    said = catalogue(Language(lang))
+    yes, no = _yes_no(said)
+    header = (
+        said.pgettext("csv", "place"), said.pgettext("csv", "person"),
+        said.pgettext("csv", "player"), said.pgettext("csv", "rating"), "mu", "sigma",
+        said.pgettext("csv", "games"), said.pgettext("csv", "provisional"),
+    )  # fmt: skip
+    lines = [
+        (k, x["person"], x["name"], x["rating"], x["mu"], x["sigma"], x["games"],
+         yes if x["provisional"] else no)  # numbers as numbers: "-3.15" is no formula
+        for k, x in enumerate(listed, start=1)
+    ]  # fmt: skip
+    return _csv(header, lines)

@@ -160,8 +160,25 @@ players = Table(
     # The first round the player may be drawn into (migration 0011): 1, or for a late
     # arrival the round after the last drawn when they were enrolled.
     Column("from_round", Integer, nullable=False, server_default="1"),
+    # The person this enrolment is (migration 0017): across tournaments, for the ratings and
+    # the seasons. Every enrolment has one: a new person unless the list named one.
+    Column("person_id", Integer, nullable=True),
 )
 Index("ix_players_code", players.c.code, unique=True)
+Index("ix_players_person", players.c.person_id)
+
+# People (migration 0017): a player across tournaments. ``federation_id`` is the number a
+# federation or ranking gives them (a players' CSV's ``id``), unique; null: the hub's own id.
+people = Table(
+    "people",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(100), nullable=False),
+    Column("club", String(100), nullable=False),
+    Column("federation_id", String(32), nullable=True),
+    Column("created_at", String(32), nullable=False),
+)
+Index("ix_people_federation", people.c.federation_id, unique=True)
 
 # A drawn round; two draws of one round meet at the primary key, so only one is kept.
 rounds = Table(
@@ -324,4 +341,21 @@ rule_sets = Table(
     Column("version", Integer, primary_key=True),
     Column("text", Text, nullable=False),  # the TOML as the judge sent it
     Column("added_at", String(32), nullable=False),
+)
+
+# A league's season (migration 0018): its meetings (tournaments) ranked together by person.
+seasons = Table(
+    "seasons",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False),
+    Column("best", Integer, nullable=True),  # a person's best N meetings count; null: all
+    Column("points", Text, nullable=False),  # JSON: "big", or the points for place 1, 2, ...
+    Column("created_at", String(32), nullable=False),
+)
+season_meetings = Table(
+    "season_meetings",
+    metadata,
+    Column("season_id", Integer, ForeignKey("seasons.id"), primary_key=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
 )

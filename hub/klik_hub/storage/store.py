@@ -51,6 +51,10 @@ class Store:
         with self._writer, (engine or self.engine).begin() as connection:
             yield connection
 
+    def now_day(self) -> str:
+        """Today by the hub's clock, ``2026-11-28`` (UTC, as every time the hub keeps)."""
+        return utc_iso(self.now_ms())[:10]
+
     def reading(self) -> Connection:
         """A connection for reads (a snapshot on PostgreSQL), closed by its ``with``."""
         return self._reader.connect()

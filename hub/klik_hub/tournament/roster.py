@@ -15,6 +15,7 @@ the name comes first. Blank lines are skipped.
 from __future__ import annotations
 
 import csv
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,8 @@ MAX_NAME = 100  # characters; a seat's screen shows the first dozen
 MAX_PLAYERS = 1000
 NAME_HEADERS = {"name", "imię i nazwisko", "imie i nazwisko", "nazwisko", "gracz", "zawodnik"}
 CLUB_HEADERS = {"club", "klub", "szkoła", "szkola", "school", "team", "drużyna"}
+ID_HEADERS = {"id", "licencja", "nr licencji", "numer licencji", "nr rankingu"}
+PERSON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{0,31}")  # a federation's number, as written
 DELIMITERS = ";\t,"  # the first that the first line holds; none: a single column
 
 
@@ -49,6 +52,9 @@ class Entrant:
     name: str
     club: str = ""
     where: str | Words = field(default="", compare=False)  # ``line 7``, ``players[6]``
+    # The person's federation or ranking number (a CSV's ``id`` column): the enrolment is
+    # that person, known or new; "" for none, a new person of the hub's own.
+    person: str = field(default="", compare=False)
 
 
 # What is wrong with a name or a club, by ``text.Fault``'s name (and ``long``): the rules are
@@ -136,7 +142,12 @@ def from_csv(text: str) -> list[Entrant]:
                 )
                 raise RosterError(words(allowed, where=where, n=len(row)))
             cells = dict(zip(columns, row, strict=False))
-            checked.append((where, entrant(cells.get("name", ""), cells.get("club", ""), where)))
+            one = entrant(cells.get("name", ""), cells.get("club", ""), where)
+            person = cells.get("id", "").strip()
+            if person and not PERSON_ID.fullmatch(person):
+                said = N_("{where}: id {id!r}: allowed are 1 to 32 letters, digits, '.', '/', '-'")
+                raise RosterError(words(said, where=where, id=person))
+            checked.append((where, replace(one, person=person)))
     except csv.Error as error:
         raise RosterError(words("line {n}: {error}", n=reader.line_num, error=str(error))) from None
     return _whole(checked)
@@ -148,15 +159,26 @@ def _columns(row: Sequence[str]) -> tuple[str, ...]:
     if not any(head in NAME_HEADERS for head in heads):
         return ()
     return tuple(
-        "name" if head in NAME_HEADERS else "club" if head in CLUB_HEADERS else "" for head in heads
-    )
+        "name" if head in NAME_HEADERS
+        else "club" if head in CLUB_HEADERS
+        else "id" if head in ID_HEADERS
+        else ""
+        for head in heads
+    )  # fmt: skip
 
 
 def _whole(checked: Iterable[tuple[str | Words, Entrant]]) -> list[Entrant]:
     """The entrants, once the list as a whole is sound: not empty, no one listed twice."""
     seen: dict[tuple[str, str], str | Words] = {}
+    ids: dict[str, str | Words] = {}
     entrants = []
     for where, one in checked:
+        if one.person and one.person in ids:
+            said = words("{where}: id {id} is listed twice (also {other})",
+                         where=where, id=one.person, other=ids[one.person])  # fmt: skip
+            raise RosterError(said)
+        if one.person:
+            ids[one.person] = where
         key = (one.name.casefold(), one.club.casefold())
         if key in seen:
             twice = words(

@@ -16,7 +16,11 @@ const LABELS = {
   tabScores: _("Tournament results"), tabStandings: _("Standings"),
   newTournament: _("New tournament"), tournamentName: pgettext("tournament", "Name"),
   rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s, empty: the rules')"),
-  formatsOwn: _("the format's"), ruleSets: _("Rule sets"),
+  formatsOwn: _("the format's"), ruleSets: _("Rule sets"), knownPerson: _("Known person"),
+  seasons: _("Seasons"), seasonName: _("Season's name"),
+  seasonPoints: _("Points for places (empty: each meeting's big points)"),
+  seasonBest: _("Best meetings that count (empty: all)"), seasonCreate: _("Create the season"),
+  season: _("Season"), seasonAdd: _("Add this tournament to the season"), seasonTable: _("The season's table"),
   ruleFile: _("A rule set file (TOML, as klik rules show prints one)"), addRuleSet: _("Add the rule set"),
   roundTime: _("Round time (min, empty: the format's)"),
   releaseTogether: _("Results public once every table is done"), create: _("Create"),
@@ -528,8 +532,27 @@ async function ruleSets() {
       _("file"))))));
 }
 
+// The seasons: the new season's form, and the current tournament added to one of them.
+let seasonPicked = null;  // the season just made, chosen once the list shows it
+async function seasons() {
+  const listed = await get("/api/v1/seasons");
+  const pick = $("season-add").elements.season, chosen = seasonPicked ?? Number(pick.value);
+  seasonPicked = null;
+  const key = JSON.stringify(listed);
+  if (pick.dataset.key !== key) {
+    pick.dataset.key = key;
+    renew(pick, ...listed.map(s => el("option", {value: s.id, selected: s.id === chosen},
+      s.name + " (" + ngettext("{n} meeting", "{n} meetings", s.meetings.length) + ")")));
+  }
+  const season = listed.find(s => s.id === Number(pick.value));
+  $("season-add").querySelector("button").disabled = !tid || !season || season.meetings.includes(tid);
+  $("season-link").hidden = !season;
+  if (season) $("season-link").href = `/s/${season.id}${lang === "en" ? "?lang=en" : ""}`;
+}
+
 async function setup() {
   await ruleSets();
+  await seasons();
   // Plain links, opened in a new tab: the session cookie opens these pages (guard.py).
   for (const what of ["badges", "players"]) {
     const link = $(`print-${what}`);
@@ -787,6 +810,9 @@ const ACTS = {
     what: p => _("Big points off for player {id} {name}, in the stage being played.", p)},
   exclusion: {label: () => _("Exclude"), fields: [],
     what: p => _("Exclude player {id} {name} from the tournament? They are not drawn again and are marked on the standings. This cannot be undone.", p)},
+  // The person across tournaments (ratings, seasons): one the hub suggests, never by itself.
+  person: {label: () => _("Link to a known person"), fields: ["person"],
+    what: p => _("Player {id} {name} is the same person as one who played here before: their ratings and seasons count as one.", p)},
   // From a result's row: one of its players, and which of the three sanctions.
   sanction: {label: () => _("Sanction"), fields: ["player", "sanction", "big"],
     what: () => _("A sanction for a player of this game: a warning, big points off in the stage being played, or exclusion from the tournament (which cannot be undone).")},
@@ -814,7 +840,7 @@ const showBig = () => {
 };
 
 function playerActs(p) {
-  const acts = ["change", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion"];
+  const acts = ["change", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion", "person"];
   return acts.map(act => el("button", {type: "button", "data-act": act, "data-player": p.id,
     "data-testid": `act-${act}-${p.id}`}, ACTS[act].label()));
 }
@@ -828,8 +854,24 @@ function openAct(act, player) {
   for (const label of form.querySelectorAll("[data-field]")) label.hidden = !how.fields.includes(label.dataset.field);
   for (const name of ["name", "club", "family"]) form.elements[name].value = player[name] ?? "";
   $("act-ok").textContent = how.label();
+  $("act-ok").disabled = false;
+  if (act === "person") known(player);
   $("act").showModal();
   (how.fields.length ? form.elements[how.fields[0]] : form.elements.reason).focus();
+}
+
+// The people this enrolment may be: the same name (the same club first), with where they
+// played; linking waits for the judge's choice, and there is nothing to choose without one.
+async function known(player) {
+  const pick = $("act-form").elements.person;
+  pick.replaceChildren();
+  $("act-ok").disabled = true;
+  const found = await get(`/api/v1/tournaments/${tid}/players/${player.id}/people`);
+  pick.replaceChildren(...found.map(x => el("option", {value: x.person},
+    `${x.name}${x.club ? ", " + x.club : ""} (${x.tournaments.join(", ") || "—"})`)));
+  if (!found.length) pick.append(el("option", {value: "", disabled: true, selected: true},
+    _("no one of this name has played here before")));
+  $("act-ok").disabled = !found.length;
 }
 
 $("act-form").elements.sanction.addEventListener("change", showBig);
@@ -843,7 +885,10 @@ $("act").addEventListener("close", async () => {
   let answer;
   const kind = act === "sanction" ? f.sanction.value : act;
   if (act === "sanction") Object.assign(player, sanctioned[f.player.value]);
-  if (["warning", "deduction", "exclusion"].includes(kind)) {
+  if (kind === "person") {
+    answer = await change("PUT", `/api/v1/tournaments/${tid}/players/${player.id}/person`,
+      {person: Number(f.person.value), reason});
+  } else if (["warning", "deduction", "exclusion"].includes(kind)) {
     const sent = {player: player.id, kind, reason};
     if (kind === "deduction") sent.big = Number(f.big.value);
     answer = await change("POST", `/api/v1/tournaments/${tid}/sanctions`, sent);
@@ -933,6 +978,35 @@ $("rule-set").addEventListener("submit", async e => {
     refresh();
   }
 });
+
+$("season-new").addEventListener("submit", async e => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const sent = {name: f.get("name")};
+  const points = String(f.get("points")).split(/[,;\s]+/).filter(Boolean).map(Number);
+  sent.points = points.length ? points : "big";
+  if (f.get("best") !== "") sent.best = Number(f.get("best"));
+  const answer = await change("POST", "/api/v1/seasons", sent);
+  if (answer.ok) {
+    say(_("Season {id} created.", answer.data));
+    e.target.reset();
+    $("season-add").elements.season.dataset.key = "";
+    seasonPicked = answer.data.id;
+    refresh();
+  }
+});
+
+$("season-add").addEventListener("submit", async e => {
+  e.preventDefault();
+  const sid = Number(e.target.elements.season.value);
+  const answer = await change("POST", `/api/v1/seasons/${sid}/tournaments`, {tournament: tid});
+  if (answer.ok) {
+    say(_("Tournament {tid} is a meeting of the season now.", {tid}));
+    e.target.elements.season.dataset.key = "";
+    refresh();
+  }
+});
+$("season-add").elements.season.addEventListener("change", () => seasons());
 
 $("enrol-one").addEventListener("submit", async e => {
   e.preventDefault();

@@ -110,6 +110,15 @@ function draw(me) {
   $("next").hidden = me.next === null;
   if (me.next) $("next-spot").textContent = glued(pgettext("player", "Round {round}: table {table} · seat {seat}", me.next));
   $("place").textContent = me.place === null ? pgettext("player", "None before your first game.") : `${me.place}.`;
+  // Their rating across the hub's tournaments (/ratings), and how today moved it.
+  $("rating").hidden = !me.rating;
+  if (me.rating) {
+    const r = me.rating, signed = (r.change_today >= 0 ? "+" : "−") + Math.abs(r.change_today).toFixed(1);
+    const said = {value: r.value.toFixed(1), change: signed};
+    $("rating").textContent = r.provisional
+      ? pgettext("player", "Rating {value} (provisional), today {change}", said)
+      : pgettext("player", "Rating {value}, today {change}", said);
+  }
   // Which games decide the place: under a format that places by the last stage reached, only
   // that stage's (the final's players by the final alone), not every game played.
   const deciding = me.games.filter(g => g.counts && (me.stage === null || g.stage === me.stage)).length;
