@@ -224,10 +224,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def _judges_rule_sets_stay_in_their_test() -> Iterator[None]:
     """The rule sets a test's hub added (``klik.rules.add``) are the process's, as a hub's
     are: forgotten after the test, so the next test's messages list Klik's own sets only."""
-    kept = dict(rules._added)
+    kept = rules.added()
     yield
-    rules._added.clear()
-    rules._added.update(kept)
+    rules.restore(kept)
 
 
 @pytest.fixture(autouse=True)

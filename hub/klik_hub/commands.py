@@ -1,4 +1,5 @@
-"""The hub's ``klik`` commands: ``klik hub`` (and ``hub backup``, ``hub export-site``),
+"""The hub's ``klik`` commands: ``klik hub`` (and ``hub backup``, ``hub export-site``,
+``hub export-results``, ``hub import-results``),
 ``klik pair`` and ``klik draw``.
 
 The table's command line (``klik.cli``) never imports the hub: it finds this module by the
@@ -70,6 +71,7 @@ def register(commands: Commands) -> None:
     backup.add_argument("file", metavar="FILE", help="the copy")
     backup.set_defaults(run=_hub)
     _site_parser(commands)
+    _exchange_parsers(commands)
     pair = commands.add_parser(
         "pair",
         help="pair a table with the hub; prints the [hub] section of the table's config",
@@ -179,6 +181,36 @@ def _site_parser(commands: Commands) -> None:
     site.set_defaults(run=_hub)
 
 
+def _exchange_parsers(commands: Commands) -> None:
+    """``klik hub export-results`` and ``klik hub import-results``: a tournament's results as
+    a file another hub (or a national ranking) takes in (README, *Results that travel*)."""
+    out = commands.add_parser(
+        "hub-export-results",
+        prog="klik hub export-results",
+        description='Write a tournament\'s games and classification as JSON ("format": '
+        '"klik-results", "version": 1), or with --csv its classification a person a line.',
+    )
+    out.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
+    out.add_argument(
+        "--tournament", type=count(1, 2**31 - 1), required=True, metavar="ID", help="its id"
+    )
+    out.add_argument("--csv", action="store_true", help="the classification as CSV instead")
+    out.add_argument("file", metavar="FILE", help="the file to write")
+    out.set_defaults(run=_hub)
+    into = commands.add_parser(
+        "hub-import-results",
+        prog="klik hub import-results",
+        description="Take another hub's results file as a finished tournament; refused in one "
+        "line, keeping nothing, if it breaks the format or its points do not recompute.",
+    )
+    into.add_argument("--db", required=True, help="the hub's database (as klik hub --db)")
+    into.add_argument(
+        "--season", type=count(1, 2**31 - 1), metavar="ID", help="a meeting of this season too"
+    )
+    into.add_argument("file", metavar="FILE", help="the results file (JSON)")
+    into.set_defaults(run=_hub)
+
+
 def _draw_parser(commands: Commands) -> None:
     """``klik draw``'s arguments."""
     draw = commands.add_parser(
@@ -226,6 +258,12 @@ def _hub(args: argparse.Namespace) -> int:
         _quiet_migrations()
     if args.command == "hub-export-site":  # its one line, without the hub's log
         print(hub.export_site(args.db, args.tournament, args.dir, args.lang, force=args.force))
+        return 0
+    if args.command == "hub-export-results":
+        print(hub.export_results(args.db, args.tournament, args.file, as_csv=args.csv))
+        return 0
+    if args.command == "hub-import-results":
+        print(hub.import_results(args.db, args.file, args.season))
         return 0
     log_lines()
     if args.command == "pair":

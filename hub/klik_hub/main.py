@@ -103,6 +103,72 @@ def save_copy(db: str, file: str) -> str:
     return f"klik hub backup: {path} copied to {target}"
 
 
+def export_results(db: str, tid: int, file: str, *, as_csv: bool = False) -> str:
+    """``klik hub export-results --db DB --tournament ID FILE [--csv]``: the tournament as a
+    results file (``league.exchange``), written whole (fsynced, then renamed); the line to
+    print."""
+    from klik_hub.league import exchange
+    from klik_hub.office.errors import NotFoundError
+    from klik_hub.reports.exports import exchange_csv
+
+    store = _existing(db)
+    try:
+        exported = exchange.export(store, tid)
+    except NotFoundError:
+        raise InputError(f"--tournament {tid}: no such tournament in {_shown(db)}") from None
+    finally:
+        store.engine.dispose()
+    data = exchange_csv(exported) if as_csv else exchange.dumps(exported)
+    _write_whole(Path(file), data)
+    games = len(exported["games"])
+    return f"klik hub export-results: tournament {tid} ({games} games) written to {file}"
+
+
+def import_results(db: str, file: str, season: int | None) -> str:
+    """``klik hub import-results --db DB [--season S] FILE``: another hub's results file as a
+    finished tournament here; the line to print. A file the hub cannot take is one line and
+    nothing is kept."""
+    import json
+
+    from klik.arguments import read
+    from klik_hub.league import exchange
+
+    text = read(file)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{file}: not JSON ({error})") from None
+    store = _existing(db)
+    try:
+        tid = exchange.take(store, data, season)
+    except exchange.ExchangeError as error:
+        raise InputError(f"{file}: {error}") from None
+    finally:
+        store.engine.dispose()
+    return f"klik hub import-results: {file} kept as tournament {tid}"
+
+
+def _existing(db: str) -> Store:
+    path = sqlite_path(db)
+    if path is not None and not path.exists():
+        raise InputError(f"--db {db}: no such file")  # not a new, empty database
+    return open_store(db, pool_size=1)
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """``data`` in ``path``, whole or not at all: a temporary file beside it, fsynced, then
+    renamed over it."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with part.open("wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        part.replace(path)
+    except OSError as error:
+        raise InputError(f"{path}: cannot write ({error.strerror or error})") from None
+
+
 def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool = False) -> str:
     """``klik hub export-site --db DB --tournament ID DIR``: the finished tournament as a
     static web site in DIR (``archive``); the line to print. A tournament that does not

@@ -112,7 +112,7 @@ def test_a_judges_set_plays_a_whole_tournament_and_another_version_is_held(hub: 
 def test_a_hub_started_again_knows_the_judges_sets(store: Store) -> None:
     with live_hub(store) as url:
         assert httpx.post(url + RULES, json={"toml": own_set("klub-c", 3)}).status_code == 201
-    r._added.clear()  # as a new process: only the database remembers
+    r.restore({})  # as a new process: only the database remembers
     with live_hub(store) as url:
         names = {s["name"]: s["version"] for s in httpx.get(url + RULES).json()}
         assert names["klub-c"] == 3

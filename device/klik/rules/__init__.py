@@ -306,6 +306,17 @@ def add(rules: RuleSet) -> None:
     _added[rules.name] = rules
 
 
+def added() -> dict[str, RuleSet]:
+    """The sets ``add``ed so far, by name (a copy): to ``restore`` them."""
+    return dict(_added)
+
+
+def restore(kept: Mapping[str, RuleSet]) -> None:
+    """Know the ``added`` sets ``kept`` again, and no others (an import refused, a test)."""
+    _added.clear()
+    _added.update(kept)
+
+
 def sets() -> Mapping[str, RuleSet]:
     """Every set this program knows by name: the shipped ones and those ``add``ed."""
     return {**shipped(), **_added}

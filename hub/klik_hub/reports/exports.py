@@ -149,3 +149,25 @@ def ratings_csv(listed: Sequence[Mapping[str, Any]], lang: str = "pl") -> bytes:
         for k, x in enumerate(listed, start=1)
     ]  # fmt: skip
     return _csv(header, lines)
+
+
+def exchange_csv(exported: Mapping[str, Any]) -> bytes:
+    """The classification of a results file (``league.exchange.export``) as CSV, a person a
+    line, for a national ranking: the tournament, its date, place, the person's federation
+    number, name, club, big and small points, games, status. English headers: a program
+    reads them."""
+    people = {p["id"]: p for p in exported["people"]}
+    players = {p["player"]: p for p in exported["players"]}
+    t = exported["tournament"]
+    lines = []
+    for x in exported["classification"]:
+        player = players[x["player"]]
+        person = people.get(player["person"], {})
+        lines.append((
+            t["name"], t["created_at"][:10], "" if x["place"] is None else x["place"],
+            person.get("federation_id") or "", player["name"], player["club"], x["big"],
+            x["small"], x["games"], x["status"],
+        ))  # fmt: skip
+    header = ("tournament", "date", "place", "federation_id", "name", "club", "big", "small",
+              "games", "status")  # fmt: skip
+    return _csv(header, lines)
