@@ -86,7 +86,9 @@ def test_the_judge_links_a_person_and_the_pages_show_their_rating(
     )
     table = httpx.get(f"{url}/api/v1/seasons/1/standings").json()
     assert next(x for x in table if x["person"] == was["person"])["meetings"] == 2
-    page.goto(f"{url}/s/1")
+    page.goto(f"{url}/t/2")  # the meeting's public board links to its season's table
+    expect(page.get_by_test_id("seasons")).to_have_text("Sezon: Liga 2026/27")
+    page.get_by_test_id("seasons").locator("a").click()
     expect(page.get_by_test_id("season").locator("tbody tr")).to_have_count(len(table))
 
     # The rating list: every rated person, best first, provisional marked.

@@ -241,6 +241,12 @@ class RoundIn(In):
         "again; 1: as much; 0: off); players of one family (set per player) are kept apart "
         "always",
     )
+    by_rating: bool = Field(
+        False,
+        description="a random stage's first round: the best-rated players (GET /api/v1/ratings), "
+        "as many as there are tables, are kept at different tables (a player's family label, "
+        "if they have one, is kept instead)",
+    )
 
 
 class CheckInIn(In):

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from klik_hub import office
-from klik_hub.api.deps import JUDGE_ONLY, Checked, Id, RoundNo, StoreDep
+from klik_hub.api.deps import JUDGE_ONLY, Checked, Id, RatingsDep, RoundNo, StoreDep
 from klik_hub.api.models import (
     ExtendIn,
     ReleaseIn,
@@ -31,13 +31,16 @@ router = APIRouter(prefix="/api/v1/tournaments", tags=["tournament"], route_clas
     response_model=answers.Drawn,
     responses=refusals(404, 409, 422, *JUDGE),
 )
-def draw(tid: Id, ask: RoundIn, store: StoreDep) -> dict[str, Any]:
+def draw(tid: Id, ask: RoundIn, store: StoreDep, ratings: RatingsDep) -> dict[str, Any]:
     """Draw the next round → 201 ``{"round", "stage", "games", "seed", "tables"}``; 409
     while results of the last round are missing (unless ``override``), or if ``round``
-    is given and is not the next. One draw at a time: a draw waits for the one before."""
+    is given and is not the next. One draw at a time: a draw waits for the one before.
+    ``by_rating``: the first round keeps the best-rated players apart."""
+    strong = ratings.ranked_players(tid) if ask.by_rating else ()
     drawn = office.draws.draw(
         store, tid, ask.seed, override=ask.override, field=ask.field,
         tie_break=ask.tie_break, round_no=ask.round, clubs_weight=ask.clubs_weight,
+        strong=strong,
     )  # fmt: skip
     return drawn.json()
 

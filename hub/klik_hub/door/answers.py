@@ -688,6 +688,11 @@ class HeldRound(BaseModel):
     ready: int = Field(description="its tables that have reported all their games")
 
 
+class SeasonNamed(BaseModel):
+    id: int
+    name: str
+
+
 class Board(BaseModel):
     """The tournament's public board (``/t/ID``): the last drawn round's seatings and the
     standings. Read by anyone; names no player's code."""
@@ -704,6 +709,9 @@ class Board(BaseModel):
         "reported (release_together); empty otherwise"
     )
     stages: list[StageTitle] = Field(description="the format's stages, in the order played")
+    seasons: list[SeasonNamed] = Field(
+        description="the league's seasons it is a meeting of (their tables: /s/ID)"
+    )
 
 
 # --- results and corrections ----------------------------------------------------------------

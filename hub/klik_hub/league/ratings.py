@@ -68,6 +68,15 @@ class Ratings:
         rated, names = self.now()
         return [shown(r, names.get(r.person, "")) for r in ranked(rated)]
 
+    def ranked_players(self, tid: int) -> list[int]:
+        """Tournament ``tid``'s players best-rated first (a draw that keeps the strong apart);
+        players with no rating yet after every rated one, by start number."""
+        rated, _ = self.now()
+        with self.store.reading() as db:
+            person_of = {p: who for (_, p), who in sql.people.of_players(db, tid).items()}
+        value = {p: rated[who].value for p, who in person_of.items() if who in rated}
+        return sorted(person_of, key=lambda p: (p not in value, -value.get(p, 0.0), p))
+
     def of(self, person: int | None, tid: int) -> dict[str, Any] | None:
         """A person's rating as their page in tournament ``tid`` shows it; None before their
         first rated game."""

@@ -40,6 +40,9 @@ def add_meeting(store: Store, sid: int, tid: int) -> dict[str, Any]:
             said = words("tournament {tid} is a meeting of season {sid} already", tid=tid, sid=sid)
             raise ConflictError(said)
         sql.seasons.add_meeting(db, sid, tid)
+        # Logged in the tournament: its pages (the board's link to the season) change with it.
+        sql.events.log(db, tid, "season", player_no=None, args={"season": sid},
+                       reason="", by="judge", at=utc_iso(store.now_ms()))  # fmt: skip
     return one(store, sid)
 
 

@@ -64,6 +64,7 @@ def of_tally(tally: Tally) -> dict[str, Any]:
         "standings": standings(tally),
         "held": held(tally),
         "stages": stages_of(tally.row.format),
+        "seasons": [{"id": i, "name": n} for i, n in tally.seasons],
     }
 
 

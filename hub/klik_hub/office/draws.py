@@ -33,6 +33,9 @@ from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
 from klik_hub.tournament.standings import break_ties, standings
 
+#: The family label the best-rated players share in a first round drawn ``by_rating``.
+STRONG = "\u2691 ranking"
+
 
 @dataclass(frozen=True, slots=True)
 class Seen:
@@ -129,6 +132,7 @@ def draw(
     tie_break: Sequence[int] = (),
     round_no: int | None = None,
     clubs_weight: float = d.CLUBS_WEIGHT,
+    strong: Sequence[int] = (),
 ) -> Drawn:
     """Draw the next round and keep it; see the module's docstring for when it may.
 
@@ -137,7 +141,10 @@ def draw(
     ``round_no``, when given, is the round the judge means to draw: a ConflictError if
     it is not the next one (a draw sent twice draws once). A random stage keeps players
     of one club apart as far as ``clubs_weight`` weighs it (in repeated pairs; 0: off), and
-    players of one family always (``players.family``, the judge's label).
+    players of one family always (``players.family``, the judge's label). ``strong``: the
+    players best-rated first (``league.ratings``); in a random stage's first round as many
+    of them as there are tables are kept at different tables, as a family is (one who has a
+    family label of their own keeps it).
 
     One draw at a time per tournament: it reads, decides and keeps in one transaction
     with the tournament's row locked (PostgreSQL; SQLite's writer lock does the same),
@@ -188,9 +195,14 @@ def draw(
                     for x in earlier
                 ]
                 rows = [x for x in sql.players.by_number(db, tid) if x.player_no in active]
+                families = {x.player_no: x.family for x in rows}
+                if strong and not earlier:
+                    tables_of = -(-len(active) // 4)  # tables of 3-4: as many as a 4 fills
+                    top = [p for p in strong if p in active][:tables_of]
+                    families |= {p: families.get(p) or STRONG for p in top}
                 apart = d.Apart(
                     clubs={x.player_no: x.club for x in rows},
-                    families={x.player_no: x.family for x in rows},
+                    families=families,
                     clubs_weight=clubs_weight,
                 )
                 tables = d.draw_round(list(active), met, seed, ahead=ahead, apart=apart)

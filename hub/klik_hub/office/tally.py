@@ -57,6 +57,7 @@ class Tally:
     events: list[Any]  # the judge's events (withdrawals, renames, sanctions), oldest first
     corrections: list[Any]  # oldest first
     deductions: dict[int, int]  # event id: big points a deduction took
+    seasons: list[tuple[int, str]]  # the league's seasons it is a meeting of: (id, name)
     # What the pages made of it, each worked out on the first request: a player's page by
     # ("player", id), the board by "board".
     memo: dict[object, Any] = field(default_factory=dict)
@@ -87,6 +88,7 @@ def read(db: Connection, tid: int, revision: str) -> Tally:
         events=list(sql.events.of_tournament(db, tid)),
         corrections=list(sql.corrections.of_tournament(db, tid)),
         deductions={x["id"]: x["big"] for x in sanctions.given(db, tid) if x["big"]},
+        seasons=sql.seasons.of_tournament(db, tid),
     )
 
 

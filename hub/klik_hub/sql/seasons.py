@@ -40,3 +40,14 @@ def meetings(db: Connection, sid: int) -> list[int]:
 
 def add_meeting(db: Connection, sid: int, tid: int) -> None:
     db.execute(insert(season_meetings).values(season_id=sid, tournament_id=tid))
+
+
+def of_tournament(db: Connection, tid: int) -> list[tuple[int, str]]:
+    """The seasons tournament ``tid`` is a meeting of: (id, name), oldest first."""
+    found = db.execute(
+        select(seasons.c.id, seasons.c.name)
+        .join(season_meetings, season_meetings.c.season_id == seasons.c.id)
+        .where(season_meetings.c.tournament_id == tid)
+        .order_by(seasons.c.id)
+    )
+    return [(int(i), str(n)) for i, n in found]

@@ -78,6 +78,11 @@ function draw() {
   $("round").textContent = board.round ? roundLine(board.round) : pgettext("board", "No round drawn yet.");
   $("held").hidden = board.held.length === 0;
   $("held").textContent = board.held.map(heldLine).join(" ");
+  // The league's season(s) this is a meeting of: their tables, one link each.
+  $("seasons").hidden = !board.seasons.length;
+  $("seasons").replaceChildren(...board.seasons.flatMap((s, i) => [i ? " · " : "",
+    Object.assign(document.createElement("a"), {href: `/s/${s.id}${language === "en" ? "?lang=en" : ""}`,
+      textContent: pgettext("board", "Season: {name}", s)})]));
   $("seatings").hidden = !board.round;
   if (board.round) $("tables").replaceChildren(...board.round.tables.map(t => tableBox(t, wanted)));
   $("standings").replaceChildren(...grouped(board.standings, label => stageRow(label, 5), r => standingLine(r, wanted)));

@@ -17,6 +17,7 @@ const LABELS = {
   newTournament: _("New tournament"), tournamentName: pgettext("tournament", "Name"),
   rules: _("Rules"), format: _("Format"), moveTime: _("Move time (s, empty: the rules')"),
   formatsOwn: _("the format's"), ruleSets: _("Rule sets"), knownPerson: _("Known person"),
+  byRating: _("Best-rated apart (first round)"),
   seasons: _("Seasons"), seasonName: _("Season's name"),
   seasonPoints: _("Points for places (empty: each meeting's big points)"),
   seasonBest: _("Best meetings that count (empty: all)"), seasonCreate: _("Create the season"),
@@ -75,7 +76,8 @@ const KINDS = {rack: _("rack sum"), could_open: _("could have opened (200 points
   checkin_open: _("check-in opened"), checkin_close: _("check-in closed"),
   replace: _("seat taken by a reserve"), renumber: _("table renumbered"),
   replace_table: _("paired table replaced by another"),
-  repair_table: _("table re-paired to another number, its results carried")};
+  repair_table: _("table re-paired to another number, its results carried"),
+  link_person: _("linked to a known person"), season: _("added to a season")};
 
 const $ = id => document.getElementById(id);
 const seats = m => Object.entries(m || {}).map(([s, v]) => `${s} ${v}`).join(", ");
@@ -1074,6 +1076,7 @@ $("draw").addEventListener("submit", async e => {
   e.preventDefault();
   const f = new FormData(e.target);
   const sent = {override: f.get("override") === "on"};
+  if (f.get("by_rating")) sent.by_rating = true;
   // The round this page means to draw: a second click (or another judge's console) drawing
   // it meanwhile is 409, not a round more.
   if (tournament) sent.round = tournament.rounds.length + 1;
