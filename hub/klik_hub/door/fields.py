@@ -28,8 +28,9 @@ FIELDS: Mapping[str, Words] = {
     # a season (SeasonIn, MeetingIn)
     "best": pwords("field", "best meetings"),
     "points": pwords("field", "points"),
-    "tournament": pwords("field", "tournament"),
     "sid": pwords("field", "season"),
+    "tournament": pwords("field", "tournament"),
+    "by_rating": pwords("field", "best-rated apart"),
     "person": pwords("field", "person"),
     # a judge's own rule set (RuleSetIn)
     "toml": pwords("field", "rule set file"),
