@@ -4,6 +4,7 @@ the rating list and a player's page show the ratings, in Polish."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
@@ -15,6 +16,7 @@ from klik_hub.door import judge
 from klik_hub.storage.store import Store
 from tests.helpers.browser import chromium_page
 from tests.helpers.tourney import API, Hall
+from tests.hub.test_hub_page import DOCS
 
 PASSWORD = "sędzia-główny-2026"
 
@@ -90,6 +92,10 @@ def test_the_judge_links_a_person_and_the_pages_show_their_rating(
     expect(page.get_by_test_id("seasons")).to_have_text("Sezon: Liga 2026/27")
     page.get_by_test_id("seasons").locator("a").click()
     expect(page.get_by_test_id("season").locator("tbody tr")).to_have_count(len(table))
+    if os.environ.get("KLIK_WRITE_DOCS") == "1":
+        page.set_viewport_size({"width": 390, "height": 560})
+        page.screenshot(path=str(DOCS / "season.png"))
+        page.set_viewport_size({"width": 1280, "height": 800})
 
     # The rating list: every rated person, best first, provisional marked.
     page.goto(f"{url}/ratings")
@@ -97,6 +103,9 @@ def test_the_judge_links_a_person_and_the_pages_show_their_rating(
     expect(rows).to_have_count(5)  # 6 enrolments, 5 people
     expect(page.locator("h1")).to_have_text("Rankingi")
     expect(rows.first).to_contain_text("*")
+    if os.environ.get("KLIK_WRITE_DOCS") == "1":
+        page.set_viewport_size({"width": 390, "height": 560})
+        page.screenshot(path=str(DOCS / "ratings.png"))
 
     # A player's page: their rating and today's change (all of it today: from 0).
     ewa = next(p for p in second if p["name"] == "Ewa Śliwa")
