@@ -176,6 +176,7 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
     (InputError) and nothing is written; so is a DIR that cannot be written (what was
     written before the failure stays)."""
     from klik.words import Language, nwords
+    from klik_hub import league
     from klik_hub.office.errors import NotFoundError
     from klik_hub.office.tally import Tallies
     from klik_hub.reports import archive
@@ -186,6 +187,7 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
     store = open_store(db, pool_size=1)
     try:
         tally = Tallies(store).of(tid)
+        seasons = [(sid, name, league.seasons.standings(store, sid)) for sid, name in tally.seasons]
     except NotFoundError:
         raise InputError(f"--tournament {tid}: no such tournament in {_shown(db)}") from None
     finally:
@@ -193,7 +195,7 @@ def export_site(db: str, tid: int, folder: str, lang: str = "pl", *, force: bool
     why = archive.unfinished(tally)
     if why is not None:
         raise InputError(f"--tournament {tid}: the tournament is not finished ({why})")
-    site = archive.pages(tally, Language(lang))
+    site = archive.pages(tally, Language(lang), seasons)
     archive.write(site, Path(folder), force=force)
     rounds = nwords("{n} round", "{n} rounds", sum(1 for n in site if n.startswith("rounds/")))
     players = sum(1 for name in site if name.startswith("players/"))

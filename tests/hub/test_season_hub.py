@@ -6,9 +6,11 @@ page."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import httpx
 
+from klik.cli import main
 from klik_hub.storage.store import Store
 from klik_hub.tournament.seasons import Rule, Seat, table
 from tests.helpers.tourney import API, Hall, create, lowest_goes_out, play_to_the_end, standings
@@ -30,7 +32,9 @@ def roster(meeting: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def test_a_season_of_four_liga_meetings_ranks_people_by_their_best_three(hub: Hub) -> None:
+def test_a_season_of_four_liga_meetings_ranks_people_by_their_best_three(
+    hub: Hub, db: str, tmp_path: Path
+) -> None:
     url, store = hub
     made = httpx.post(f"{url}/api/v1/seasons",
                       json={"name": "Liga szkolna 2026/27", "best": 3, "points": POINTS})  # fmt: skip
@@ -79,6 +83,17 @@ def test_a_season_of_four_liga_meetings_ranks_people_by_their_best_three(hub: Hu
     assert "Liga szkolna 2026/27" in page.text
     assert shown[0]["name"] in page.text
     assert "najlepsze 3 spotkania" in page.text
+
+    # The archive of the last meeting keeps the season's table as it stood.
+    site = tmp_path / "site"
+    assert (
+        main(["hub", "export-site", "--db", db, "--tournament", str(meetings[-1]), str(site)]) == 0
+    )
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert f'href="seasons/{sid}.html">Liga szkolna 2026/27</a>' in index
+    kept = (site / "seasons" / f"{sid}.html").read_text(encoding="utf-8")
+    assert kept.count("<tr><td") == len(shown)
+    assert f"<td>{shown[0]['name']}</td>" in kept
 
 
 def test_a_season_refuses_what_it_cannot_take(hub: Hub) -> None:

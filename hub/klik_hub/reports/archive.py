@@ -108,8 +108,12 @@ def unfinished(tally: Tally) -> str | None:
     return None
 
 
-def pages(tally: Tally, lang: Language) -> dict[str, str]:
-    """Every file of the site: its path in the folder (``/`` between parts) → its text."""
+def pages(
+    tally: Tally, lang: Language, seasons: Sequence[tuple[int, str, list[Any]]] = ()
+) -> dict[str, str]:
+    """Every file of the site: its path in the folder (``/`` between parts) → its text.
+    ``seasons``: the league's seasons the tournament is a meeting of, each (id, name, its
+    table as ``league.seasons.standings`` gives it), a page each."""
     fmt = f.load_format(tally.row.format)
     rounds = [round_of(tally, x) for x in tally.drawn]
     classification = board.standings(tally)
@@ -130,7 +134,11 @@ def pages(tally: Tally, lang: Language) -> dict[str, str]:
         rows=separated(classification),
         rounds=rounds,
         players=len(tally.names),
+        seasons=seasons,
     )
+    for sid, name, table in seasons:
+        site[f"seasons/{sid}.html"] = _render("season.html", common, root="../", season=name,
+                                              lines=table)  # fmt: skip
     for k, x in enumerate(rounds):
         site[f"rounds/{x.round_no}.html"] = _render(
             "round.html",
