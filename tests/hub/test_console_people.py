@@ -88,6 +88,13 @@ def test_the_judge_links_a_person_and_the_pages_show_their_rating(
     )
     table = httpx.get(f"{url}/api/v1/seasons/1/standings").json()
     assert next(x for x in table if x["person"] == was["person"])["meetings"] == 2
+    with page.context.expect_page() as opened:  # the season on the hall's screen
+        page.get_by_test_id("s-projector").click()
+    screen = opened.value
+    expect(screen.get_by_test_id("title")).to_have_text("Liga 2026/27")
+    expect(screen.get_by_test_id("rows").locator("tr")).to_have_count(len(table))
+    expect(screen.locator("#head")).to_contain_text("Punkty")
+    screen.close()
     page.goto(f"{url}/t/2")  # the meeting's public board links to its season's table
     expect(page.get_by_test_id("seasons")).to_have_text("Sezon: Liga 2026/27")
     page.get_by_test_id("seasons").locator("a").click()

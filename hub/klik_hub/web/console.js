@@ -22,6 +22,7 @@ const LABELS = {
   seasonPoints: _("Points for places (empty: each meeting's big points)"),
   seasonBest: _("Best meetings that count (empty: all)"), seasonCreate: _("Create the season"),
   season: _("Season"), seasonAdd: _("Add this tournament to the season"), seasonTable: _("The season's table"),
+  seasonProjector: _("on the projector"),
   ruleFile: _("A rule set file (TOML, as klik rules show prints one)"), addRuleSet: _("Add the rule set"),
   roundTime: _("Round time (min, empty: the format's)"),
   releaseTogether: _("Results public once every table is done"), create: _("Create"),
@@ -548,8 +549,11 @@ async function seasons() {
   }
   const season = listed.find(s => s.id === Number(pick.value));
   $("season-add").querySelector("button").disabled = !tid || !season || season.meetings.includes(tid);
-  $("season-link").hidden = !season;
-  if (season) $("season-link").href = `/s/${season.id}${lang === "en" ? "?lang=en" : ""}`;
+  $("season-link").hidden = $("season-projector").hidden = !season;
+  if (season) {
+    $("season-link").href = `/s/${season.id}${lang === "en" ? "?lang=en" : ""}`;
+    $("season-projector").href = `/projector?season=${season.id}${lang === "en" ? "&lang=en" : ""}`;
+  }
 }
 
 async function setup() {

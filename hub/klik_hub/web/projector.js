@@ -83,7 +83,30 @@ function listen(tid) {
   });
 }
 
+// A league's season (/projector?season=ID): its table, people by points over the meetings,
+// in the standings' columns (points where the big points stand, meetings for games).
+async function drawSeason(sid) {
+  const [season, table] = await Promise.all(
+    [`/api/v1/seasons/${sid}`, `/api/v1/seasons/${sid}/standings`].map(u => fetch(u).then(r => r.json())));
+  [_("Place"), _("Player"), "", _("Points"), "", _("Meetings")].forEach((words, k) => {
+    $("head").cells[k].textContent = words;
+  });
+  document.title = season.name ?? _("No such season");
+  $("title").textContent = $("title").title = document.title;
+  $("round").textContent = ngettext("{n} meeting", "{n} meetings", (season.meetings ?? []).length);
+  $("empty").hidden = Array.isArray(table) && table.length > 0;
+  $("empty").textContent = _("No meeting has been played yet.");
+  $("rows").replaceChildren(...(Array.isArray(table) ? table : []).map(x => {
+    const tr = line({place: x.place, name: x.name, deductions: [], big: x.points, small: 0, games: x.meetings}, "");
+    tr.cells[tr.cells.length - 2].textContent = "";  // no small points in a season
+    return tr;
+  }));
+  wholeNames();
+}
+
 async function draw() {
+  const sid = Number(query.get("season")) || null;
+  if (sid) return drawSeason(sid);
   let tid = Number(query.get("t")) || null;
   if (!tid) {
     const listed = await (await fetch("/api/v1/tournaments")).json();
