@@ -285,8 +285,9 @@ def test_an_english_table_has_an_english_page(page: Page, server: str) -> None:
     assert not re.search("[ąćęłńóśźż]", log + help_text), "Polish left on an English page"
 
 
-# A quick game: a move times out in 5 s, and the timed-out seat's hold draws 2 tiles.
-QUICK = "[game]\nmove_time_s = 5.0\nwarn_s = 0.0\npenalty_tiles = 2\n" + PLAYERS
+# A quick game under the box rules: a move times out in 5 s, and the timed-out seat's hold
+# draws the set's 3 tiles.
+QUICK = '[game]\nmove_time_s = 5.0\nwarn_s = 0.0\nrules = "classic"\n' + PLAYERS
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ POLISH_PAGE = Said(
         "[data-testid=end]": "Koniec gry",
     },
     ready="Stół 1, gra 1: gotowy do startu",
-    penalty="A: czas minął (kara: 2 kostki)",  # 1 kostka, 2 kostki, 5 kostek
+    penalty="A: czas minął (kara: 3 kostki)",  # 1 kostka, 3 kostki, 5 kostek
 )
 ENGLISH_PAGE = Said(
     "en",
@@ -322,7 +323,7 @@ ENGLISH_PAGE = Said(
         "[data-testid=end]": "End game",
     },
     ready="Table 1, game 1: ready to start",
-    penalty="A: time ran out (penalty: 2 tiles)",
+    penalty="A: time ran out (penalty: 3 tiles)",
 )
 
 
@@ -350,8 +351,8 @@ def test_the_page_s_words_are_the_catalogue_s_in_the_table_s_language(
     click(page, "D")
     until(server, lambda s: s["mover"] == "A")
     until(server, lambda s: s["state"] == "timed_out", timeout=8.0)  # A's 5 s ran out
-    hold(page, "1", 1.3)  # A holds: the penalty draw, 2 tiles
-    until(server, lambda s: s["mover"] == "B" and s["moves"][-1]["drew"] == 2)
+    hold(page, "1", 1.3)  # A holds: the penalty draw, classic's 3 tiles
+    until(server, lambda s: s["mover"] == "B" and s["moves"][-1]["drew"] == 3)
     page.wait_for_function(
         f"document.querySelector('[data-testid=log]').textContent.includes({said.penalty!r})"
     )
