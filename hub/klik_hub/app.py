@@ -133,7 +133,7 @@ def make_app(
     app.state.tls_pin = tls_pin
     app.state.bundle = bundle
     app.state.tallies = tallies
-    app.state.ratings = league.ratings.Ratings(store)
+    app.state.ratings = league.ratings.Ratings(store, tallies)
     app.state.feed = feed
     app.state.gate = gate = judge.Gate(store)
     app.state.troubles = troubles = troubles or Troubles()

@@ -23,13 +23,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from klik.words import Language, spoken, templates, words
-from klik_hub import office, sql
+from klik_hub import office
 from klik_hub.api.deps import Id, RatingsDep
 from klik_hub.api.feed import Feed
 from klik_hub.door import answers
 from klik_hub.door.addresses import hall_base
 from klik_hub.door.answers import refusals, refusals_in_json
-from klik_hub.league.ratings import Ratings
 from klik_hub.office.errors import NotFoundError
 from klik_hub.office.tally import Tallies
 
@@ -97,20 +96,19 @@ async def player_page(
         shown = office.player_page.page_json_known(tallies, code, feed.known)
     if shown is None:
         shown = await run_in_threadpool(office.player_page.page_json, tallies, code, feed.known)
-    # Their rating across the hub's tournaments (``league.ratings``, kept while none changed).
-    rating = await run_in_threadpool(_rating, tallies, ratings, code)
+    # Their rating across the hub's tournaments (``league.ratings``): from memory for the
+    # page's revision (a hall of phones asks at once), else worked out in a worker thread.
     page = json.loads(shown)
-    page["rating"] = rating
+    where = tallies.known(code) or await run_in_threadpool(tallies.player, code)
+    said = b"null"
+    if where is not None:
+        tid, player = where
+        known = ratings.page_known(tid, player, page["revision"])
+        if known is None:
+            known = await run_in_threadpool(ratings.page_made, tid, player, page["revision"])
+        said = known
+    page["rating"] = json.loads(said)
     return Response(json.dumps(page, ensure_ascii=False), media_type="application/json")
-
-
-def _rating(tallies: Tallies, ratings: Ratings, code: str) -> dict[str, Any] | None:
-    found = tallies.player(code)
-    if found is None:
-        return None
-    with tallies.store.reading() as db:
-        row = sql.players.one(db, *found)
-    return ratings.of(None if row is None else row.person_id, found[0])
 
 
 @router.post(

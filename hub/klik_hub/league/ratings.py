@@ -10,31 +10,68 @@ revision): a result, a correction, a round undone, a person linked; else from me
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
-
-from sqlalchemy import Connection
 
 from klik.rules import RULE_SETS
 from klik_hub import sql
 from klik_hub.office import counting
+from klik_hub.office.tally import Tallies
 from klik_hub.storage.store import Store
 from klik_hub.tournament.ratings import Game, Rating, ranked, rate
 
 Kept = tuple[tuple[tuple[int, str], ...], dict[int, Rating], dict[int, str]]
+PAGES_KEPT = 64  # (tournament, revision) tables of players' ratings kept
 FRESH_S = 1.0  # how long the ratings are taken as they were without a look at the database
 
 
 class Ratings:
-    """The hub's ratings, kept while no tournament changed (one per app: ``app.state``)."""
+    """The hub's ratings, kept while no tournament changed (one per app: ``app.state``).
 
-    def __init__(self, store: Store) -> None:
+    After a result a hall of phones asks at once: the first works the ratings out, the rest
+    wait on the lock and take them (``_working``). Each tournament's games are kept by its
+    revision, read from its tally (``office.tally``: the one the pages read anyway), so a
+    result costs its own tournament's games and the rating of them all, never every other
+    tournament's counting again."""
+
+    def __init__(self, store: Store, tallies: Tallies | None = None) -> None:
         self.store = store
+        self.tallies = tallies or Tallies(store)
         self._lock = threading.Lock()
+        self._working = threading.Lock()
         self._kept: Kept | None = None
         self._checked = 0.0  # time.monotonic() of the last read of the revisions
+        self._games: dict[int, tuple[str, list[tuple[int, Game]]]] = {}
+        # The ratings of a tournament's players as their pages show them, by (tournament,
+        # revision): player -> JSON. A hall of phones reads them from memory; they are made
+        # once a revision, for every player at once. Games of other tournaments reach a page
+        # when its own tournament changes next.
+        self._pages: dict[tuple[int, str], dict[int, bytes]] = {}
+        self._making = threading.Lock()
+
+    def page_known(self, tid: int, player: int, revision: str) -> bytes | None:
+        """A player's page's rating as JSON, from memory alone (None: not made yet)."""
+        table = self._pages.get((tid, revision))
+        return None if table is None else table.get(player, b"null")
+
+    def page_made(self, tid: int, player: int, revision: str) -> bytes:
+        """``page_known``, made for every player of the tournament at ``revision`` if it is
+        not yet (one thread makes them, the others wait and take them)."""
+        with self._making:
+            table = self._pages.get((tid, revision))
+            if table is None:
+                rated, _ = self.now(own=tid)
+                with self.store.reading() as db:
+                    people = sql.people.of_players(db, tid)
+                table = {p: json.dumps(self._shown(rated.get(who))).encode()
+                         for (_, p), who in people.items()}  # fmt: skip
+                if len(self._pages) >= PAGES_KEPT:
+                    self._pages.clear()  # old revisions: made again if ever asked
+                self._pages[(tid, revision)] = table
+        return table.get(player, b"null")
 
     def now(self, *, own: int | None = None) -> tuple[dict[int, Rating], dict[int, str]]:
         """Every rated person's rating, and every person's name. ``own``: for a player's
@@ -47,21 +84,39 @@ class Ratings:
             with self.store.reading() as db:
                 if dict(kept[0]).get(own) == sql.tournaments.revision(db, own):
                     return kept[1], kept[2]
-        with self.store.reading() as db:
-            revision = tuple(
-                (x.id, sql.tournaments.revision(db, x.id)) for x in sql.tournaments.newest_first(db)
+        with self._working:
+            with self.store.reading() as db:
+                revision = tuple(
+                    (x.id, sql.tournaments.revision(db, x.id))
+                    for x in sql.tournaments.newest_first(db)
+                )
+                with self._lock:
+                    if self._kept is not None and self._kept[0] == revision:
+                        self._checked = time.monotonic()
+                        return self._kept[1], self._kept[2]
+                names = {x.id: x.name for x in sql.people.every(db)}
+                people = sql.people.of_players(db)
+            found = [g for tid, rev in revision for g in self._games_of(tid, rev, people)]
+            rated = rate(
+                [g for _, g in sorted(found, key=lambda kept: kept[0])], self.store.now_day()
             )
             with self._lock:
-                if self._kept is not None and self._kept[0] == revision:
-                    self._checked = time.monotonic()
-                    return self._kept[1], self._kept[2]
-            today = self.store.now_day()
-            rated = rate(games(db), today)
-            names = {x.id: x.name for x in sql.people.every(db)}
-        with self._lock:
-            self._kept = (revision, rated, names)
-            self._checked = time.monotonic()
-        return rated, names
+                self._kept = (revision, rated, names)
+                self._checked = time.monotonic()
+            return rated, names
+
+    def _games_of(
+        self, tid: int, revision: str, people: Mapping[tuple[int, int], int]
+    ) -> list[tuple[int, Game]]:
+        """Tournament ``tid``'s counted games at ``revision``, each with its result's id."""
+        kept = self._games.get(tid)
+        if kept is not None and kept[0] == revision:
+            return kept[1]
+        tally = self.tallies.at(tid, revision)
+        person_of = {p: who for (t, p), who in people.items() if t == tid}
+        found = games_of(tally.listed, person_of, RULE_SETS[tally.row.rules].winner_sign)
+        self._games[tid] = (revision, found)
+        return found
 
     def listed(self) -> list[dict[str, Any]]:
         """The rating list, best first (``GET /api/v1/ratings``)."""
@@ -81,7 +136,10 @@ class Ratings:
         """A person's rating as their page in tournament ``tid`` shows it; None before their
         first rated game."""
         rated, _ = self.now(own=tid)
-        found = None if person is None else rated.get(person)
+        return self._shown(None if person is None else rated.get(person))
+
+    @staticmethod
+    def _shown(found: Rating | None) -> dict[str, Any] | None:
         if found is None:
             return None
         return {
@@ -103,26 +161,23 @@ def shown(r: Rating, name: str) -> dict[str, Any]:
     }
 
 
-def games(db: Connection) -> list[Game]:
-    """Every counted game of every tournament, as the ratings read it, oldest first."""
+def games_of(
+    listed: Iterable[counting.Counted], person_of: Mapping[int, int], sign: int
+) -> list[tuple[int, Game]]:
+    """The games that count among ``listed`` (a tournament's results as counted), each with
+    its result's id, by the people who sat at them; ``sign``: the rule set's winner's."""
     found: list[tuple[int, Game]] = []
-    for tournament in sql.tournaments.newest_first(db):
-        tid = tournament.id
-        person_of = {p: person for (_, p), person in sql.people.of_players(db, tid).items()}
-        names = sql.players.names(db, tid)
-        drawn = sql.rounds.drawn(db, tid)
-        sign = RULE_SETS[tournament.rules].winner_sign
-        for x in counting.counted(db, tid, names, drawn):
-            if not x.now.counts or x.placed.slot is None:
-                continue
-            merit = {s: sign * points for s, points in x.now.small.items()}
-            places = {
-                person_of[player]: 1 + sum(other > m for other in merit.values())
-                for s, m in merit.items()
-                if (player := x.credit.get(s)) is not None and player in person_of
-            }
-            found.append((x.row.id, Game(str(x.row.received_at)[:10], places)))
-    return [game for _, game in sorted(found, key=lambda kept: kept[0])]
+    for x in listed:
+        if not x.now.counts or x.placed.slot is None:
+            continue
+        merit = {s: sign * points for s, points in x.now.small.items()}
+        places = {
+            person_of[player]: 1 + sum(other > m for other in merit.values())
+            for s, m in merit.items()
+            if (player := x.credit.get(s)) is not None and player in person_of
+        }
+        found.append((x.row.id, Game(str(x.row.received_at)[:10], places)))
+    return found
 
 
 def by_person(rated: Mapping[int, Rating]) -> dict[int, float]:

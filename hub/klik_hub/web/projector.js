@@ -170,7 +170,9 @@ function wholeNames() {
   for (const td of document.querySelectorAll("#rows tr.top td:nth-child(2)")) {
     td.classList.add("whole");
     let size = parseFloat(getComputedStyle(td).fontSize);
-    const least = size * 0.6;  // still legible across a hall
+    // Still legible across a hall: never below 28 px on a 1080-line screen (2.6 % of its
+    // height), whatever the share of the line's own size that is.
+    const least = Math.max(size * 0.6, innerHeight * 28 / 1080);
     while (td.scrollWidth > td.clientWidth && size > least) {
       size *= 0.92;
       td.style.fontSize = `${size}px`;
@@ -189,14 +191,23 @@ function tick() {
 }
 setInterval(tick, 1000);
 
-// Scroll a line at a time; at the bottom wait, then back to the top.
+// Scroll a line at a time; at the bottom wait, then back to the top. A screen that asks for
+// reduced motion (prefers-reduced-motion) gets no scrolling: the list turns a page at a time,
+// every 10 s, without movement in between.
 const view = $("viewport");
+const still = matchMedia("(prefers-reduced-motion: reduce)");
 let pause = 0;
 setInterval(() => {
+  if (still.matches) return;
   if (pause > 0) { pause -= 1; return; }
   const bottom = view.scrollHeight - view.clientHeight;
   if (view.scrollTop >= bottom - 1) { view.scrollTop = 0; pause = 40; return; }
   view.scrollTop += 2;
 }, 50);
+setInterval(() => {
+  if (!still.matches) return;
+  const bottom = view.scrollHeight - view.clientHeight;
+  view.scrollTop = view.scrollTop >= bottom - 1 ? 0 : Math.min(bottom, view.scrollTop + view.clientHeight - 60);
+}, 10000);
 refresh();
 setInterval(refresh, 5000);
