@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import httpx
+import pytest
 
 from klik_hub.storage.store import Store
 from tests.helpers.tourney import API, Hall, create, lowest_goes_out, play_to_the_end
@@ -22,6 +23,7 @@ def enrol_ids(url: str, tid: int, order: list[int]) -> dict[int, int]:
     return {p["id"]: k for p, k in zip(answer.json(), order, strict=True)}
 
 
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)  # 24 draws: the draw is the core's
 def test_the_best_rated_sit_at_different_tables_of_the_first_round(hub: Hub) -> None:
     url, store = hub
     first = create(url, format="open", name="Wczoraj")
