@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection
@@ -32,6 +32,7 @@ from klik_hub.office.standings import ranked_in, status
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import formats as f
+from klik_hub.tournament.standings import Row, Status
 
 FORMAT, VERSION = "klik-results", 1
 DEVICE = "import"  # the device an imported game is kept as coming from: no table's
@@ -126,19 +127,24 @@ def _export(db: Connection, store: Store, tid: int) -> dict[str, Any]:
         ],
         "games": games,
         "sanctions": given,
-        "classification": [
-            {
-                "place": None if status(x).value != "classified" else x.place,
-                "player": x.player,
-                "big": x.big,
-                "small": x.small,
-                "games": x.games,
-                "stage": x.stage or None,
-                "status": status(x).value,
-            }
-            for x in ranked
-        ],
+        "classification": classified(ranked),
     }
+
+
+def classified(ranked: Iterable[Row]) -> list[dict[str, Any]]:
+    """The classification as the file writes it, and as an import must reach it again."""
+    return [
+        {
+            "place": None if status(x) is not Status.CLASSIFIED else x.place,
+            "player": x.player,
+            "big": x.big,
+            "small": x.small,
+            "games": x.games,
+            "stage": x.stage or None,
+            "status": status(x).value,
+        }
+        for x in ranked
+    ]
 
 
 def dumps(exported: Mapping[str, Any]) -> bytes:
@@ -183,12 +189,7 @@ def _take(store: Store, data: Any, season: int | None, rules: Any, text: str) ->
         if rules.name not in r.shipped():
             _keep_rule_set(db, store, rules, text)
         tid = _keep(db, store, data, rules)
-        got = [
-            {"place": None if status(x).value != "classified" else x.place, "player": x.player,
-             "big": x.big, "small": x.small, "games": x.games, "stage": x.stage or None,
-             "status": status(x).value}
-            for x in ranked_in(db, tid)
-        ]  # fmt: skip
+        got = classified(ranked_in(db, tid))
         said = data["classification"]
         if got != said:
             first = next(i for i in range(max(len(got), len(said)))
