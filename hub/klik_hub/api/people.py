@@ -55,7 +55,7 @@ class Suggested(BaseModel):
 
 
 class PersonIn(In):
-    person: int = Field(ge=1, description="the known person this enrolment is")
+    person: int = Field(ge=1, le=2**31 - 1, description="the known person this enrolment is")
     reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who links it")
 
