@@ -15,6 +15,7 @@ from klik.link import protocol as p
 from klik.link.protocol import messages as m
 
 seats = st.sampled_from(m.SEATS)
+NEEDS = ("large", "quiet", "vibration")  # a seat's needs on the wire (issue 40)
 whole = st.integers(min_value=0, max_value=m.BIG)
 
 
@@ -136,15 +137,41 @@ def test_a_body_that_is_not_a_heartbeat_is_one_line_naming_its_field(
     st.lists(st.text(min_size=1, max_size=200), min_size=4, max_size=4, unique=True),
     st.lists(st.text(max_size=200), min_size=4, max_size=4),
     st.sampled_from(p.FIRST_STARTERS),
+    st.lists(st.sets(st.sampled_from(NEEDS)), min_size=4, max_size=4),
 )
 def test_a_lineup_the_hub_builds_the_table_decodes_as_it_was(
-    size: int, players: list[str], names: list[str], first_starter: str
+    size: int, players: list[str], names: list[str], first_starter: str, needs: list[set[str]]
 ) -> None:
     seats = m.SEATS[:size]
+    needed = tuple((s, tuple(w for w in NEEDS if w in n)) for s, n in zip(seats, needs) if n)
     lineup = p.RoundLineup(
         tournament="7", round_no=3, games=2, rules="league", move_time_s=60, seats=seats,
         players=tuple(zip(seats, players, strict=False)),
         names=tuple(zip(seats, names, strict=False)), first_starter=first_starter,
+        needs=needed,
     )  # fmt: skip
     assert p.RoundLineup.decode(lineup.json(), m.SEATS) == lineup
     assert ("first_starter" in lineup.json()) is (first_starter == "draw")  # older tables
+    sent = lineup.json()["seats"]
+    assert [s for s in seats if "needs" in sent[s]] == [s for s, _ in needed]  # only where any
+
+
+@pytest.mark.parametrize(
+    ("needs", "message"),
+    [
+        ("large", "args.seats.B.needs: must be a list of large, quiet, vibration"),
+        (["large", "loud"], "args.seats.B.needs[1]: allowed are large, quiet, vibration"),
+        (["quiet", "quiet"], "args.seats.B.needs: names a need twice"),
+        ([1], "args.seats.B.needs[0]: allowed are large, quiet, vibration"),
+    ],
+)
+def test_a_seats_bad_needs_are_one_line_naming_the_field(needs: Any, message: str) -> None:
+    args = p.RoundLineup(
+        tournament="7", round_no=1, games=1, rules="league", move_time_s=60, seats=("A", "B"),
+        players=(("A", "1"), ("B", "2")), names=(("A", "Ala"), ("B", "Ola")),
+    ).json()  # fmt: skip
+    args["seats"]["B"]["needs"] = needs
+    with pytest.raises(p.ProtocolError) as refused:
+        p.RoundLineup.decode(args, m.SEATS)
+    assert str(refused.value) == message
+    assert p.NEEDS == NEEDS

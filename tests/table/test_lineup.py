@@ -69,7 +69,7 @@ def lineup(**over: Any) -> dict[str, Any]:
         ),
         (
             lineup(seats={"A": {"player": "1"}, "B": {"player": "2", "name": ""}}),
-            'args.seats.A: must be {"player": id, "name": name}',
+            'args.seats.A: must be {"player": id, "name": name[, "needs": [...]]}',
         ),
         (
             lineup(seats={"A": {"player": 1, "name": ""}, "B": {"player": "2", "name": ""}}),

@@ -41,7 +41,7 @@ from klik.link.protocol.envelope import (
     verify,
 )
 from klik.link.protocol.health import REVISION, THROTTLE_FLAGS, Health, Throttled
-from klik.link.protocol.lineup import FIRST_STARTERS, RoundLineup
+from klik.link.protocol.lineup import FIRST_STARTERS, NEEDS, RoundLineup
 from klik.link.protocol.messages import (
     MAX_COMMAND_ID,
     MAX_CONFLICTS,
@@ -71,6 +71,7 @@ __all__ = [
     "DEVICE",
     "ENVELOPE_DEPTH",
     "FIRST_STARTERS",
+    "NEEDS",
     "KEY_HEX",
     "MAX_BODY",
     "MAX_COMMAND_ID",

@@ -25,7 +25,7 @@ from klik.link.protocol.envelope import ProtocolError
 #: every change a round relies on (a lineup's field, a command's kind). The envelope's ``v``
 #: stays 1 while old and new can still talk; a hub starts no round on a table of another
 #: revision.
-REVISION = 1
+REVISION = 2
 #: The firmware's throttling flags (``get_throttled``), by bit: bits 0-3 now, 16-19 since boot.
 THROTTLE_FLAGS = ("under_voltage", "freq_capped", "throttling", "soft_temp_limit")
 SINCE_BOOT_SHIFT = 16

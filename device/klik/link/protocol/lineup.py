@@ -4,7 +4,9 @@
 Who sits where (each seat's player id in the tournament and name), the rule set, the move
 time, how many games the round has at the table, and who starts its first game: seat A, or
 (``"first_starter": "draw"``, 001: the highest tile starts) the seat whose player holds their
-button first. A table of 3 sits at A, B and C.
+button first. A table of 3 sits at A, B and C. A seat whose player has needs (issue 40) carries
+them as words: ``"needs": ["large", "quiet", "vibration"]`` (the large screen, no buzzer at the
+table, the seat's vibration motor), only where there is one.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ Json = dict[str, Any]
 MAX_TEXT = 200  # the protocol's text fields
 MAX_GAMES = 9  # games of a round at one table
 MAX_ROUND = 10_000
+NEEDS = ("large", "quiet", "vibration")  # a seat's needs the table sets up (issue 40)
 FIRST_STARTERS = ("A", "draw")  # who starts the round's first game: seat A, or drawn (001)
 FIELDS = ("tournament", "round", "games", "rules", "move_time_s", "seats", "first_starter",
           "rule_set")  # fmt: skip
+SEAT_KEYS = {"player", "name", "needs"}
 #: How a lineup is refused: the protocol's error, which names the field itself.
 VOICE = Voice(
     ProtocolError,
@@ -51,6 +55,12 @@ class RoundLineup:
     #: The set itself, for one the table may not know (a judge's own on the hub): sent with
     #: its rules only (``klik.rules.to_wire``), so a lineup still fits a serial frame.
     rule_set: RuleSet | None = None
+    #: Each seat's needs, as words of ``NEEDS`` in that order; a seat without any is left out.
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def needs_of(self, seat: str) -> tuple[str, ...]:
+        """``seat``'s needs (none for a seat not listed)."""
+        return dict(self.needs).get(seat, ())
 
     def json(self) -> Json:
         """The args as the hub sends them; ``first_starter`` only when drawn, as an older
@@ -62,13 +72,19 @@ class RoundLineup:
             "games": self.games,
             "rules": self.rules,
             "move_time_s": self.move_time_s,
-            "seats": {s: {"player": players[s], "name": names[s]} for s in self.seats},
+            "seats": {s: self._seat(s, players[s], names[s]) for s in self.seats},
         }
         if self.first_starter != "A":
             args["first_starter"] = self.first_starter
         if self.rule_set is not None:
             args["rule_set"] = to_wire(self.rule_set)
         return args
+
+    def _seat(self, seat: str, player: str, name: str) -> Json:
+        entry: Json = {"player": player, "name": name}
+        if needs := self.needs_of(seat):
+            entry["needs"] = list(needs)
+        return entry
 
     @property
     def played(self) -> RuleSet:
@@ -96,11 +112,11 @@ class RoundLineup:
             rules = rule_set.name
         move_time = GAME["move_time_s"]
         move_time_s = whole(args, "move_time_s", int(move_time.lo), int(move_time.hi))
-        order, players, names = _seats(args.get("seats"), table_seats)
+        order, players, names, needs = _seats(args.get("seats"), table_seats)
         first_starter = args.get("first_starter", "A")
         check(first_starter, Choice(FIRST_STARTERS), VOICE, "args.first_starter")
         return cls(tournament, round_no, games, rules, move_time_s, order, players, names,
-                   first_starter, rule_set)  # fmt: skip
+                   first_starter, rule_set, needs)  # fmt: skip
 
 
 def _rule_set(args: Mapping[str, Any]) -> RuleSet | None:
@@ -113,29 +129,45 @@ def _rule_set(args: Mapping[str, Any]) -> RuleSet | None:
         raise ProtocolError("args.rule_set", str(error)) from None
 
 
+Seated = tuple[tuple[str, str], ...]  # (seat, player id) or (seat, name)
+
+
 def _seats(
     seats: Any, table_seats: Sequence[str]
-) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+) -> tuple[tuple[str, ...], Seated, Seated, tuple[tuple[str, tuple[str, ...]], ...]]:
     if not isinstance(seats, Mapping) or not 2 <= len(seats) <= len(table_seats):
         raise ProtocolError("args.seats", f"must map 2 to {len(table_seats)} seats to players")
     order = tuple(table_seats[: len(seats)])
     if set(seats) != set(order):
         # A round's table of 3 sits at A, B and C: the seats the table's journal knows.
         raise ProtocolError("args.seats", f"must be {', '.join(order)} for {len(seats)} players")
-    players, names = [], []
+    players, names, needs = [], [], []
     for seat in order:
         entry = seats[seat]
         where = f"args.seats.{seat}"
-        if not isinstance(entry, Mapping) or set(entry) != {"player", "name"}:
-            raise ProtocolError(where, 'must be {"player": id, "name": name}')
+        if not isinstance(entry, Mapping) or not {"player", "name"} <= set(entry) <= SEAT_KEYS:
+            raise ProtocolError(where, 'must be {"player": id, "name": name[, "needs": [...]]}')
         player = check(entry["player"], Text(1, MAX_TEXT), VOICE, f"{where}.player")
         name = check(entry["name"], Text(0, MAX_TEXT), VOICE, f"{where}.name")
         players.append((seat, player))
         names.append((seat, name))
+        if "needs" in entry:
+            needs.append((seat, _needs(entry["needs"], f"{where}.needs")))
     ids = [p for _, p in players]
     if len(set(ids)) != len(ids):
         raise ProtocolError("args.seats", "a player sits twice")
-    return order, tuple(players), tuple(names)
+    return order, tuple(players), tuple(names), tuple((s, n) for s, n in needs if n)
+
+
+def _needs(words: Any, where: str) -> tuple[str, ...]:
+    """A seat's needs: a list of distinct words of ``NEEDS``, put in that order."""
+    if not isinstance(words, list) or len(words) > len(NEEDS):
+        raise ProtocolError(where, f"must be a list of {', '.join(NEEDS)}")
+    for i, word in enumerate(words):
+        check(word, Choice(NEEDS), VOICE, f"{where}[{i}]")
+    if len(set(words)) != len(words):
+        raise ProtocolError(where, "names a need twice")
+    return tuple(n for n in NEEDS if n in words)
 
 
 def whole(args: Mapping[str, Any], key: str, low: int, high: int) -> int:

@@ -46,6 +46,11 @@ class Lineup:
     first_starter: str = "A"  # "A": seat A starts game 1; "draw": the highest tile's seat
     drawn: str | None = None  # "draw": the seat that drew it, once it held its button
     rule_set: RuleSet | None = None  # sent with the lineup: a set the table need not know
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (seat, its player's needs), issue 40
+
+    def needs_of(self, seat: str) -> tuple[str, ...]:
+        """``seat``'s player's needs: words of ``large``, ``quiet``, ``vibration``."""
+        return dict(self.needs).get(seat, ())
 
     @property
     def spent(self) -> bool:
@@ -73,7 +78,7 @@ class Lineup:
         """As the hub sends it, plus ``begun`` (for the state file and the journal header)."""
         wire = RoundLineup(self.tournament, self.round_no, self.games, self.rules,
                            self.move_time_s, self.seats, self.players, self.names,
-                           self.first_starter, self.rule_set)  # fmt: skip
+                           self.first_starter, self.rule_set, self.needs)  # fmt: skip
         kept = {**wire.json(), "begun": self.begun}
         if self.drawn is not None:
             kept["drawn"] = self.drawn
@@ -92,4 +97,4 @@ def parse(args: Any, table_seats: Sequence[str]) -> Lineup:
     names = tuple((seat, name[:MAX_NAME]) for seat, name in wire.names)
     return Lineup(wire.tournament, wire.round_no, wire.games, wire.rules, wire.move_time_s,
                   wire.seats, wire.players, names, begun, wire.first_starter, drawn,
-                  wire.rule_set)  # fmt: skip
+                  wire.rule_set, wire.needs)  # fmt: skip

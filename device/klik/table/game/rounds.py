@@ -27,10 +27,10 @@ LINEUP_FILE = "lineup.json"  # the hub's lineup for the round, in the state fold
 
 
 def same_round(one: Lineup, other: Lineup) -> bool:
-    """Whether two lineups are of the same round at this table (counts, names and the drawn
-    starter aside: those change as the round is played and corrected)."""
-    return replace(one, begun=0, names=(), drawn=None) == replace(
-        other, begun=0, names=(), drawn=None
+    """Whether two lineups are of the same round at this table (counts, names, needs and the
+    drawn starter aside: those change as the round is played and corrected)."""
+    return replace(one, begun=0, names=(), needs=(), drawn=None) == replace(
+        other, begun=0, names=(), needs=(), drawn=None
     )
 
 
@@ -72,10 +72,10 @@ class Rounds:
             log.error("stół %s: skład od huba odrzucony: %s", self.table, error)
             return None
         kept = self.lineup
-        if kept is not None and replace(kept, begun=0, names=lineup.names, drawn=None) == lineup:
+        if kept is not None and same_round(kept, lineup):
             # The same round's lineup again (the judge sent it twice, or a start sent it
-            # once more): the round's games played so far stay played; a name the judge
-            # corrected meanwhile is taken.
+            # once more): the round's games played so far stay played; a name or a need the
+            # judge corrected meanwhile is taken (from the next game the table begins).
             self.keep(replace(lineup, begun=kept.begun, drawn=kept.drawn))
             log.info(
                 "stół %s: turniej %s, runda %d: ten sam skład, zagrane gry %d z %d",
