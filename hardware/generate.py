@@ -80,6 +80,7 @@ DAEMON_KEYS: tuple[str, ...] = (
     "seat_C_button", "seat_C_led",
     "seat_D_button", "seat_D_led",
     "buzzer", "judge_key",
+    "seat_A_vibration", "seat_B_vibration", "seat_C_vibration", "seat_D_vibration",
 )  # fmt: skip
 SHUTDOWN_ROLE = "shutdown_button"
 ROLES = (*DAEMON_KEYS, SHUTDOWN_ROLE)
@@ -459,7 +460,9 @@ def _pin_uses(pinmap: PinMap) -> dict[int, str]:
 def _role_label(role: str) -> str:
     if role.startswith("seat_"):
         seat, thing = role[5], role[7:]
-        return f"seat {seat} {'LED' if thing == 'led' else thing}"
+        return (
+            f"seat {seat} {'LED' if thing == 'led' else 'motor' if thing == 'vibration' else thing}"
+        )
     return role.replace("_", " ")
 
 
@@ -654,6 +657,8 @@ def _pin_xy(physical: int, cx: float) -> tuple[float, float]:
 def _place(boxes: list[_Box], wires_y: dict[str, float], top: float, bottom: float) -> None:
     """Stack the boxes top to bottom near their pins' mean height, inside [top, bottom]."""
     gap = 18.0
+    # A side with more boxes than the header is tall grows downwards (the legend moves down).
+    bottom = max(bottom, top + sum(b.height for b in boxes) + gap * (len(boxes) - 1))
     for i, box in enumerate(boxes):
         ideal = wires_y[box.part.id] - box.height / 2
         floor = top if i == 0 else boxes[i - 1].top + boxes[i - 1].height + gap
@@ -907,6 +912,7 @@ def _draw_legend(scene: Scene, top: float) -> None:
         "Each OLED: VCC to 3.3 V, GND, SDA/SCL to its mux channel's SDn/SCn; all at 0x3C.",
         "Seat LED (5 V type): + to the 5 V rail, - to the NPN's collector; emitter to GND.",
         "Buzzer: + to 5 V, - to the NPN's collector; a 1N4148 across it, cathode to +.",
+        "Motor (optional): + via 22R to 5 V, - to the NPN's collector; a 1N4148 across it.",
         "Radio: 3.3 V logic on TXD/RXD; Pi TXD goes to the radio's RXD and back.",
     ]
     for n, note in enumerate(notes):
@@ -939,7 +945,7 @@ def _draw_driver(scene: Scene, x: float, y: float) -> None:
     add(Text(tx + 8, base_y - 50, "load", 12, "middle"))
     add(Line(((tx + 8, base_y - 70), (tx + 8, base_y - 78)), NET_COLOURS["5V"], 2.0))
     add(Text(tx + 8, base_y - 82, "5 V rail", 12, "middle", NET_COLOURS["5V"], bold=True))
-    add(Text(tx + 36, base_y - 58, "LED (5 V type) or buzzer", 12))
+    add(Text(tx + 36, base_y - 58, "LED (5 V type), buzzer or motor", 12))
     add(Text(tx + 36, base_y - 44, "+ up, - to the collector", 12))
     add(Line(((x + 126, base_y + 40), (tx + 22, base_y + 40)), ink, 3.0))
     add(Text(tx + 30, base_y + 45, "GND", 12, bold=True))

@@ -143,7 +143,9 @@ def test_a_lineup_the_hub_builds_the_table_decodes_as_it_was(
     size: int, players: list[str], names: list[str], first_starter: str, needs: list[set[str]]
 ) -> None:
     seats = m.SEATS[:size]
-    needed = tuple((s, tuple(w for w in NEEDS if w in n)) for s, n in zip(seats, needs) if n)
+    needed = tuple(
+        (s, tuple(w for w in NEEDS if w in n)) for s, n in zip(seats, needs, strict=False) if n
+    )
     lineup = p.RoundLineup(
         tournament="7", round_no=3, games=2, rules="league", move_time_s=60, seats=seats,
         players=tuple(zip(seats, players, strict=False)),

@@ -338,11 +338,45 @@ def test_settings_that_do_not_fit_together_say_why(text: str, line: str) -> None
 
 CHOICES = {"language", "starter", "rules", "timeout", "pin_factory", "sound", "driver", "interface", "link", "serial_channel"}  # fmt: skip
 SECRETS = {"[hub] key"}  # tested on their own below: their value is never shown
+SEAT_LISTS = {"[table] large", "[hardware] vibration"}  # tested on their own below
+
+
+@pytest.mark.parametrize("key", sorted(SEAT_LISTS))
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ('["E"]', '["E"]: allowed are a list of distinct seats of "A", "B", "C", "D"'),
+        ('"A"', '"A": allowed are a list of distinct seats of "A", "B", "C", "D"'),
+        ('["A", "A"]', '["A", "A"]: allowed are a list of distinct seats of "A", "B", "C", "D"'),
+    ],
+)
+def test_a_bad_seat_list_is_one_line(key: str, value: str, says: str) -> None:
+    section, name = key[1:].split("] ")
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(f"[{section}]\n{name} = {value}\n", "table.toml")
+    assert str(caught.value) == f"table.toml: {key} = {says}"
+
+
+@pytest.mark.parametrize("key", sorted(SEAT_LISTS))
+def test_a_listed_seat_must_be_at_the_table(key: str) -> None:
+    section, name = key[1:].split("] ")
+    text = f'[table]\nseats = 3\n[{section}]\n{name} = ["A", "D"]\n'
+    with pytest.raises(config.ConfigError) as caught:
+        config.from_text(text.replace("[table]\nseats = 3\n[table]\n", "[table]\nseats = 3\n"))
+    assert str(caught.value) == (
+        f'<text>: {key} = ["A", "D"]: seat D is not at this table ([table] seats = 3: A, B, C)'
+    )
+
+
+def test_seat_lists_are_read_in_seat_order() -> None:
+    read = config.from_text('[table]\nlarge = ["C", "A"]\n[hardware]\nvibration = ["D", "B"]\n')
+    assert (read.table.large, read.hardware.vibration) == (("A", "C"), ("B", "D"))
+    assert (config.Config().table.large, config.Config().hardware.vibration) == ((), ())
 
 
 def test_every_number_and_text_key_has_a_row_above() -> None:
     # The effective config lists every key: one added later without a range fails here.
-    rows = {key for key, *_ in RANGES} | {key for key, *_ in TEXTS} | SECRETS
+    rows = {key for key, *_ in RANGES} | {key for key, *_ in TEXTS} | SECRETS | SEAT_LISTS
     effective = tomllib.loads(config.dumps(config.load(None)))
     for section, keys in effective.items():
         for name, value in keys.items():

@@ -231,7 +231,7 @@ def test_the_judge_key_pauses_resumes_and_starts_the_next_game(tmp_path: Path) -
 def test_the_leds_follow_the_game(tmp_path: Path) -> None:
     table = Table(tmp_path)
     table.engine.start(0.0)
-    assert table.outputs[-1] == Outputs((False, False, False, True), False)
+    assert table.outputs[-1] == Outputs((False, False, False, True), False, (False,) * 4)
     table.press("D", 1.0)
     assert table.outputs[-1].leds == (True, False, False, False)
 

@@ -93,3 +93,26 @@ def test_a_factory_that_cannot_start_is_one_clear_error() -> None:
         make_factory("lgpio")  # lgpio is not installed off a Pi
     assert 'pin factory "lgpio" cannot start here' in str(caught.value)
     assert 'pin_factory = "mock"' in str(caught.value)
+
+
+def test_only_the_fitted_seats_motors_are_opened_and_driven() -> None:
+    config = c.from_text('[hardware]\nvibration = ["B", "D"]\n')
+    factory = MockFactory()
+    gpio = TableGPIO(config, factory, queue.Queue(), lambda: 0.0)
+    try:
+        assert sorted(gpio.motors) == ["B", "D"]
+        gpio.set(Outputs((False,) * 4, False, (True, True, False, True)))
+        pins = {s: factory.pin(config.pins.vibration(s)).state for s in "ABCD"}
+        assert pins == {"A": 0, "B": 1, "C": 0, "D": 1}  # A has no motor: its pin is not driven
+        assert gpio.vibrating() == {"A": False, "B": True, "C": False, "D": True}
+        gpio.set(Outputs((False,) * 4, False, (False,) * 4))
+        assert gpio.vibrating() == dict.fromkeys("ABCD", False)
+    finally:
+        gpio.close()
+
+
+def test_a_table_without_motors_leaves_their_pins_free(parts: Any) -> None:
+    config, gpio, _ = parts
+    assert gpio.motors == {}
+    gpio.set(Outputs((True,) * 4, False, (True,) * 4))  # nothing to drive, nothing fails
+    assert gpio.factory.pin(config.pins.vibration("A")).function == "input"

@@ -258,6 +258,27 @@ def test_an_exhausted_game_and_an_undo_are_played_on_the_page(page: Page, server
         assert said in log, (said, log)
 
 
+FITTED = PLAYERS + '[game]\nmove_time_s = 5\nwarn_s = 2\n[hardware]\nvibration = ["A", "B"]\n'
+
+
+@pytest.mark.parametrize("table_text", [FITTED], indirect=True)
+def test_the_page_shows_each_seats_vibration_motor_as_it_runs(page: Page, server: str) -> None:
+    motor = page.get_by_test_id("vibration-A")
+    page.wait_for_function("document.querySelector('[data-testid=vibration-A]').textContent")
+    assert motor.text_content() == "≋ wibracja"
+    assert state(server)["vibration"] == dict.fromkeys("ABCD", False)
+    click(page, "D")  # A's move: 5 s, warned at 2 s left, then one long pulse (0.8 s)
+    now = until(server, lambda s: s["vibration"]["A"] and s["state"] == "timed_out", 8.0)
+    assert now["vibration"] == {"A": True, "B": False, "C": False, "D": False}
+    page.wait_for_function(  # the page shows it while it runs, as it shows the LEDs
+        "document.querySelector('[data-testid=vibration-A]').classList.contains('on')"
+    )
+    until(server, lambda s: not s["vibration"]["A"])  # once, never again till A moves
+    page.wait_for_function(
+        "!document.querySelector('[data-testid=vibration-A]').classList.contains('on')"
+    )
+
+
 @pytest.mark.parametrize("table_text", [ENGLISH], indirect=True)
 def test_an_english_table_has_an_english_page(page: Page, server: str) -> None:
     page.wait_for_function("document.documentElement.lang === 'en'")

@@ -34,6 +34,7 @@ def check(config: Config, source: str) -> None:
         config.settings().check(name=_setting)
     except InputError as error:
         raise ConfigError(f"{source}: {error}") from None
+    _check_seats(config, source)
     spi = any(config.panels.seat(seat).interface == "spi" for seat in config.seat_letters)
     _check_pins(config, source, spi=spi)
     _check_hub(config.hub, source)
@@ -46,9 +47,23 @@ def _setting(key: str) -> str:
     return "[table] seats" if key == "seats" else f"[game] {key}"
 
 
+def _check_seats(config: Config, source: str) -> None:
+    """A seat listed for large type or a motor is a seat of this table."""
+    seats = config.seat_letters
+    for key, listed in (("[table] large", config.table.large),
+                        ("[hardware] vibration", config.hardware.vibration)):  # fmt: skip
+        for seat in listed:
+            if seat not in seats:
+                raise ConfigError(
+                    f"{source}: {key} = {as_toml(list(listed))}: seat {seat} is not at this "
+                    f"table ([table] seats = {len(seats)}: {', '.join(seats)})"
+                )
+
+
 def _check_pins(config: Config, source: str, spi: bool) -> None:
     used: dict[int, str] = {}
     names = [f"seat_{s}_{part}" for s in config.seat_letters for part in ("button", "led")]
+    names += [f"seat_{s}_vibration" for s in config.hardware.vibration]
     names += ["buzzer"] + (["judge_key"] if config.hardware.judge_key else [])
     parts = [(f"[pins] {name}", int(getattr(config.pins, name))) for name in names]
     if config.hardware.power_fail_pin:

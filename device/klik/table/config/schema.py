@@ -41,6 +41,7 @@ from klik.table.config.types import (
     OneOf,
     Pattern,
     RuleSetName,
+    SeatList,
     Secret,
     Text,
     Url,
@@ -58,6 +59,9 @@ from klik.validate import (
     known,
     required,
 )
+
+#: A list of distinct seats (``[table] large``, ``[hardware] vibration``).
+SEAT_LIST = SeatList(SEATS)
 
 
 def allowed(limit: Allowed | Choice) -> dict[str, Allowed | Choice]:
@@ -79,6 +83,8 @@ class TableSection:
     checkpoint_s: float = field(metadata=allowed(Range(0.2, 5, "s")))
     # the room held on the card for the games when it fills up (klik.table.game.card)
     reserve_mib: int = field(metadata=allowed(Range(0, 16, "MiB")))
+    # the seats whose screens are always in large type (a round's players may ask for it too)
+    large: tuple[str, ...] = field(metadata=allowed(SEAT_LIST))
 
 
 _TIME = GAME["move_time_s"]
@@ -106,6 +112,8 @@ class HardwareSection:
     # A UPS or supercapacitor HAT's power-fail line, low when the supply fails (0: none; GPIO 0
     # holds the HAT's ID EEPROM, never an input of ours).
     power_fail_pin: int = field(metadata=allowed(GPIO))
+    # the seats fitted with a vibration motor (pins.seat_X_vibration); none by default
+    vibration: tuple[str, ...] = field(metadata=allowed(SEAT_LIST))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +130,20 @@ class PinsSection:
     seat_D_led: int = field(metadata=allowed(GPIO))  # noqa: N815
     buzzer: int = field(metadata=allowed(GPIO))
     judge_key: int = field(metadata=allowed(GPIO))
+    # the optional vibration motors ([hardware] vibration names the seats fitted with one)
+    seat_A_vibration: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_B_vibration: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_C_vibration: int = field(metadata=allowed(GPIO))  # noqa: N815
+    seat_D_vibration: int = field(metadata=allowed(GPIO))  # noqa: N815
 
     def button(self, seat: str) -> int:
         return int(getattr(self, f"seat_{seat}_button"))
 
     def led(self, seat: str) -> int:
         return int(getattr(self, f"seat_{seat}_led"))
+
+    def vibration(self, seat: str) -> int:
+        return int(getattr(self, f"seat_{seat}_vibration"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +398,7 @@ def _ranges(cls: type) -> Mapping[str, Allowed | Choice]:
 
 
 def _is_value(hint: Any) -> bool:
-    return hint in (str, int, float, bool) or get_origin(hint) is Literal
+    return hint in (str, int, float, bool) or get_origin(hint) in (Literal, tuple)
 
 
 def _value(value: Any, hint: Any, limit: Allowed | Choice | None, at: str, voice: Voice) -> Any:
@@ -395,6 +411,8 @@ def _value(value: Any, hint: Any, limit: Allowed | Choice | None, at: str, voice
         return check(value, Choice(get_args(hint), show=as_toml), voice, at)
     if isinstance(limit, Choice):
         return check(value, limit, voice, at)
+    if isinstance(limit, SeatList):
+        return tuple(sorted(check(value, limit, voice, at, shown=limit.shown)))
     value = check(value, TYPES[hint], voice, at)
     value = float(value) if hint is float else value  # 1 is 1.0: shown so when refused
     if limit is not None:

@@ -39,6 +39,26 @@ class Allowed(validate.Allowed, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatList:
+    """A list of distinct seats of ``seats`` (``[table] large``, ``[hardware] vibration``)."""
+
+    seats: tuple[str, ...]
+
+    def allows(self, value: object) -> bool:
+        return (
+            isinstance(value, list)
+            and all(isinstance(s, str) and s in self.seats for s in value)
+            and len(set(value)) == len(value)
+        )
+
+    def shown(self, value: Any) -> str:
+        return as_toml(value)
+
+    def __str__(self) -> str:
+        return "a list of distinct seats of " + ", ".join(map(as_toml, self.seats))
+
+
+@dataclass(frozen=True, slots=True)
 class Text:
     """``lo`` to ``hi`` printable characters (no control characters), not all spaces."""
 
@@ -216,6 +236,8 @@ def as_toml(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return '"' + "".join(_ESCAPES.get(c) or _escaped(c) for c in value) + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(as_toml, value)) + "]"
     return repr(value)
 
 

@@ -25,6 +25,7 @@ from klik.core import game as g
 from klik.core import gestures as gs
 from klik.core import judgekey as jk
 from klik.core import tabletop as t
+from klik.core.haptics import Pulse
 from klik.core.pace import pace
 from klik.faults import kill_point
 from klik.link import courier as c
@@ -121,7 +122,26 @@ class Session:
             seeking_hub=self.seeking_hub and self.pairing_digits is None,
             card=self.keeper.card.state.value,
             power_failing=self.power_failing,
+            **self.seat_setup(),
         )
+
+    def seat_setup(self) -> dict[str, Any]:
+        """How this game's seats are set up for their players (issue 40): the seats in large
+        type (``[table] large``, and a round's players who need it), the seats whose motors
+        pulse (``[hardware] vibration``: every fitted seat, but in a round's game only those
+        whose player needs it), and whether the buzzer keeps quiet (a round's player needs
+        quiet: the buzzer is the whole table's)."""
+        fitted = frozenset(self.config.hardware.vibration)
+        lineup = self.game_lineup
+        if lineup is None:
+            return {"large": frozenset(self.config.table.large), "felt": fitted, "quiet": False}
+        needing = {need: frozenset(s for s, n in lineup.needs if need in n)
+                   for need in ("large", "vibration", "quiet")}  # fmt: skip
+        return {
+            "large": frozenset(self.config.table.large) | needing["large"],
+            "felt": fitted & needing["vibration"],
+            "quiet": bool(needing["quiet"]),
+        }
 
     def played(self) -> Played:
         return Played(self.game_no, self.shown_names, self.game_lineup)
@@ -147,9 +167,9 @@ class Session:
         last = self.driver.now
         if self.journal is not None:
             self.journal.append(j.Recovery(last))
-        before = len(self.driver.effects)
+        before, felt = len(self.driver.effects), len(self.driver.pulses)
         self.driver.recover(last)
-        self._carry_out(self.driver.effects[before:])
+        self._carry_out(self.driver.effects[before:], self.driver.pulses[felt:])
         if self.game.paused_by == PausedBy.RECOVERY:
             log.warning(
                 "stół %s: gra %d wznowiona po awarii: pauza, ruch %s, zostało %.1f s",
@@ -359,16 +379,16 @@ class Session:
     def _do(self, event: t.Edge | g.Order) -> None:
         if self.journal is not None:
             self.journal.append(event)
-        before = len(self.driver.effects)
+        before, felt = len(self.driver.effects), len(self.driver.pulses)
         self.driver.apply(event)
-        self._carry_out(self.driver.effects[before:])
+        self._carry_out(self.driver.effects[before:], self.driver.pulses[felt:])
 
     def tick(self, now: float) -> None:
         """Time has reached ``now``: due work, the checkpoint, the retries, the redraw."""
         self._round_over_due(now)
-        before, game = len(self.driver.effects), self.game
+        before, felt, game = len(self.driver.effects), len(self.driver.pulses), self.game
         self.driver.advance(max(now, self.driver.now))
-        self._carry_out(self.driver.effects[before:])
+        self._carry_out(self.driver.effects[before:], self.driver.pulses[felt:])
         running = self.game.phase is g.Phase.MOVE
         # A checkpoint when time decided something (a tap recognised, a timeout), so that a
         # recovery replays up to that moment and not just to the last edge; and at least
@@ -410,7 +430,9 @@ class Session:
         log.info("stół %s: czas rundy minął (własny zegar)", self.config.table.name)
         self._do(g.Order(g.Action.ROUND_OVER, max(zero, self.driver.now), by="hub"))
 
-    def _carry_out(self, effects: list[g.Effect]) -> None:
+    def _carry_out(self, effects: list[g.Effect], pulses: list[Pulse]) -> None:
+        for pulse in pulses:
+            self.presenter.pulse(pulse)
         for effect in effects:
             if isinstance(effect, g.Sound):
                 self.presenter.sound(effect)

@@ -1,4 +1,5 @@
-"""The table's GPIO: seat buttons, the judge key, seat LEDs and the buzzer, through gpiozero.
+"""The table's GPIO: seat buttons, the judge key, seat LEDs, the buzzer and the seats'
+vibration motors (where fitted), through gpiozero.
 
 Button callbacks do one thing: put the raw edge, stamped with the clock, on the engine's
 queue. lgpio delivers every pin's edges on one thread, so a slow callback would delay every
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gpiozero import LED, Buzzer, DigitalInputDevice
+from gpiozero import LED, Buzzer, DigitalInputDevice, DigitalOutputDevice
 
 from klik.core.tabletop import Edge
 from klik.errors import KlikError
@@ -117,6 +118,14 @@ class TableGPIO:
             self._devices += self.leds
             self.buzzer = Buzzer(pins.buzzer, pin_factory=factory)
             self._devices.append(self.buzzer)
+            # A coin motor behind an NPN, as an LED is: on or off, the patterns timed by the
+            # engine (``klik.table.hardware.signals``). Only the seats fitted with one.
+            self.motors = {
+                seat: DigitalOutputDevice(pins.vibration(seat), pin_factory=factory)
+                for seat in config.hardware.vibration
+                if seat in self.seats
+            }
+            self._devices += self.motors.values()
         except Exception as error:
             self.close()
             raise HardwareError(f"GPIO: cannot open the table's pins ({error})") from None
@@ -145,7 +154,7 @@ class TableGPIO:
         return None if self.judge is None else self.judge.pin
 
     def set(self, outputs: Outputs) -> None:
-        """Set the LEDs and the buzzer; only what changed is written."""
+        """Set the LEDs, the buzzer and the motors; only what changed is written."""
         # A round's table of 3 at four seats: the fourth seat's LED is off.
         leds = outputs.leds + (False,) * (len(self.leds) - len(outputs.leds))
         outputs = replace(outputs, leds=leds)
@@ -155,7 +164,17 @@ class TableGPIO:
                 self.leds[i].value = on
         if last is None or last.buzzer != outputs.buzzer:
             self.buzzer.value = outputs.buzzer
+        felt = dict(zip(self.seats, outputs.vibration, strict=False))
+        for seat, motor in self.motors.items():
+            on = felt.get(seat, False)
+            if bool(motor.value) != on:
+                motor.value = on
         self._last = outputs
+
+    def vibrating(self) -> dict[str, bool]:
+        """Each seat's motor as it is now (a seat without one: always False)."""
+        return {seat: bool(m.value) if (m := self.motors.get(seat)) else False
+                for seat in self.seats}  # fmt: skip
 
     def close(self) -> None:
         for device in self._devices:

@@ -6,7 +6,9 @@ passing numbers.
 
 LEDs: the mover's is lit, blinking fast in the last ``warn_s``; all blink slowly while paused;
 a timed-out seat's blinks fast until it hands over; in scoring, seats that have not confirmed
-are lit. Buzzer: a pattern per sound, started at the sound's moment.
+are lit. Buzzer: a pattern per sound, started at the sound's moment. Vibration motors (the
+seats fitted with one, issue 40): a pattern per pulse (``klik.core.haptics``), on the seats the
+pulse is for, so a seat that cannot hear the buzzer or see its LED feels every moment.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from klik.core import game as g
+from klik.core.haptics import Pulse, PulseKind
 
 FAST_S = 0.25  # half-period of the warning blink
 SLOW_S = 1.0  # half-period of the paused blink
@@ -25,6 +28,16 @@ PATTERNS: dict[g.SoundKind, tuple[tuple[float, float], ...]] = {
     g.SoundKind.TIMEOUT: ((0.0, 1.2),),  # one long beep
     g.SoundKind.JUDGE: ((0.0, 0.1), (0.2, 0.1), (0.4, 0.3)),  # a chime: short, short, long
     g.SoundKind.END: ((0.0, 0.15), (0.3, 0.6)),
+}
+SHORT_S = 0.15  # a short pulse: felt, not mistaken for the long one
+#: Vibration patterns: (start, length) in seconds from the pulse's moment; a gap as long as a
+#: short pulse keeps the shorts apart to the touch.
+PULSES: dict[PulseKind, tuple[tuple[float, float], ...]] = {
+    PulseKind.YOUR_MOVE: ((0.0, SHORT_S),),  # one short
+    PulseKind.WARN: ((0.0, SHORT_S), (0.3, SHORT_S), (0.6, SHORT_S)),  # three short
+    PulseKind.TIMEOUT: ((0.0, 0.8),),  # one long, once
+    PulseKind.JUDGE: ((0.0, SHORT_S), (0.3, SHORT_S)),  # two short
+    PulseKind.COUNT: ((0.0, SHORT_S), (0.3, SHORT_S)),  # two short
 }
 #: What each sound setting lets through: "quiet" leaves the warning to the LEDs.
 AUDIBLE: dict[str, frozenset[g.SoundKind]] = {
@@ -38,17 +51,40 @@ AUDIBLE: dict[str, frozenset[g.SoundKind]] = {
 class Outputs:
     leds: tuple[bool, ...]  # in seat order
     buzzer: bool
+    vibration: tuple[bool, ...] = ()  # in seat order: each seat's motor (off where none)
 
 
-def outputs(game: g.Game, now: float, sounds: tuple[g.Sound, ...], mode: str) -> Outputs:
-    """Every output at ``now``; ``sounds`` are the recent sound effects, oldest first."""
+def outputs(
+    game: g.Game,
+    now: float,
+    sounds: tuple[g.Sound, ...],
+    mode: str,
+    pulses: tuple[Pulse, ...] = (),
+    *,
+    felt: frozenset[str] = frozenset(),
+) -> Outputs:
+    """Every output at ``now``; ``sounds`` are the recent sound effects and ``pulses`` the
+    recent pulses, oldest first; ``felt``: the seats whose motors pulse."""
     seats = game.settings.seats
-    return Outputs(tuple(_led(game, seat, now) for seat in seats), _buzzing(sounds, now, mode))
+    return Outputs(
+        tuple(_led(game, seat, now) for seat in seats),
+        _buzzing(sounds, now, mode),
+        tuple(seat in felt and _vibrating(pulses, seat, now) for seat in seats),
+    )
 
 
-def next_change(game: g.Game, now: float, sounds: tuple[g.Sound, ...], mode: str) -> float | None:
+def next_change(
+    game: g.Game,
+    now: float,
+    sounds: tuple[g.Sound, ...],
+    mode: str,
+    pulses: tuple[Pulse, ...] = (),
+) -> float | None:
     """The next moment any output may change by itself (blink edge, pattern edge), or None."""
     due: list[float] = []
+    for pulse in pulses:
+        for start, length in PULSES[pulse.kind]:
+            due += [e for e in (pulse.at + start, pulse.at + start + length) if e > now]
     blink = _blink_half(game, now)
     if blink is not None:
         due.append((math.floor(now / blink) + 1) * blink)
@@ -105,6 +141,22 @@ def _buzzing(sounds: tuple[g.Sound, ...], now: float, mode: str) -> bool:
         for sound in sounds
         if sound.kind in audible
         for start, length in PATTERNS[sound.kind]
+    )
+
+
+def _vibrating(pulses: tuple[Pulse, ...], seat: str, now: float) -> bool:
+    return any(
+        pulse.at + start <= now < pulse.at + start + length
+        for pulse in pulses
+        if seat in pulse.seats
+        for start, length in PULSES[pulse.kind]
+    )
+
+
+def still_pulsing(pulses: tuple[Pulse, ...], now: float) -> tuple[Pulse, ...]:
+    """The pulses whose pattern has not finished by ``now`` (the shell keeps only these)."""
+    return tuple(
+        p for p in pulses if now < p.at + max(start + length for start, length in PULSES[p.kind])
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from PIL import Image
 
 from klik.core import game as g
+from klik.core.haptics import Pulse
 from klik.table.config import Config
 from klik.table.hardware import signals
 from klik.table.record import replay as r
@@ -73,6 +74,7 @@ class Presenter:
         self.on_frame = on_frame  # each new image, after the panel (``klik replay --frames``)
         self.publishing = publishing  # the virtual table reads snapshots; the Pi's does not
         self.sounds: tuple[g.Sound, ...] = ()  # still sounding, or to sound
+        self.pulses: tuple[Pulse, ...] = ()  # still pulsing, or to pulse
         self.views: dict[str, SeatView] = {}
         self.images: dict[str, Image.Image] = {}
         self.frames: dict[str, int] = {}
@@ -85,14 +87,19 @@ class Presenter:
         (``klik.table.hardware.signals``)."""
         self.sounds = (*signals.still_sounding(self.sounds, sound.at), sound)
 
+    def pulse(self, pulse: Pulse) -> None:
+        """A pulse for the seats' motors: it runs from ``pulse.at``."""
+        self.pulses = (*signals.still_pulsing(self.pulses, pulse.at), pulse)
+
     def keep_shown(self) -> None:
         """What the seats show now stays after the table stops (the supply failing)."""
         if self.screens is not None:
             self.screens.keep_shown()
 
     def silence(self) -> None:
-        """A new game: the last one's sounds are over."""
+        """A new game: the last one's sounds and pulses are over."""
         self.sounds = ()
+        self.pulses = ()
 
     def refresh(
         self, driver: Driver, info: TableInfo, pressed: Mapping[str, float], now: float
@@ -120,9 +127,11 @@ class Presenter:
             if self.on_frame is not None:
                 self.on_frame(view.seat, image, now)
         self.sounds = signals.still_sounding(self.sounds, now)
+        self.pulses = signals.still_pulsing(self.pulses, now)
         if self.set_outputs is not None:
-            mode = self.config.hardware.sound
-            self.set_outputs(signals.outputs(game, now, self.sounds, mode))
+            mode = "off" if info.quiet else self.config.hardware.sound
+            out = signals.outputs(game, now, self.sounds, mode, self.pulses, felt=info.felt)
+            self.set_outputs(out)
         if self.publishing and (changed or not self._snapshot.record):
             self._publish(driver, info)
 
@@ -143,7 +152,7 @@ class Presenter:
         ``round_ends``: the info's (the round's clock on the status line)."""
         due = [
             next_view_change(game, now, pressed, round_ends=round_ends),
-            signals.next_change(game, now, self.sounds, self.config.hardware.sound),
+            signals.next_change(game, now, self.sounds, self.config.hardware.sound, self.pulses),
         ]
         if self.screens is not None and self.screens.out:
             due.append(now + self.config.panels.retry_s)

@@ -144,6 +144,11 @@ class TableInfo:
     seeking_hub: bool = False  # it asks to join, and no hub has answered yet (no digits)
     card: str = "ok"  # the card's state (``klik.table.game.card.CardState``)
     power_failing: bool = False  # the supply is failing: the table is stopping
+    # The seats set up for their players (issue 40; ``Session.seat_setup``): in large type,
+    # with a pulsing motor; and a buzzer kept quiet for the game.
+    large: frozenset[str] = frozenset()
+    felt: frozenset[str] = frozenset()
+    quiet: bool = False
 
     def name(self, seat: str) -> str:
         return dict(self.names).get(seat, "")
@@ -189,6 +194,7 @@ class SeatView:
     receipt: str | None = None
     waiting: int = 0
     alerts: tuple[Alert, ...] = field(default=())  # problems to show, one line each
+    large: bool = False  # the seat's player reads large type (issue 40): the large screens
 
     @property
     def is_mover(self) -> bool:
@@ -260,6 +266,7 @@ def seat_view(
         alerts=alerts,
         calling=calling_step(game, now, seat, pressed or {}),
         called_by=game.called_by,
+        large=seat in info.large,
     )
     phase = game.phase
     if phase is g.Phase.READY:

@@ -487,6 +487,8 @@ def state(table: Daemon) -> dict[str, Any]:
         "names": dict(table.engine.info.names),  # the config's, or the round's from the hub
         "leds": {seat: bool(led.value) for seat, led in zip(seats, gpio.leds, strict=True)},
         "buzzer": bool(gpio.buzzer.value),
+        # each seat's vibration motor, as the LEDs (False at a seat not fitted with one)
+        "vibration": gpio.vibrating(),
         "screens": snapshot.frames,
         "panels_out": sorted(table.engine.info.panels_out),
         "delivery": delivery(table),

@@ -103,7 +103,8 @@ for (const seat of SEATS) {
   const box = document.querySelector(`[data-seat="${seat}"]`);
   box.innerHTML = `<img class="screen" data-testid="screen-${seat}">
     <div class="row"><button class="seat-button" data-testid="button-${seat}">${seat}</button>
-    <div><div class="name"></div><div class="key"></div></div></div>`;
+    <div><div class="name"></div><div class="key"></div>
+    <div class="motor" data-testid="vibration-${seat}"></div></div></div>`;
   hook(box.querySelector("button"), seat);
 }
 hook(document.getElementById("judge"), "J");
@@ -154,6 +155,10 @@ function render(state) {
     box.classList.toggle("absent", !seated);
     if (!seated) continue;
     box.querySelector("button").classList.toggle("lit", !!state.leds[seat]);
+    // The seat's vibration motor (issue 40), lit as the buzzer is while it runs.
+    const motor = box.querySelector(".motor");
+    motor.textContent = _("≋ vibration");
+    motor.classList.toggle("on", !!(state.vibration || {})[seat]);
     box.querySelector(".name").textContent = state.names[seat] || _("Player {seat}", { seat });
     const v = state.screens[seat];
     if (v !== undefined && versions[seat] !== v) {
