@@ -201,6 +201,29 @@ VIEWS: dict[str, SeatView] = {
     "free": SeatView("D", "", "3", 1, Screen.FREE),
     "free-en": SeatView("D", "", "3", 1, Screen.FREE, Language.EN),
 }
+# The large screens (issue 40): the same moments for a player who reads large type.
+LARGE: dict[str, SeatView] = {
+    "move-mover": MOVER,
+    "move-mover-warn": replace(MOVER, seconds_left=7, warn=True),
+    "move-mover-long": replace(MOVER, seconds_left=600),
+    "move-other": BASE,
+    "move-other-called": replace(BASE, called_by="C"),
+    "move-alert": replace(MOVER, alerts=(HUB,)),
+    "move-en": replace(MOVER, language=Language.EN),
+    "timed-out-mover": replace(TIMED_OUT, seat="A", name="Ania"),
+    "timed-out-other": TIMED_OUT,
+    "paused": replace(PAUSED, paused_by="judge"),
+    "scoring": replace(COUNT, rack=25),
+    "scoring-big": replace(COUNT, rack=828),
+    "scoring-joker-30": replace(COUNT, rack=25, joker=30),
+    "scoring-refused": replace(COUNT, refused=True),
+    "waiting": replace(COUNT, screen=Screen.WAITING, rack=25, waiting_for=("A", "D")),
+    "waiting-not-opened": replace(COUNT, screen=Screen.WAITING, penalty=-100),
+    "waiting-winner": replace(COUNT, screen=Screen.WAITING, seat="C", name="Łucja"),
+    "result": replace(RESULT, delivery=Delivery.SENT, receipt="R-1234"),
+    "result-en": replace(RESULT, language=Language.EN),
+}
+VIEWS |= {f"large-{name}": replace(view, large=True) for name, view in LARGE.items()}
 
 SAMPLES = {
     "text-sample-lower": "Zażółć gęślą jaźń",
@@ -320,6 +343,29 @@ def test_the_mover_sees_the_time_large() -> None:
     assert time.font.size == 30
 
 
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_a_large_screen_is_one_large_number_and_one_line_of_words(name: str) -> None:
+    view = VIEWS[f"large-{name}"]
+    texts = screens.layout(view).texts
+    number = max(texts, key=lambda d: d.font.size)
+    _, top, _, bottom = number.box
+    assert number.font.size >= 44, name  # "10:00" fits at 44 px, anything shorter at 52
+    assert bottom - top >= 29, name  # a third of the panel's height and more
+    if view.screen is Screen.RESULT:
+        return
+    words = [d for d in texts if d is not number]
+    alerts = len(alert_texts(view)) + (view.called_by is not None)
+    assert len(words) <= 1 + alerts, (name, [d.text for d in words])  # nothing else
+    assert all(d.font.size >= 14 for d in words if d.fill == 1 or not alerts), name
+
+
+def test_a_large_screen_shows_the_clock_as_it_runs() -> None:
+    drawn = {d.text: d.font.size for d in screens.layout(VIEWS["large-move-mover"]).texts}
+    assert drawn == {"0:37": 52, "TWÓJ RUCH": 16}
+    drawn = {d.text for d in screens.layout(VIEWS["large-move-other"]).texts}
+    assert drawn == {"0:37", "Ruch: A"}  # the mover's clock, and whose it is
+
+
 def test_fit_cuts_with_an_ellipsis_only_when_it_must() -> None:
     assert screens.fit("Ola", screens.SMALL, 128)[0] == "Ola"
     text, font = screens.fit("Konstanty Ildefons Gałczyński", screens.SMALL, 60)
@@ -389,6 +435,7 @@ views = st.builds(
     ending=st.none() | st.sampled_from(["rummikub", "exhausted"]),
     delivery=st.sampled_from(Delivery),
     receipt=st.none() | st.text(alphabet="R-0123456789", max_size=12),
+    large=st.booleans(),
     alerts=st.lists(
         st.sampled_from(
             [

@@ -98,12 +98,15 @@ SMALL = Style(bold=False, sizes=(11,))
 BOLD = Style(bold=True, sizes=(10,))  # the final round: stands out, as wide as SMALL
 MEDIUM = Style(bold=True, sizes=(16, 14, 12))
 BIG = Style(bold=True, sizes=(30, 26, 22, 18))  # the mover's clock and the rack sum
+# The large screens' one number (issue 40): digits as tall as the panel allows beside one
+# line of words; "0:37" is 118 px wide at 52 px, "10:00" fits at 44.
+HUGE = Style(bold=True, sizes=(52, 48, 44, 40, 36))
 
 # A line's height and baseline in rows; a line may reach a few rows into its neighbours
 # (accents above, descenders below) because the gaps between blocks make room for them.
-_LINE = {SMALL: (11, 10), BOLD: (11, 10), MEDIUM: (17, 15), BIG: (25, 24)}
+_LINE = {SMALL: (11, 10), BOLD: (11, 10), MEDIUM: (17, 15), BIG: (25, 24), HUGE: (41, 40)}
 # The same, black on a lit bar: the bar must hold the descenders, or they vanish.
-_LIT = {SMALL: (13, 10), BOLD: (13, 10), MEDIUM: (20, 16), BIG: (28, 25)}
+_LIT = {SMALL: (13, 10), BOLD: (13, 10), MEDIUM: (20, 16), BIG: (28, 25), HUGE: (44, 41)}
 _ANCHOR = {"l": "ls", "m": "ms", "r": "rs"}  # which end of the text sits at x; y is the baseline
 _FILES = {False: "DejaVuSansCondensed.ttf", True: "DejaVuSansCondensed-Bold.ttf"}
 
@@ -540,10 +543,68 @@ def _stack(blocks: list[Block]) -> Layout:
     return Layout(tuple(bars), tuple(texts))
 
 
+# --- the large screens (issue 40) --------------------------------------------------------
+# For a player who cannot read 11 px text: while a move runs, the time left in digits filling
+# the panel and the state in one line of large words, nothing else; the count and the result
+# as one large number with its word. No header: the table and the names are on the start's
+# screen. The alerts still come (the main block first), and so does a judge's call.
+
+
+def _large_move(v: SeatView, _: Say) -> list[Block]:
+    clock = _line(_clock(v.seconds_left), 0, HUGE, lit=v.warn)
+    word = _("YOUR MOVE") if v.is_mover else _("Move: {seat}").format(seat=v.mover or "")
+    return [clock, *_called(v, _), _line(word, 1, MEDIUM), *_calling(v, _)]
+
+
+def _large_timed_out(v: SeatView, _: Say) -> list[Block]:
+    word = _("hold = +{n}").format(n=v.penalty_tiles) if v.is_mover else _("TIME IS UP")
+    return [_line(_clock(0), 0, HUGE, lit=True), *_called(v, _), _line(word, 1, MEDIUM)]
+
+
+def _large_paused(v: SeatView, _: Say) -> list[Block]:
+    return [_line(_clock(v.seconds_left), 0, HUGE), _line(_("PAUSE"), 1, MEDIUM, lit=True)]
+
+
+def _large_scoring(v: SeatView, _: Say) -> list[Block]:
+    if v.refused:
+        said = _line(_("At least 1 tile"), 1, MEDIUM, lit=True)
+    else:
+        said = _line(_("Rack:") if v.joker == 50 else _("Joker {n}:").format(n=v.joker), 1, MEDIUM)
+    return [said, _line(str(v.rack), 0, HUGE)]
+
+
+def _large_waiting(v: SeatView, _: Say) -> list[Block]:
+    if v.seat == v.winner:
+        return [_line(_("You won!"), 0, MEDIUM), _line("0", 1, HUGE)]
+    if v.penalty is not None:
+        return [_line(_("Not opened"), 1, MEDIUM), _line(_signed(v.penalty), 0, HUGE)]
+    return [_line(_("Confirmed:"), 1, MEDIUM), _line(str(v.rack), 0, HUGE)]
+
+
+def _large_result(v: SeatView, _: Say) -> list[Block]:
+    own = next((s for s in v.scores if s.seat == v.seat), None)
+    if v.whole_table or own is None:  # the seat asked for every seat's points: as small
+        return _whole_table(v, _)
+    place = _line(_("place {n}").format(n=own.place), 1, MEDIUM)
+    return [_line(_signed(own.small), 0, HUGE), place]
+
+
+_LARGE: dict[Screen, Callable[[SeatView, Say], list[Block]]] = {
+    Screen.MOVE: _large_move,
+    Screen.TIMED_OUT: _large_timed_out,
+    Screen.PAUSED: _large_paused,
+    Screen.SCORING: _large_scoring,
+    Screen.WAITING: _large_waiting,
+    Screen.RESULT: _large_result,
+}
+
+
 def layout(view: SeatView) -> Layout:
     """Where ``render`` puts every bar and text of ``view``'s screen; tests measure it."""
     _ = catalogue(view.language).gettext
     alerts = [_alert(alert, _) for alert in view.alerts]
+    if view.large and view.screen in _LARGE:
+        return _stack([*_LARGE[view.screen](view, _), *alerts])
     counting = view.screen in (Screen.SCORING, Screen.WAITING)
     header = _header(view, _, _count_title(view, _) if counting else None)
     return _stack([header, *_BODIES[view.screen](view, _), *alerts])
