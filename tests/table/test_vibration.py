@@ -118,3 +118,21 @@ def test_large_type_by_the_config_holds_in_every_game(tmp_path: Path) -> None:
     assert [table.screen(s).large for s in "ABCD"] == [False, False, False, True]
     received(table, lineup(games=1), 1.0)  # seat D is free in the round: still large
     assert table.engine.info.large == {"D"}
+
+
+def test_a_player_who_needs_vibration_at_a_seat_without_a_motor_is_one_line(
+    tmp_path: Path, caplog: Any
+) -> None:
+    config = c.from_text('[panels]\ninterface = "sim"\n[hardware]\nvibration = ["A"]\n')
+    table = Table(tmp_path, config=config)
+    table.engine.start(0.0)
+    args: Any = lineup(games=1)
+    args["seats"]["C"]["needs"] = ["vibration"]
+    with caplog.at_level("WARNING"):
+        received(table, args, 1.0)
+    said = [r.getMessage() for r in caplog.records if "wibracji" in r.getMessage()]
+    assert said == [
+        "stół 1: gracz miejsca C potrzebuje wibracji, a to miejsce nie ma silnika"
+        " (silniki: A, [hardware] vibration)"
+    ]
+    assert table.engine.info.felt == frozenset()  # the game goes on, nothing to drive

@@ -143,6 +143,18 @@ class Session:
             "quiet": bool(needing["quiet"]),
         }
 
+    def _unfitted(self, lineup: Lineup) -> None:
+        """A round's player who needs vibration at a seat without a motor: one line, so the
+        judge can seat them where one is (the game goes on; the LED and screen still tell)."""
+        fitted = self.config.hardware.vibration
+        for seat, needs in lineup.needs:
+            if "vibration" in needs and seat not in fitted:
+                log.warning(
+                    "stół %s: gracz miejsca %s potrzebuje wibracji, a to miejsce nie ma silnika"
+                    " (silniki: %s, [hardware] vibration)",
+                    self.config.table.name, seat, ", ".join(fitted) or "brak",
+                )  # fmt: skip
+
     def played(self) -> Played:
         return Played(self.game_no, self.shown_names, self.game_lineup)
 
@@ -308,6 +320,7 @@ class Session:
             settings = lineup.settings(self.settings)
             self.game_lineup = lineup
             self.shown_names = lineup.names
+            self._unfitted(lineup)
         else:
             # Game 1 is started by the configured starter, game 2 by the next seat, ... (000 f).
             settings = replace(self.settings, starter=g.starter_of(self.settings, game_no))
