@@ -34,7 +34,7 @@ def status(**change: Any) -> dict[str, Any]:
     return {**p.Heartbeat(game=1, state="move", mover="A").json(), "health": health}
 
 
-# One table's health, and what the judge is warned of (the hub runs 0.1.0, revision 1).
+# One table's health, and what the judge is warned of (the hub runs 0.1.0, its revision).
 @pytest.mark.parametrize(
     ("change", "said"),
     [
@@ -52,7 +52,7 @@ def status(**change: Any) -> dict[str, Any]:
         ({"card": "read-only"}, [W.CARD_READ_ONLY]),
         ({"card": "no-permission", "free_mb": LOW_FREE_MB - 1}, [W.CARD_NO_PERMISSION, W.CARD_FULL]),
         ({"version": "0.2.0"}, [W.VERSION]),
-        ({"protocol": 2, "version": "0.2.0"}, [W.PROTOCOL]),  # the worse of the two
+        ({"protocol": p.REVISION + 1, "version": "0.2.0"}, [W.PROTOCOL]),  # the worse of the two
         ({"clock_synced": False}, [W.CLOCK]),
         ({"clock_synced": None, "cpu_temp_c": None, "free_mb": None, "throttled": None}, []),  # not read
         ({"panels_out": ["C"], "stuck": ["B"]}, [W.PANEL_OUT, W.STUCK]),
@@ -64,7 +64,7 @@ def status(**change: Any) -> dict[str, Any]:
 def test_the_warnings_a_table_s_health_calls_for(
     change: dict[str, Any], said: list[HealthWarning]
 ) -> None:
-    assert warnings(status(**change), version="0.1.0", protocol=1) == said
+    assert warnings(status(**change), version="0.1.0", protocol=p.REVISION) == said
 
 
 def test_a_table_without_health_has_no_warnings_and_no_known_protocol() -> None:
