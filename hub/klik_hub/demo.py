@@ -60,9 +60,11 @@ def prepare(folder: Path, hub_port: int) -> list[Path]:
         configs = []
         for k in range(1, TABLES + 1):
             path = folder / f"table-{k}.toml"
+            # Table 1 is the hall's accessible table: a vibration motor at every seat.
+            fitted = '\n[hardware]\nvibration = ["A", "B", "C", "D"]\n' if k == 1 else ""
             path.write_text(
                 f'[table]\nname = "{k}"\n\n[hub]\nlink = "http"\n'
-                f'url = "http://127.0.0.1:{hub_port}"\n',
+                f'url = "http://127.0.0.1:{hub_port}"\n{fitted}',
                 encoding="utf-8",
             )
             configs.append(path)
