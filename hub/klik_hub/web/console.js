@@ -397,6 +397,7 @@ async function live() {
   askingRows(await asking);
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
   renew($("hall"), ...hallTiles(tables, drawn));
+  hallNews(tables);
   renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
   const waiting = needs(tables, results, counted);
   $("needs-none").hidden = waiting.length > 0;
@@ -797,6 +798,8 @@ function labels() {
   for (const b of document.querySelectorAll("nav button")) {
     b.classList.toggle("on", b.dataset.tab === tab);
     b.setAttribute("aria-selected", String(b.dataset.tab === tab));  // a tab list, for a screen reader
+    // One stop of Tab for the whole list (the tab shown); the arrows go between the tabs.
+    b.tabIndex = b.dataset.tab === tab ? 0 : -1;
   }
 }
 // --- what the judge does -------------------------------------------------------------------
@@ -881,6 +884,18 @@ async function known(player) {
 }
 
 $("act-form").elements.sanction.addEventListener("change", showBig);
+// A dialog keeps the keyboard while it is open: Tab from its last control comes back to its
+// first, Shift+Tab from its first to its last (a modal dialog leaves the page's other
+// elements out, but Tab would go on to the browser's own bar and lose the judge's place).
+for (const dialog of document.querySelectorAll("dialog")) dialog.addEventListener("keydown", e => {
+  if (e.key !== "Tab") return;
+  const stops = [...dialog.querySelectorAll("input, select, textarea, button, a[href]")]
+    .filter(x => !x.disabled && x.getClientRects().length > 0);
+  const [first, last] = [stops[0], stops.at(-1)];
+  if (!first || document.activeElement !== (e.shiftKey ? first : last)) return;
+  e.preventDefault();
+  (e.shiftKey ? last : first).focus();
+});
 // Not a submit button: Enter in the reason submits the form with its action, not Anuluj.
 $("act-cancel").addEventListener("click", () => $("act").close("cancel"));
 $("act").addEventListener("close", async () => {
@@ -942,6 +957,18 @@ function show(next) {
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
+// The tab list as WAI-ARIA's pattern has it: ← and → (or Home, End) show the next tab and keep
+// the keyboard on it, so a judge without a mouse reaches every tab in one stop of Tab.
+$("tabs").addEventListener("keydown", e => {
+  const all = [...document.querySelectorAll("#tabs [role=tab]")];
+  const at = all.indexOf(document.activeElement);
+  const to = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1}[e.key];
+  if (at < 0 || to === undefined) return;
+  e.preventDefault();
+  const next = all[(to + all.length) % all.length];
+  show(next.dataset.tab);
+  next.focus();
+});
 $("players").addEventListener("click", e => {
   const b = e.target.closest("button[data-act]");
   if (!b) return;
