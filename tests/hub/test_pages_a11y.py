@@ -1,7 +1,9 @@
 """Every page without sight or a mouse (issue 40, point 4), in real headless Chromium against
 one hub whose tournament is in play, mid-round: the console's every tab (and its dialogs),
 the projector, the phone board and a player's page have no axe-core violation of any impact
-(WCAG 2.0/2.1 A and AA)."""
+(WCAG 2.0/2.1 A and AA); under ``prefers-reduced-motion: reduce`` nothing on them animates;
+the phone pages at 360 px with the root font size doubled lose nothing; and every state the
+console, the board and a player's page show in colour is also said in words."""
 
 from __future__ import annotations
 
@@ -142,3 +144,113 @@ def test_every_page_passes_axe_with_no_violation_of_any_impact(
         expect(page.locator(ready).first).to_be_visible()
         found[path] = violations(page)
     assert {k: v for k, v in found.items() if v} == {}
+
+
+# The elements (not inline) whose content is wider than their box: cut off or spilling out.
+# Words kept for a screen reader alone (clipped to a pixel, the .sr-only way) are not shown.
+SPILLED = """() => [...document.querySelectorAll('body *')].filter(e => {
+    for (let a = e; a; a = a.parentElement) if (getComputedStyle(a).clip !== 'auto') return false;
+    return getComputedStyle(e).display !== 'inline' && e.getClientRects().length > 0
+        && e.scrollWidth > e.clientWidth + 1; }).map(e => e.outerHTML.slice(0, 120))"""
+
+
+def test_the_phone_pages_lose_nothing_at_twice_the_text_size(browser_page: Page, day: Day) -> None:
+    """The pages size their words in rem (phone.html): a phone's text size is the root's font
+    size, here doubled as Chrome's own font-size setting doubles it."""
+    page = browser_page
+    page.set_viewport_size({"width": 360, "height": 800})
+    for path, ready in ((f"/t/{day.tid}", "#standings tr"), (f"/p/{day.code}", "#games tr")):
+        page.goto(day.url + path)
+        expect(page.locator(ready).first).to_be_visible()
+        normal = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 2 * normal
+        assert page.evaluate(SPILLED) == [], path
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), path
+        assert violations(page) == [], path  # a table's lines as two are still a table
+    page.set_viewport_size({"width": 1366, "height": 768})
+
+
+# A rule some later change might add: every element moves, in a transition and an animation.
+MOVING = """() => { const style = document.createElement('style');
+    style.textContent = 'body * { transition: opacity 1s; animation: klik-pulse 1s infinite; }'
+        + ' @keyframes klik-pulse { to { opacity: 0.5; } }';
+    document.head.append(style); }"""
+# The elements that still move: an animation or a transition that takes time.
+STILL_MOVING = """() => [...document.querySelectorAll('body *')].filter(e => {
+    const s = getComputedStyle(e);
+    return s.animationName !== 'none' || s.transitionDuration.split(',').some(d => parseFloat(d) > 0);
+    }).map(e => e.outerHTML.slice(0, 80))"""
+
+
+def test_nothing_moves_for_a_reader_who_asks_for_less_motion(browser_page: Page, day: Day) -> None:
+    page = browser_page
+    for path, ready in (
+        (f"/?t={day.tid}", "#hall > li"),
+        (f"/t/{day.tid}", "#standings tr"),
+        (f"/p/{day.code}", "#games tr"),
+    ):
+        for motion in ("no-preference", "reduce"):
+            page.emulate_media(reduced_motion=motion)
+            page.goto(day.url + path)
+            expect(page.locator(ready).first).to_be_visible()
+            page.evaluate(MOVING)
+            moving = page.evaluate(STILL_MOVING)
+            if motion == "reduce":
+                assert moving == [], path
+            else:  # the rule moves what it can: the pages' guard is what stills it
+                assert len(moving) > 10, path
+    page.emulate_media(reduced_motion="no-preference")
+
+
+def texts(page: Page, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_text_contents()]
+
+
+def test_no_state_is_shown_by_colour_alone(browser_page: Page, day: Day) -> None:
+    """Each state the pages colour (a tile's left edge and background, a red row or cell, a
+    green word) is also said in words, in the coloured element itself."""
+    page = browser_page
+    page.goto(f"{day.url}/?t={day.tid}")
+    hall = page.get_by_test_id("hall")
+    expect(hall.locator("> li")).to_have_count(4)
+    # A tile's state: its class colours it, its sign and word say it.
+    for table, state, words in (
+        (1, "judge", "⚠ C WZYWA SĘDZIEGO"),  # yellow, a red edge
+        (2, "done", "✓ koniec gry"),
+        (3, "move", "▶ ruch"),  # a green edge
+        (4, "paused", "❚❚ pauza"),  # a blue edge
+    ):
+        tile = hall.locator(f"> li[data-table='{table}']")
+        expect(tile).to_have_class(f"tile {state}")
+        expect(tile.get_by_test_id("state")).to_have_text(words)
+    # The round at each tile: the games owed, or all in (in green).
+    expect(hall.locator("> li[data-table='1'] .round .ok")).to_have_text("komplet")
+    expect(hall.locator("> li[data-table='4'] .round")).to_contain_text("brak 1 gry")
+    # What needs the judge, in red elsewhere, is a line of words here.
+    expect(page.get_by_test_id("needs")).to_contain_text("Stół 1 C Gracz 04 wzywa sędziego")
+
+    page.get_by_test_id("tab-setup").click()
+    withdrawn = page.locator("#players tbody tr.bad")  # red: the withdrawn player
+    expect(withdrawn).to_have_count(1)
+    expect(withdrawn).to_contain_text("(wycofany)")
+    page.get_by_test_id("tab-round").click()
+    expect(page.locator("#round tbody td.ok")).to_have_text(["komplet", "komplet"])
+    page.get_by_test_id("tab-scores").click()
+    expect(page.locator("#tresults tbody tr")).to_have_count(6)
+    # Whether a result counts: a word in green (or the reason it is held, in red).
+    assert texts(page, "#tresults tbody td .ok") == ["tak"] * 6
+    page.get_by_test_id("tab-standings").click()
+    expect(page.locator("#standings tbody tr.bad")).to_contain_text("(wycofany)")
+
+    page.goto(f"{day.url}/t/{day.tid}")
+    expect(page.locator("#tables .table")).to_have_count(4)
+    # A table's box: green when done, and says so; else the games still to come.
+    assert sorted(texts(page, "#tables h3 small")) == sorted(
+        ["zakończony", "zakończony", "jeszcze 1 gra", "jeszcze 1 gra"]
+    )
+    assert texts(page, "#tables h3 small.done") == ["zakończony", "zakończony"]
+    page.goto(f"{day.url}/p/{day.code}")
+    expect(page.locator("#games tr")).not_to_have_count(0)
+    # A game's line: whether it counts, in words, coloured or not.
+    assert set(texts(page, "#games td:last-child")) <= {"liczy się", "wstrzymana"}
