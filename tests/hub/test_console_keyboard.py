@@ -1,8 +1,9 @@
 """A whole round by keyboard alone (issue 40, point 4), in real headless Chromium against a
-real hub: the judge draws, sends the lineups, starts, answers a judge call from the list of
-needs, assigns a result played without the lineup, ends the round's time, draws the next, and
-opens and closes a dialog, by Tab, the arrows, Enter and Escape, never the mouse; the hall's
-changes and a new need are in live regions, said to a screen reader as they change."""
+real hub: the judge draws, sends the lineups, starts, answers two judge calls from the list
+of needs, assigns a result played without the lineup, ends the round's time, draws the next,
+and opens and closes a dialog, by Tab, the arrows, Enter and Escape, never the mouse; the
+hall's changes and each new need are in live regions, said to a screen reader as they come,
+a need once (a call answered leaves the other call's line in place)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def tab_to(page: Page, selector: str, *, back: bool = False) -> None:
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_a_whole_round_by_keyboard_alone(chromium_page: Page, hub: tuple[str, Store]) -> None:
-    """The judge draws a round, sends its lineups, starts it, answers a judge call, assigns a
+    """The judge draws a round, sends its lineups, starts it, answers judge calls, assigns a
     result played without the lineup, ends the round's time and draws the next: Tab, arrows,
     Enter, never the mouse. The tables' side (heartbeats, results) comes through the API. The
     hall's changes and the new need are said to a screen reader (live regions)."""
@@ -84,25 +85,40 @@ def test_a_whole_round_by_keyboard_alone(chromium_page: Page, hub: tuple[str, St
     expect(news).to_have_attribute("aria-live", "polite")
     expect(needs).to_have_attribute("aria-live", "assertive")
     expect(needs).to_have_attribute("aria-relevant", "additions")
-    seats = drawn["tables"][1]["seats"]
-    names = {s: f"Gracz {p:02d}" for s, p in seats.items()}
-    beat(url, hall, 2, {"state": "paused", "mover": "B", "judge": True, "paused_by": "C",
-                        "names": names})  # fmt: skip
-    expect(news).to_have_text("Stół 2: C WZYWA SĘDZIEGO")
-    expect(needs.locator("li")).to_contain_text([f"Stół 2 C {names['C']} wzywa sędziego"])
-    # The judge goes to the table from the need, and lets its game go on.
-    tab_to(page, "#needs button[data-need=table]")
-    page.keyboard.press("Enter")
-    resume = page.locator("#hall > li[data-table='2'] button[data-kind=resume]")
-    expect(resume).to_be_focused()
-    page.keyboard.press("Enter")
-    expect(page.locator("#hall > li[data-table='2']")).to_contain_text("wysłano…")
+    names = {
+        table: {s: f"Gracz {p:02d}" for s, p in drawn["tables"][table - 1]["seats"].items()}
+        for table in (1, 2)
+    }
+    calls = needs.locator("li")
+    for table, caller in ((1, "D"), (2, "C")):  # two calls, one after the other
+        beat(url, hall, table, {"state": "paused", "mover": "B", "judge": True,
+                                "paused_by": caller, "names": names[table]})  # fmt: skip
+        expect(news).to_have_text(f"Stół {table}: {caller} WZYWA SĘDZIEGO")
+    expect(calls).to_have_text([
+        f"Stół 1 D {names[1]['D']} wzywa sędziego Pokaż stół",
+        f"Stół 2 C {names[2]['C']} wzywa sędziego Pokaż stół",
+    ])  # fmt: skip
+    calls.nth(1).evaluate("line => { line.heard = true; }")  # this very line, said once
+    # The judge goes to each table from its need, oldest first, and lets its game go on.
+    for table, caller in ((1, "D"), (2, "C")):
+        tab_to(page, "#needs button[data-need=table]")
+        page.keyboard.press("Enter")
+        resume = page.locator(f"#hall > li[data-table='{table}'] button[data-kind=resume]")
+        expect(resume).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.locator(f"#hall > li[data-table='{table}']")).to_contain_text("wysłano…")
+        beat(url, hall, table, {"state": "move", "mover": caller, "names": names[table]})
+        expect(news).to_have_text(f"Stół {table}: ruch")
+        if table == 1:  # the other call's line stays, not read out again as a new one
+            expect(calls).to_have_count(1)
+            assert calls.evaluate("line => line.heard === true")
+    expect(calls).to_have_count(0)
     sent = httpx.get(f"{url}/api/v1/tables").json()
-    waiting = [c["kind"] for row in sent if row["table"] == 2 for c in row["commands"]]
-    assert waiting == ["game", "start", "resume"]  # the lineup, the start, the judge's resume
-    beat(url, hall, 2, {"state": "move", "mover": "C", "names": names})
-    expect(news).to_have_text("Stół 2: ruch")
-    expect(needs.locator("li")).to_have_count(0)
+    waiting = [
+        [c["kind"] for c in row["commands"]] for row in sorted(sent, key=lambda r: r["table"])
+    ]
+    assert waiting == [["game", "start", "resume"]] * 2  # the lineup, the start, the resume
+    seats = drawn["tables"][1]["seats"]
 
     # The results come: table 1's with the lineup, table 2's first game without it.
     hall.play(tid, {**drawn, "tables": drawn["tables"][:1]}, lowest_goes_out, "tournament")

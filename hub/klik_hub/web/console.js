@@ -401,7 +401,7 @@ async function live() {
   renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
   const waiting = needs(tables, results, counted);
   $("needs-none").hidden = waiting.length > 0;
-  renew($("needs"), ...waiting.map(needLine));
+  renewNeeds(waiting.map(needLine));
   const calling = new Set(tables.filter(r => r.status && r.status.judge).map(r => r.table));
   if ([...calling].some(n => !heard.has(n))) chime();
   heard = calling;
@@ -478,6 +478,22 @@ function needLine(need) {
     "data-table": need.act.table, "data-result": need.act.result}, NEED_ACTS[need.act.kind]());
   return el("li", {"data-key": need.key}, el("b", {}, need.text[0]), " ",
     need.text.slice(1).filter(Boolean).join(" · "), act && [" ", act]);
+}
+
+// The list's lines kept by their need's key: a need that goes away leaves the others' lines
+// in place, so the live region (index.html) reads out the new lines only, never again the
+// ones that moved up (renew matches lines by position and would put new ones in their place).
+function renewNeeds(fresh) {
+  const list = $("needs");
+  const kept = new Map([...list.children].map(li => [li.dataset.key, li]));
+  const wanted = new Set(fresh.map(li => li.dataset.key));
+  for (const [key, li] of kept) if (!wanted.has(key)) li.remove();
+  fresh.forEach((li, k) => {
+    const old = kept.get(li.dataset.key);
+    if (old) morph(old, [...li.childNodes]);
+    const line = old ?? li;
+    if (list.children[k] !== line) list.insertBefore(line, list.children[k] ?? null);
+  });
 }
 
 $("needs").addEventListener("click", async e => {
