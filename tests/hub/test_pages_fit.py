@@ -1,28 +1,23 @@
 """Pages that fit their screens and anyone who reads them (issue 37, point 7), in real headless
-Chromium: the console, the projector, the phone board and a player's page have no serious or
-critical accessibility violations (axe-core's own script, WCAG 2.1 AA); the phone pages at
+Chromium: the console, the projector, the phone board and a player's page have no
+accessibility violation of any impact (axe-core's own script, WCAG 2.1 AA; issue 40 asks for
+none at all, where issue 37 asked for no serious or critical one); the phone pages at
 360–414 px break no number and no header; the projector at 1366×768 and 1920×1080 keeps its
 header on one line while a round runs and shows the top three's names whole."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from klik_hub.storage.store import Store
 from tests.helpers.tourney import API
 from tests.hub.test_classification import liga_day
+from tests.hub.test_pages_a11y import violations
 from tests.hub.test_projector import a_round
 
 Hub = tuple[str, Store]
-WCAG_AA = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
 LONG = [
     "Aleksandra Konstantynopolitańczykiewiczówna",
     "Bartłomiej Brzęczyszczykiewicz-Wolski",
@@ -30,18 +25,8 @@ LONG = [
 ]
 
 
-def serious(page: Page) -> list[str]:
-    """The serious and critical WCAG 2.1 AA violations on the page as it is: rule, element."""
-    found: dict[str, Any] = Axe().run(page, options=WCAG_AA).response
-    return [
-        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']} — {v['help']}"
-        for v in found["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
-def test_no_page_has_a_serious_accessibility_violation(chromium_page: Page, hub: Hub) -> None:
+def test_no_page_has_an_accessibility_violation(chromium_page: Page, hub: Hub) -> None:
     url, store = hub
     tid = liga_day(url, store)  # every stage played: the pages at their fullest
     code = httpx.get(f"{url}{API}/{tid}/players").json()[0]["code"]
@@ -51,7 +36,7 @@ def test_no_page_has_a_serious_accessibility_violation(chromium_page: Page, hub:
         page.get_by_test_id(f"tab-{tab}").click()
         expect(page.get_by_test_id(f"tab-{tab}")).to_have_attribute("aria-selected", "true")
         page.wait_for_load_state("networkidle")
-        assert serious(page) == [], tab
+        assert violations(page) == [], tab
     for path, ready in (
         (f"/projector?t={tid}", "#rows tr"),
         (f"/t/{tid}", "#standings tr"),
@@ -59,7 +44,7 @@ def test_no_page_has_a_serious_accessibility_violation(chromium_page: Page, hub:
     ):
         page.goto(url + path)
         expect(page.locator(ready).first).to_be_visible()
-        assert serious(page) == [], path
+        assert violations(page) == [], path
 
 
 # Each text node of these cells on one line: a number or a header never broken.

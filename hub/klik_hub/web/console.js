@@ -397,10 +397,11 @@ async function live() {
   askingRows(await asking);
   const byId = Object.fromEntries(counted.map(x => [x.id, x]));
   renew($("hall"), ...hallTiles(tables, drawn));
+  hallNews(tables);
   renew($("results").tBodies[0], ...results.map(r => resultRow(r, byId)));
   const waiting = needs(tables, results, counted);
   $("needs-none").hidden = waiting.length > 0;
-  renew($("needs"), ...waiting.map(needLine));
+  renewNeeds(waiting.map(needLine));
   const calling = new Set(tables.filter(r => r.status && r.status.judge).map(r => r.table));
   if ([...calling].some(n => !heard.has(n))) chime();
   heard = calling;
@@ -477,6 +478,22 @@ function needLine(need) {
     "data-table": need.act.table, "data-result": need.act.result}, NEED_ACTS[need.act.kind]());
   return el("li", {"data-key": need.key}, el("b", {}, need.text[0]), " ",
     need.text.slice(1).filter(Boolean).join(" · "), act && [" ", act]);
+}
+
+// The list's lines kept by their need's key: a need that goes away leaves the others' lines
+// in place, so the live region (index.html) reads out the new lines only, never again the
+// ones that moved up (renew matches lines by position and would put new ones in their place).
+function renewNeeds(fresh) {
+  const list = $("needs");
+  const kept = new Map([...list.children].map(li => [li.dataset.key, li]));
+  const wanted = new Set(fresh.map(li => li.dataset.key));
+  for (const [key, li] of kept) if (!wanted.has(key)) li.remove();
+  fresh.forEach((li, k) => {
+    const old = kept.get(li.dataset.key);
+    if (old) morph(old, [...li.childNodes]);
+    const line = old ?? li;
+    if (list.children[k] !== line) list.insertBefore(line, list.children[k] ?? null);
+  });
 }
 
 $("needs").addEventListener("click", async e => {
@@ -797,6 +814,8 @@ function labels() {
   for (const b of document.querySelectorAll("nav button")) {
     b.classList.toggle("on", b.dataset.tab === tab);
     b.setAttribute("aria-selected", String(b.dataset.tab === tab));  // a tab list, for a screen reader
+    // One stop of Tab for the whole list (the tab shown); the arrows go between the tabs.
+    b.tabIndex = b.dataset.tab === tab ? 0 : -1;
   }
 }
 // --- what the judge does -------------------------------------------------------------------
@@ -881,6 +900,18 @@ async function known(player) {
 }
 
 $("act-form").elements.sanction.addEventListener("change", showBig);
+// A dialog keeps the keyboard while it is open: Tab from its last control comes back to its
+// first, Shift+Tab from its first to its last (a modal dialog leaves the page's other
+// elements out, but Tab would go on to the browser's own bar and lose the judge's place).
+for (const dialog of document.querySelectorAll("dialog")) dialog.addEventListener("keydown", e => {
+  if (e.key !== "Tab") return;
+  const stops = [...dialog.querySelectorAll("input, select, textarea, button, a[href]")]
+    .filter(x => !x.disabled && x.getClientRects().length > 0);
+  const [first, last] = [stops[0], stops.at(-1)];
+  if (!first || document.activeElement !== (e.shiftKey ? first : last)) return;
+  e.preventDefault();
+  (e.shiftKey ? last : first).focus();
+});
 // Not a submit button: Enter in the reason submits the form with its action, not Anuluj.
 $("act-cancel").addEventListener("click", () => $("act").close("cancel"));
 $("act").addEventListener("close", async () => {
@@ -942,6 +973,18 @@ function show(next) {
 }
 
 $("tabs").addEventListener("click", e => { const b = e.target.closest("button"); if (b) show(b.dataset.tab); });
+// The tab list as WAI-ARIA's pattern has it: ← and → (or Home, End) show the next tab and keep
+// the keyboard on it, so a judge without a mouse reaches every tab in one stop of Tab.
+$("tabs").addEventListener("keydown", e => {
+  const all = [...document.querySelectorAll("#tabs [role=tab]")];
+  const at = all.indexOf(document.activeElement);
+  const to = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1}[e.key];
+  if (at < 0 || to === undefined) return;
+  e.preventDefault();
+  const next = all[(to + all.length) % all.length];
+  show(next.dataset.tab);
+  next.focus();
+});
 $("players").addEventListener("click", e => {
   const b = e.target.closest("button[data-act]");
   if (!b) return;

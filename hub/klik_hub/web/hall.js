@@ -97,3 +97,16 @@ function hallTiles(tables, drawn) {
   const ofRound = Object.fromEntries(((drawn && drawn.tables) || []).map(x => [x.table, x]));
   return [...tables].sort((a, b) => a.table - b.table).map(row => hallTile(row, ofRound[row.table]));
 }
+
+// A tile's change of state, said to a screen reader (#hall-news, a polite live region): the
+// tiles redraw every second and a live region over them would read out every second's clock;
+// this says only a table whose state changed ("Stół 3: C WZYWA SĘDZIEGO"), once. The hall as
+// first shown is no news.
+let hallStates = null;  // each table's state, as last said
+function hallNews(tables) {
+  const now = new Map(tables.map(row => [row.table, tileState(row)]));
+  const changed = hallStates === null ? [] : [...now].filter(([n, s]) => hallStates.get(n)?.key !== s.key);
+  hallStates = now;
+  if (changed.length) $("hall-news").textContent = changed.sort((a, b) => a[0] - b[0])
+    .map(([n, s]) => _("Table {table}", {table: n}) + ": " + s.words).join(". ");
+}
