@@ -810,8 +810,10 @@ class LoggedEvent(BaseModel):
     reason: str | None = Field(None, description=JUDGES_OWN)
     by: str | None = Field(None, description=JUDGES_OWN)
     at: At
-    changed: dict[str, list[str | bool]] | None = Field(
-        None, description="rename, withdraw, reinstate: each field's value before and after"
+    changed: dict[str, list[str | bool | Needs]] | None = Field(
+        None,
+        description="rename, withdraw, reinstate, family, needs: each field's value before "
+        "and after",
     )
     stage: str | None = Field(None, description="undraw, a sanction")
     big: int | None = Field(None, description="a deduction")
