@@ -3,6 +3,7 @@ by the draw through whole tournaments of every format, repeats still avoided."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from random import Random
 
 import pytest
@@ -277,3 +278,12 @@ def test_whole_tournaments_of_every_format_seat_a_fixed_player_at_their_table(
 
 def _stages(fmt: Format) -> list[Tables]:
     return [s.tables for s in fmt.stages for _ in range(s.rounds or 3)]
+
+
+def test_the_readme_s_needs_csv_enrols_as_it_says() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```text\nname,club,needs\n", 1)[1].split("```", 1)[0]
+    ala, ola = from_csv("name,club,needs\n" + block)
+    assert ala.needs == Needs(vibration=True, large=True, quiet=True, fixed_table=3)
+    assert ala.needs.words() == "vibration,large,quiet,table=3"
+    assert ola.needs == Needs()
