@@ -183,3 +183,40 @@ def test_the_judge_sees_and_sets_needs_on_the_console(chromium_page: Page, hub: 
     page.get_by_test_id("act-ok").click()
     expect(page.get_by_test_id("needs-2")).to_have_text("")
     assert needs_of(url, tid)[2] == NONE
+
+
+def first_wins(round_no: int, table: int, game: int, seats: dict[str, int]) -> dict[str, int]:
+    """The lowest id goes out; where that is player 1, the others hold the most points."""
+    low = min(seats.values())
+    return {s: 0 if p == low else 50 if low == 1 else 10 for s, p in seats.items()}
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)  # the seating is the core's: one db
+def test_a_seeded_stage_is_renumbered_for_a_fixed_player_or_refused_naming_them(hub: Hub) -> None:
+    # szczecin with 9 players: round I at 3 random tables, round II at 2 seeded tables, the
+    # grand final at 1. Player 1 goes out in every game against the largest racks, so stands
+    # first wherever standings seat: round II's pattern puts first place at table 1, seat A.
+    url, store = hub
+    hall, rng = Hall(url, store, 3), random.Random(4)
+    tid = create(url, format="szczecin")
+    sent = [{"name": f"Gracz {k:02d}"} for k in range(1, 10)]
+    sent[0]["needs"] = {"fixed_table": 2}
+    ok(httpx.post(f"{url}{API}/{tid}/players", json=sent), 201)
+    first = ok(draw(url, tid, rng), 201)
+    assert table_of(first, 1)[0] == 2
+    hall.play(tid, first, first_wins, "pl-turniej")
+    second = ok(draw(url, tid, rng), 201)
+    assert second["seeded"] is True
+    assert table_of(second, 1) == (2, "A")  # first place's table, numbered 2 for them
+    assert len(second["tables"]) == 2
+    hall.play(tid, second, first_wins, "pl-turniej")
+    final = draw(url, tid, rng)
+    assert (final.status_code, final.json()) == (409, {"error": (
+        "fixed tables: the round has 1 table and cannot seat Gracz 01 (2) (in brackets, the "
+        "fixed table) as their needs say; change a player's fixed table")})  # fmt: skip
+    cleared = {"needs": {"fixed_table": None}, "reason": "finał przy jednym stole"}
+    ok(httpx.patch(f"{url}{API}/{tid}/players/1", json=cleared))
+    final = ok(draw(url, tid, rng), 201)
+    assert table_of(final, 1) == (1, "A")
+    hall.play(tid, final, lowest_goes_out, "pl-turniej")
+    assert "every round of the format" in draw(url, tid, rng).text  # played to its end
