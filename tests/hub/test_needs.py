@@ -199,7 +199,7 @@ def test_a_seeded_stage_is_renumbered_for_a_fixed_player_or_refused_naming_them(
     url, store = hub
     hall, rng = Hall(url, store, 3), random.Random(4)
     tid = create(url, format="szczecin")
-    sent = [{"name": f"Gracz {k:02d}"} for k in range(1, 10)]
+    sent: list[dict[str, Any]] = [{"name": f"Gracz {k:02d}"} for k in range(1, 10)]
     sent[0]["needs"] = {"fixed_table": 2}
     ok(httpx.post(f"{url}{API}/{tid}/players", json=sent), 201)
     first = ok(draw(url, tid, rng), 201)
