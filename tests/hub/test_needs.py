@@ -159,8 +159,8 @@ def test_the_judge_sees_and_sets_needs_on_the_console(chromium_page: Page, hub: 
     ok(httpx.post(f"{url}{API}/{tid}/players", json=sent), 201)
     page.goto(url)
     page.get_by_test_id("tab-setup").click()
-    expect(page.get_by_test_id("needs-2")).to_have_text("stół stały 3, duży ekran")  # words
-    expect(page.get_by_test_id("needs-1")).to_have_text("")
+    expect(page.get_by_test_id("player-needs-2")).to_have_text("stół stały 3, duży ekran")  # words
+    expect(page.get_by_test_id("player-needs-1")).to_have_text("")
 
     # At the desk, by keyboard: Ala is here, needs a motor at her seat and table 2.
     page.get_by_test_id("act-checkin-1").press("Enter")
@@ -171,7 +171,7 @@ def test_the_judge_sees_and_sets_needs_on_the_console(chromium_page: Page, hub: 
     page.get_by_test_id("act-vibration").press("Space")
     page.get_by_test_id("act-fixed-table").fill("2")
     page.get_by_test_id("act-fixed-table").press("Enter")
-    expect(page.get_by_test_id("needs-1")).to_have_text("stół stały 2, wibracja")
+    expect(page.get_by_test_id("player-needs-1")).to_have_text("stół stały 2, wibracja")
     ala = ok(httpx.get(f"{url}{API}/{tid}/players"))[0]
     assert (ala["checked_in"], ala["needs"]) == (True, NONE | {"vibration": True, "fixed_table": 2})
 
@@ -181,7 +181,7 @@ def test_the_judge_sees_and_sets_needs_on_the_console(chromium_page: Page, hub: 
     page.get_by_test_id("act-fixed-table").fill("")
     page.get_by_test_id("act-reason").fill("przesiadła się")
     page.get_by_test_id("act-ok").click()
-    expect(page.get_by_test_id("needs-2")).to_have_text("")
+    expect(page.get_by_test_id("player-needs-2")).to_have_text("")
     assert needs_of(url, tid)[2] == NONE
 
 

@@ -578,7 +578,7 @@ async function setup() {
   renew($("players").tBodies[0], ...players.map(p => el("tr", {class: !p.active && "bad", "data-player": p.id},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && " (" + _("withdrawn") + ")", fromRound(p.from_round)),
     el("td", {}, p.club),
-    el("td", {}, p.family), el("td", {"data-testid": `needs-${p.id}`}, needsSaid(p.needs)),
+    el("td", {}, p.family), el("td", {"data-testid": `player-needs-${p.id}`}, needsSaid(p.needs)),
     el("td", {}, tick(p)), el("td", {class: "acts"}, playerActs(p)))));
   for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
   if (!present) { $("checkin-state").textContent = ""; return; }
