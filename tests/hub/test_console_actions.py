@@ -63,6 +63,7 @@ def test_the_judge_acts_on_players_from_their_rows(page: Page, hub: Hub) -> None
     expect(row.get_by_role("button")).to_have_text(
         [
             "Zmień dane gracza",
+            "Obecność i potrzeby",
             "Wycofaj",
             "Ostrzeżenie",
             "Odejmij duże punkty",

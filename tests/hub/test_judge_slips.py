@@ -86,6 +86,7 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
         "checked_in": False,
         "from_round": 1,
         "person": 2,  # a new person at enrolment: the second
+        "needs": {"vibration": False, "large": False, "quiet": False, "fixed_table": None},
     }
     assert code == httpx.get(f"{url}{API}/{tid}/players").json()[1]["code"]  # a rename keeps it
     out = httpx.patch(path, json={"active": False, "reason": "musiała wyjść"})
@@ -107,7 +108,7 @@ def test_a_player_is_renamed_withdrawn_and_reinstated_as_logged_events(hub: Hub)
 @pytest.mark.parametrize(
     ("change", "status", "message"),
     [
-        ({"reason": "nic"}, 422, "name, club, family, active: nothing would change"),
+        ({"reason": "nic"}, 422, "name, club, family, active, needs: nothing would change"),
         (
             {"name": "Ala\u202eKot", "reason": "x"},
             422,

@@ -61,7 +61,10 @@ def test_a_bad_csv_names_its_line_and_nothing_is_enrolled(text: str, message: st
         ([{"name": "Ala"}, {"name": ""}], "players[1]: the name is empty"),
         ([{"name": 7}], "players[0]: name must be text"),
         ([{"name": "Ala", "club": 5}], "players[0]: club must be text"),
-        ([{"name": "Ala", "clb": "SP"}], "players[0]: unknown field 'clb'; allowed: name, club"),
+        (
+            [{"name": "Ala", "clb": "SP"}],
+            "players[0]: unknown field 'clb'; allowed: name, club, needs",
+        ),
         ([], "no players in the list"),
     ],
 )

@@ -42,7 +42,10 @@ def tick(
     tid: Id, player: Annotated[int, Path(ge=1, le=2**31 - 1)], sent: TickIn, store: StoreDep
 ) -> dict[str, Any]:
     """The judge ticks a player in (or out) at the desk, whether the check-in is open or
-    not → 200 who has checked in and who is absent."""
+    not, and keeps the needs they tell (``needs``: any of its keys, the others stay) → 200
+    who has checked in and who is absent."""
+    if sent.needs is not None:
+        office.players.tell_needs(store, tid, player, sent.needs.given(), sent.by)
     return office.checkin.tick(store, tid, player, sent.checked_in, sent.by)
 
 

@@ -139,6 +139,28 @@ class CorrectionIn(In):
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who corrects")
 
 
+class NeedsIn(In):
+    """A player's needs (issue 40, ``tournament.needs``): any of its keys; a key not sent
+    stays as it was (false and null for a new player)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt need must not pass as none
+
+    vibration: StrictBool = Field(False, description="the seat's vibration motor pulses")
+    large: StrictBool = Field(False, description="the seat's screens are large")
+    quiet: StrictBool = Field(False, description="no buzzer at the player's table")
+    fixed_table: int | None = Field(
+        None,
+        ge=1,
+        le=999,
+        description="the table the player is always drawn to (a seeded stage's table "
+        "numbered so); null for none",
+    )
+
+    def given(self) -> dict[str, Any]:
+        """The keys sent, as ``dataclasses.replace`` takes them."""
+        return self.model_dump(exclude_unset=True)
+
+
 class PlayerChangeIn(In):
     model_config = ConfigDict(extra="forbid")  # a misspelt field must not pass as no change
 
@@ -152,6 +174,9 @@ class PlayerChangeIn(In):
     )
     active: bool | None = Field(
         None, description="false: withdraw the player (not drawn again); true: reinstate"
+    )
+    needs: NeedsIn | None = Field(
+        None, description="the player's needs: any of their keys, the others stay"
     )
     reason: FreeText = Field(min_length=1, max_length=500, description="why: kept in the audit log")
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who changes it")
@@ -260,6 +285,9 @@ class TickIn(In):
     model_config = ConfigDict(extra="forbid")
 
     checked_in: StrictBool = Field(description="true: the player is here; false: not after all")
+    needs: NeedsIn | None = Field(
+        None, description="the player's needs as told at the desk: any of their keys"
+    )
     by: FreeText = Field("judge", min_length=1, max_length=100, description="who")
 
 

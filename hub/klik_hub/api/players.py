@@ -40,7 +40,11 @@ PLAYERS_BODY = {
                     "items": {
                         "type": "object",
                         "required": ["name"],
-                        "properties": {"name": {"type": "string"}, "club": {"type": "string"}},
+                        "properties": {
+                            "name": {"type": "string"},
+                            "club": {"type": "string"},
+                            "needs": {"$ref": "#/components/schemas/NeedsIn"},
+                        },
                     },
                 }
             },
@@ -87,7 +91,8 @@ def entrants_of(kind: str, data: bytes) -> list[roster.Entrant]:
 async def enrol(
     tid: Id, request: Request, store: StoreDep, language: Reader, allow_same_name: bool = False
 ) -> list[dict[str, Any]] | JSONResponse:
-    """Enrol players: a JSON list of ``{"name", "club"}`` or a CSV file (``text/csv``),
+    """Enrol players: a JSON list of ``{"name", "club", "needs"}`` (club and needs optional)
+    or a CSV file (``text/csv``, a ``needs`` column of words: ``vibration,large,quiet,table=3``),
     all or none → 201 with the new players and their ids (start numbers). 409 for a list
     whose players are all enrolled already (sent twice), or for an entry with the name
     and club of an enrolled player unless ``allow_same_name``."""
@@ -109,7 +114,7 @@ async def enrol(
     responses=refusals(404, 422, *JUDGE),
 )
 def players(tid: Id, store: StoreDep) -> list[dict[str, Any]]:
-    """Every enrolled player: ``{"id", "name", "club", "active", "code"}`` by start
+    """Every enrolled player: ``{"id", "name", "club", "active", "code", "needs"}`` by start
     number; the judge's only, as it carries each player's code (their page's address)."""
     return office.players.listed(store, tid)
 
@@ -127,10 +132,12 @@ def edit_player(
     store: StoreDep,
 ) -> dict[str, Any]:
     """Rename a player, fix their club, mark their family (``family``: kept apart in
-    random stages' draws), withdraw (``"active": false``: not drawn again, their games
-    still count for their opponents) or reinstate them → 200 the player; a logged event
-    with its reason, who and when."""
+    random stages' draws), set their needs (``needs``: any of its keys, the others stay; a
+    table playing the round is sent its lineup again), withdraw (``"active": false``: not
+    drawn again, their games still count for their opponents) or reinstate them → 200 the
+    player; a logged event with its reason, who and when."""
     wanted = change.model_dump(include={"name", "club", "family", "active"})
+    wanted["needs"] = change.needs.given() if change.needs is not None else None
     return office.players.edit(store, tid, player, wanted, reason=change.reason, by=change.by)
 
 

@@ -307,6 +307,15 @@ class InPlay(BaseModel):
     in_play: int = Field(description="the tournament's id")
 
 
+class Needs(BaseModel):
+    """A player's needs (issue 40): how their seat is set up, and their fixed table."""
+
+    vibration: bool = Field(description="the seat's vibration motor pulses")
+    large: bool = Field(description="the seat's screens are large")
+    quiet: bool = Field(description="no buzzer at the player's table")
+    fixed_table: int | None = Field(description="the table the player is always drawn to")
+
+
 class Player(BaseModel):
     id: int = Field(description="the start number")
     name: str
@@ -328,6 +337,7 @@ class Player(BaseModel):
         description="the person across tournaments (their ratings and seasons): the one the "
         "list's id named, or a new one; the judge links another (…/players/{p}/person)"
     )
+    needs: Needs
 
 
 class CheckIn(BaseModel):
@@ -800,8 +810,10 @@ class LoggedEvent(BaseModel):
     reason: str | None = Field(None, description=JUDGES_OWN)
     by: str | None = Field(None, description=JUDGES_OWN)
     at: At
-    changed: dict[str, list[str | bool]] | None = Field(
-        None, description="rename, withdraw, reinstate: each field's value before and after"
+    changed: dict[str, list[str | bool | Needs]] | None = Field(
+        None,
+        description="rename, withdraw, reinstate, family, needs: each field's value before "
+        "and after",
     )
     stage: str | None = Field(None, description="undraw, a sanction")
     big: int | None = Field(None, description="a deduction")

@@ -65,6 +65,12 @@ FIELDS: Mapping[str, Words] = {
     "active": pwords("field", "playing"),
     "checked_in": pwords("field", "present"),
     "open": pwords("field", "check-in open"),
+    # a player's needs (NeedsIn, issue 40)
+    "needs": pwords("field", "needs"),
+    "vibration": pwords("field", "vibration"),
+    "large": pwords("field", "large screen"),
+    "quiet": pwords("field", "quiet"),
+    "fixed_table": pwords("field", "fixed table"),
     # who and why, on every judge's action
     "reason": pwords("field", "reason"),
     "by": pwords("field", "who"),

@@ -5,6 +5,11 @@ A late arrival (``players.from_round``) is drawn like everyone else once enrolle
 stage seats them (they have met nobody yet); a seeded stage passes them over where the format
 says they may not qualify (``late_may_qualify``), and the next players go on.
 
+A player with a fixed table (``needs``, issue 40) sits at it in every round: a random
+stage's draw seats them there and parts repeats around them; a seeded stage's tables are
+numbered so (who meets whom is the standings', never changed). Fixed tables the round cannot
+honour are a ConflictError naming the players.
+
 A round is drawn only when every table of the round before has reported all its games
 (``MissingResultsError``), unless the judge overrides; a tournament draws one round at a
 time (``draw`` locks its row).
@@ -13,7 +18,7 @@ time (``draw`` locks its row).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +26,7 @@ from sqlalchemy import Connection
 
 from klik.core.game import SEATS
 from klik.rules import RULE_SETS
-from klik.words import nwords, words
+from klik.words import Words, nwords, words
 from klik_hub import sql
 from klik_hub.office import checkin, counting
 from klik_hub.office.errors import ConflictError, MissingResultsError
@@ -31,6 +36,7 @@ from klik_hub.sql.rounds import Round
 from klik_hub.storage.store import Store, utc_iso
 from klik_hub.tournament import draw as d
 from klik_hub.tournament import formats as f
+from klik_hub.tournament import needs as n
 from klik_hub.tournament.standings import break_ties, standings
 
 #: The family label the best-rated players share in a first round drawn ``by_rating``.
@@ -186,37 +192,24 @@ def draw(
                 )
                 raise MissingResultsError(said, missing)
         stage, ahead = _next_stage(fmt, [x.stage for x in earlier])
-        if stage.tables is f.Tables.RANDOM:
-            try:
-                # Who met whom among the players still in: a withdrawn player is
-                # drawn no more, so the draw neither needs nor knows them.
-                met = [
-                    tuple(tuple(p for p in table if p in active) for table in x.tables)
-                    for x in earlier
-                ]
-                rows = [x for x in sql.players.by_number(db, tid) if x.player_no in active]
-                families = {x.player_no: x.family for x in rows}
-                if strong and not earlier:
-                    tables_of = -(-len(active) // 4)  # tables of 3-4: as many as a 4 fills
-                    top = [p for p in strong if p in active][:tables_of]
-                    families |= {p: families.get(p) or STRONG for p in top}
-                apart = d.Apart(
-                    clubs={x.player_no: x.club for x in rows},
-                    families=families,
-                    clubs_weight=clubs_weight,
-                )
-                tables = d.draw_round(list(active), met, seed, ahead=ahead, apart=apart)
-            except d.DrawError as problem:
-                said = words("{problem}; enrol more players", problem=problem.message)
-                raise ConflictError(said) from None
-        else:
-            judge = Judged(field, tuple(tie_break))
-            late = {x.player_no: x.from_round for x in sql.players.enrolled(db, tid)}
-            may = {p for p in active if fmt.may_qualify(late.get(p, 1))}
-            tables = _seeded(
-                db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names, judge=judge,
-                active=may,
-            )  # fmt: skip
+        fixed = _fixed(db, tid, active)
+        try:
+            if stage.tables is f.Tables.RANDOM:
+                tables = _random(
+                    db, tid, active, earlier, seed, ahead=ahead, strong=strong,
+                    clubs_weight=clubs_weight, fixed=fixed,
+                )  # fmt: skip
+            else:
+                judge = Judged(field, tuple(tie_break))
+                late = {x.player_no: x.from_round for x in sql.players.enrolled(db, tid)}
+                may = {p for p in active if fmt.may_qualify(late.get(p, 1))}
+                seeded_tables = _seeded(
+                    db, tid=tid, fmt=fmt, stage=stage, earlier=earlier, names=names,
+                    judge=judge, active=may,
+                )  # fmt: skip
+                tables = n.fixed_tables(seeded_tables, fixed)
+        except d.FixedTablesError as problem:
+            raise ConflictError(_unfixed(problem, names)) from None
         paired = sql.devices.paired_tables(db)
         before = [x.tables for x in earlier]
         repeated = d.repeats([*before, tables]) - d.repeats(before)
@@ -235,6 +228,52 @@ def draw(
         ]
         sql.rounds.keep(db, tid, kept, override=override, seats=seats)
     return drawn
+
+
+def _fixed(db: Connection, tid: int, active: Mapping[int, str]) -> dict[int, int]:
+    """The fixed tables of the players who may be drawn: player -> table."""
+    return {
+        x.player_no: x.fixed_table
+        for x in sql.players.enrolled(db, tid)
+        if x.fixed_table is not None and x.player_no in active
+    }
+
+
+def _random(
+    db: Connection,
+    tid: int,
+    active: Mapping[int, str],
+    earlier: Sequence[Round],
+    seed: int,
+    *,
+    ahead: int,
+    strong: Sequence[int],
+    clubs_weight: float,
+    fixed: Mapping[int, int],
+) -> tuple[tuple[int, ...], ...]:
+    """A random stage's round: ``draw.draw_round`` with the players' clubs, families and
+    fixed tables (a FixedTablesError passes on; any other DrawError is a ConflictError)."""
+    try:
+        # Who met whom among the players still in: a withdrawn player is
+        # drawn no more, so the draw neither needs nor knows them.
+        met = [tuple(tuple(p for p in table if p in active) for table in x.tables) for x in earlier]
+        rows = [x for x in sql.players.by_number(db, tid) if x.player_no in active]
+        families = {x.player_no: x.family for x in rows}
+        if strong and not earlier:
+            tables_of = -(-len(active) // 4)  # tables of 3-4: as many as a 4 fills
+            top = [p for p in strong if p in active][:tables_of]
+            families |= {p: families.get(p) or STRONG for p in top}
+        apart = d.Apart(
+            clubs={x.player_no: x.club for x in rows},
+            families=families,
+            clubs_weight=clubs_weight,
+        )
+        return d.draw_round(list(active), met, seed, ahead=ahead, apart=apart, fixed=fixed)
+    except d.FixedTablesError:
+        raise
+    except d.DrawError as problem:
+        said = words("{problem}; enrol more players", problem=problem.message)
+        raise ConflictError(said) from None
 
 
 def _seeded(
@@ -277,6 +316,20 @@ def _seeded(
         return f.seat_stage(stage, played, field=judge.field)
     except f.SeedingError as error:
         raise ConflictError(error.message) from None
+
+
+def _unfixed(problem: d.FixedTablesError, names: dict[int, str]) -> Words:
+    """The refusal of a round whose fixed tables cannot all be honoured, naming the players
+    with their tables."""
+    players = ", ".join(f"{names.get(q, q)} ({k})" for q, k in problem.players)
+    return nwords(
+        "fixed tables: the round has {n} table and cannot seat {players} (in brackets, the "
+        "fixed table) as their needs say; change a player's fixed table",
+        "fixed tables: the round has {n} tables and cannot seat {players} (in brackets, the "
+        "fixed table) as their needs say; change a player's fixed table",
+        problem.tables,
+        players=players,
+    )
 
 
 def _check_field(fmt: f.Format, count: int, *, override: bool) -> None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection
 
-from klik.words import words
+from klik.words import Language, words
 from klik_hub import sql
+from klik_hub.office import rounds
 from klik_hub.office.errors import ConflictError, NotFoundError, TournamentError
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
+from klik_hub.tournament.needs import Needs
 from klik_hub.tournament.roster import (
     MAX_PLAYERS,
     EnrolledAlreadyError,
@@ -79,6 +82,7 @@ def enrol(
                 "from_round": from_round,
                 "checked_in": from_round > 1,
                 "person_id": person_of(db, e, at),
+                **sql.players.needs_values(e.needs),
             }
             for k, e in enumerate(entrants)
         ]
@@ -94,8 +98,9 @@ def enrol(
             "checked_in": x["checked_in"],
             "from_round": from_round,
             "person": x["person_id"],
+            "needs": e.needs.json(),
         }
-        for x in rows
+        for x, e in zip(rows, entrants, strict=True)
     ]
 
 
@@ -131,9 +136,12 @@ def edit(
             said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
             raise NotFoundError(said)
         before = {
-            "name": row.name, "club": row.club, "family": row.family, "active": bool(row.active)
+            "name": row.name, "club": row.club, "family": row.family, "active": bool(row.active),
+            "needs": sql.players.needs(row).json(),
         }  # fmt: skip
         wanted = {k: v for k, v in change.items() if v is not None}
+        if "needs" in wanted:  # any of its keys: the others stay
+            wanted["needs"] = replace(sql.players.needs(row), **wanted["needs"]).json()
         if "family" in wanted:
             wanted["family"] = " ".join(wanted["family"].split())
         if "name" in wanted or "club" in wanted:
@@ -146,11 +154,14 @@ def edit(
             wanted |= {"name": checked.name, "club": checked.club}
         after = before | wanted
         if after == before:
-            raise TournamentError(words("name, club, family, active: nothing would change"))
-        sql.players.change(db, tid, player_no, after)
+            said = words("name, club, family, active, needs: nothing would change")
+            raise TournamentError(said)
+        columns = {k: v for k, v in after.items() if k != "needs"}
+        sql.players.change(db, tid, player_no, columns | _needs_columns(after["needs"]))
         changed_keys = {k for k in after if after[k] != before[k]}
         kind = (
             "family" if changed_keys == {"family"}  # the judge's label for the draw alone
+            else "needs" if changed_keys == {"needs"}  # the player's, the judge's to know
             else "rename" if after["active"] == before["active"]
             else "reinstate" if after["active"]
             else "withdraw"
@@ -166,8 +177,61 @@ def edit(
             by=by,
             at=utc_iso(store.now_ms()),
         )
+        if "needs" in changed_keys:
+            _tell_tables(store, db, tid, player_no)
         found = sql.players.one(db, tid, player_no)
         return player_json(found)
+
+
+#: The reason a check-in's needs are logged with: the hall's language, as ``checkin.ABSENT``.
+TOLD = words("needs told at the check-in")
+
+
+def tell_needs(store: Store, tid: int, player_no: int, given: dict[str, Any], by: str) -> None:
+    """The needs a player tells at the check-in desk (any of ``needs.KEYS``, the others
+    stay): kept, logged (``needs``) and sent on to a table playing their round, when they
+    change anything; nothing when they do not (a desk's form sends them every time)."""
+    with store.writing() as db:
+        tournament(db, tid, lock=True)
+        row = sql.players.one(db, tid, player_no)
+        if row is None:
+            said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
+            raise NotFoundError(said)
+        before = sql.players.needs(row)
+        after = replace(before, **given)
+        if after == before:
+            return
+        sql.players.change(db, tid, player_no, sql.players.needs_values(after))
+        sql.events.log(
+            db,
+            tid,
+            "needs",
+            player_no=player_no,
+            args={"changed": {"needs": [before.json(), after.json()]}},
+            reason=TOLD.into(Language.PL),
+            by=by,
+            at=utc_iso(store.now_ms()),
+        )
+        _tell_tables(store, db, tid, player_no)
+
+
+def _needs_columns(needs: dict[str, Any]) -> dict[str, Any]:
+    return sql.players.needs_values(Needs(**needs))
+
+
+def _tell_tables(store: Store, db: Connection, tid: int, player_no: int) -> None:
+    """A player's new needs reach their table mid-round: where the last round
+    drawn seats them and its lineup was queued for their paired table, the lineup is queued
+    again, as a reserve's name is (``rounds.tell``); a table not told yet gets them
+    with its lineup."""
+    drawn = sql.rounds.drawn(db, tid)
+    if not drawn:
+        return
+    kept = drawn[-1]
+    table = next((k for k, t in enumerate(kept.tables, 1) if player_no in t), None)
+    if table is not None:
+        row = tournament(db, tid)
+        rounds.tell(db, tid, row, kept, last=True, table=table, now=store.now_ms())
 
 
 def active(db: Connection, tid: int) -> dict[int, str]:
@@ -190,4 +254,5 @@ def player_json(row: Any) -> dict[str, Any]:
         "checked_in": bool(row.checked_in),
         "from_round": row.from_round,
         "person": row.person_id,
+        "needs": sql.players.needs(row).json(),
     }

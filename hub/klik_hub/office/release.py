@@ -174,7 +174,7 @@ def given(store: Store, tid: int, *, public: bool) -> list[dict[str, Any]]:
 JUDGES_OWN = frozenset({"reason", "by"})
 # Events the public does not read at all: a family label is the judge's note for the draw
 # (who is kept apart), not news about a player.
-JUDGES_EVENTS = frozenset({"family"})
+JUDGES_EVENTS = frozenset({"family", "needs"})  # a player's needs are theirs, not the hall's
 
 
 def unsigned(entry: dict[str, Any]) -> dict[str, Any]:

@@ -18,13 +18,11 @@ on as the reserve's, marked, counting for whom the format says (``tournament.res
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy import Connection
 
 from klik.core.game import SEATS
-from klik.link import protocol as p
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office import counting, rounds
@@ -103,7 +101,7 @@ def replace(
         sql.events.log(db, tid, "replace", player_no=player, args=kept_as, reason=reason,
                        by=by, at=at)  # fmt: skip
         last = kept.round_no == drawn[-1].round_no
-        sent = _tell(db, tid, row, kept, last=last, table=table, now=now)
+        sent = rounds.tell(db, tid, row, kept, last=last, table=table, now=now)
     return {**kept_as, "player": player, "sent": sent, "reason": reason, "by": by, "at": at}
 
 
@@ -154,28 +152,3 @@ def _from_game(
         )
         raise TournamentError(said)
     return min(left)
-
-
-def _tell(
-    db: Connection, tid: int, row: Any, kept: Round, *, last: bool, table: int, now: int
-) -> str | None:
-    """Queue the table's lineup again, with the reserve's name, if it plays the round's
-    lineup already (the round is the ``last`` drawn, the table paired, and its lineup was
-    queued for it); its id, or None. A table not told yet gets the name with its lineup."""
-    if not last or table not in sql.devices.paired_tables(db):
-        return None
-    had = any(
-        _of_round(args, tid, kept.round_no) for _, args in sql.commands.sent_games(db, [table])
-    )
-    if not had:
-        return None
-    args = rounds.lineup(db, tid, row, kept, table)
-    (sent,) = sql.commands.queue(db, [(table, p.CommandKind.GAME.value, args)], now)
-    return sent
-
-
-def _of_round(args: str, tid: int, round_no: int) -> bool:
-    """Whether a queued ``game`` command's ``args`` (canonical JSON) is round ``round_no``
-    of tournament ``tid``."""
-    lineup = json.loads(args)
-    return bool(lineup.get("tournament") == str(tid) and lineup.get("round") == round_no)

@@ -160,6 +160,7 @@ def send(
         kept = found[0]
         paired = sql.devices.paired_tables(db)
         names = shown_names(db, tid, round_no)
+        needs = shown_needs(db, tid, round_no)
         every = range(1, len(kept.tables) + 1)
         if unknown := sorted(set(tables or ()) - set(every)):
             said = words("round {round} has no table {table}", round=round_no, table=unknown[0])
@@ -169,7 +170,9 @@ def send(
         if unpaired and tables:
             raise ConflictError(_unpaired(unpaired))
         numbers = [k for k in numbers if k in paired]
-        lineups = {k: _lineup(tid, row, kept, kept.tables[k - 1], names) for k in numbers}
+        lineups = {
+            k: _lineup(tid, row, kept, kept.tables[k - 1], names, needs=needs) for k in numbers
+        }
         sent = set()
         others: dict[int, int] = {}  # table: the other protocol its last heartbeat names
         if kind == "start":
@@ -289,15 +292,31 @@ def shown_names(db: Connection, tid: int, round_no: int) -> dict[int, str]:
     return names | {x.player_no: names[x.reserve_no] for x in swaps}
 
 
+def shown_needs(db: Connection, tid: int, round_no: int) -> dict[int, tuple[str, ...]]:
+    """What each seat of round ``round_no`` is set up with (``p.NEEDS`` words), by the drawn
+    player's id: the player's own needs, or for a seat a reserve took, the reserve's (who
+    sits there is who reads the screen and feels the motor)."""
+    own = {x.player_no: sql.players.needs(x).seat() for x in sql.players.enrolled(db, tid)}
+    swaps = sql.rounds.replacements(db, tid, round_no)
+    return own | {x.player_no: own[x.reserve_no] for x in swaps}
+
+
 def lineup(db: Connection, tid: int, row: Any, kept: Round, table_no: int) -> dict[str, Any]:
     """Table ``table_no``'s lineup for round ``kept`` (the ``game`` command's args), as
-    ``send`` queues it: with a reserve's name on a seat they took."""
+    ``send`` queues it: with a reserve's name (and needs) on a seat they took."""
     names = shown_names(db, tid, kept.round_no)
-    return _lineup(tid, row, kept, kept.tables[table_no - 1], names)
+    needs = shown_needs(db, tid, kept.round_no)
+    return _lineup(tid, row, kept, kept.tables[table_no - 1], names, needs=needs)
 
 
 def _lineup(
-    tid: int, row: Any, kept: Round, table: Sequence[int], names: dict[int, str]
+    tid: int,
+    row: Any,
+    kept: Round,
+    table: Sequence[int],
+    names: dict[int, str],
+    *,
+    needs: dict[int, tuple[str, ...]],
 ) -> dict[str, Any]:
     """The ``game`` command's args for one table of a round (``p.RoundLineup``).
 
@@ -317,7 +336,35 @@ def _lineup(
         first_starter=f.load_format(row.format).starter(row.rules),
         # A judge's own set goes with the lineup: the tables know only Klik's.
         rule_set=None if canonical(row.rules) in shipped() else RULE_SETS[row.rules],
+        # Each seat set up for its player (issue 40); a fixed table is the hub's, not sent.
+        needs=tuple((seat, needs[player]) for seat, player in seated if needs.get(player)),
     ).json()
+
+
+def tell(
+    db: Connection, tid: int, row: Any, kept: Round, *, last: bool, table: int, now: int
+) -> str | None:
+    """Queue the table's lineup again (a reserve's name on a seat, ``replacements``; a
+    player's new needs, ``players.edit``), if it plays the round's lineup already (the round
+    is the ``last`` drawn, the table paired, and its lineup was queued for it); its id, or
+    None. A table not told yet gets them with its lineup."""
+    if not last or table not in sql.devices.paired_tables(db):
+        return None
+    had = any(
+        _of_round(args, tid, kept.round_no) for _, args in sql.commands.sent_games(db, [table])
+    )
+    if not had:
+        return None
+    args = lineup(db, tid, row, kept, table)
+    (sent,) = sql.commands.queue(db, [(table, p.CommandKind.GAME.value, args)], now)
+    return sent
+
+
+def _of_round(args: str, tid: int, round_no: int) -> bool:
+    """Whether a queued ``game`` command's ``args`` (canonical JSON) is round ``round_no``
+    of tournament ``tid``."""
+    queued = json.loads(args)
+    return bool(queued.get("tournament") == str(tid) and queued.get("round") == round_no)
 
 
 def _no_round(tid: int, round_no: int) -> Words:

@@ -29,7 +29,7 @@ import segno
 from markupsafe import Markup
 
 from klik.core.game import nth_starter
-from klik.words import Language, spoken, templates
+from klik.words import Language, pwords, spoken, templates
 from klik_hub.office.standings import separated, shown
 from klik_hub.tournament.formats import load_format
 from klik_hub.tournament.standings import Row
@@ -65,10 +65,34 @@ class Coded:
     url: str
     qr: Markup
     active: bool = True
+    needs: str = ""  # in words of the page's language (``needs_said``), empty for none
 
 
-def coded(player: Mapping[str, Any], base: str) -> Coded:
-    """``player`` as ``office.players.listed`` gives one, with their page's QR code."""
+#: A player's needs on paper (issue 40), in this order: where they sit, then the seat's setup.
+NEED_WORDS = {
+    "large": pwords("print", "large screen"),
+    "vibration": pwords("print", "vibration"),
+    "quiet": pwords("print", "quiet (no buzzer)"),
+}
+
+
+def needs_said(needs: Mapping[str, Any] | None, lang: str) -> str:
+    """A player's needs (``office.players.listed``'s ``needs``) as the sheets print them:
+    ``stół stały 3, duży ekran, wibracja, cisza (bez brzęczyka)``; empty for none."""
+    if not needs:
+        return ""
+    language = Language(lang)
+    said = []
+    if needs.get("fixed_table") is not None:
+        table = pwords("print", "fixed table {table}", table=needs["fixed_table"])
+        said.append(table.into(language))
+    said += [w.into(language) for key, w in NEED_WORDS.items() if needs.get(key)]
+    return ", ".join(said)
+
+
+def coded(player: Mapping[str, Any], base: str, lang: str = "pl") -> Coded:
+    """``player`` as ``office.players.listed`` gives one, with their page's QR code and their
+    needs in ``lang``'s words."""
     url = player_url(base, str(player["code"]))
     return Coded(
         player["id"],
@@ -78,6 +102,7 @@ def coded(player: Mapping[str, Any], base: str) -> Coded:
         url,
         qr_svg(url),
         bool(player["active"]),
+        needs_said(player.get("needs"), lang),
     )
 
 
@@ -123,7 +148,8 @@ def sheets(
     pages = []
     for table in drawn["tables"]:
         seats = tuple(
-            Seat(seat, coded(players[player], base)) for seat, player in table["seats"].items()
+            Seat(seat, coded(players[player], base, lang))
+            for seat, player in table["seats"].items()
         )
         letters = [s.seat for s in seats]
         starters = tuple(nth_starter(letters, letters[0], g) for g in games)
@@ -182,7 +208,9 @@ def enrolment(
     """The enrolment list for the judge's desk: every player by start number (a withdrawn
     one marked), with their code and its QR code; ``base``: as ``player_url``."""
     return TEMPLATES.get_template("players.html").render(
-        tournament=tournament, players=[coded(p, base) for p in players], **spoken(Language(lang))
+        tournament=tournament,
+        players=[coded(p, base, lang) for p in players],
+        **spoken(Language(lang)),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select, update
 
 from klik_hub.sql.schema import players
+from klik_hub.tournament.needs import Needs
 
 
 def count(db: Connection, tid: int) -> int:
@@ -81,9 +82,30 @@ def draw_from(db: Connection, tid: int, was: int, now: int) -> None:
 
 
 def change(db: Connection, tid: int, player_no: int, values: dict[str, Any]) -> None:
-    """Set the player's ``name``, ``club``, ``family`` or ``active`` to ``values``."""
+    """Set the player's ``name``, ``club``, ``family``, ``active`` or needs' columns
+    (``needs_values``) to ``values``."""
     db.execute(
         update(players)
         .where(players.c.tournament_id == tid, players.c.player_no == player_no)
         .values(**values)
     )
+
+
+def needs(row: Any) -> Needs:
+    """A player's row's needs (``tournament.needs``)."""
+    return Needs(
+        vibration=bool(row.needs_vibration),
+        large=bool(row.needs_large),
+        quiet=bool(row.needs_quiet),
+        fixed_table=row.fixed_table,
+    )
+
+
+def needs_values(wanted: Needs) -> dict[str, Any]:
+    """``wanted`` as the players' columns, for ``enrol`` and ``change``."""
+    return {
+        "needs_vibration": wanted.vibration,
+        "needs_large": wanted.large,
+        "needs_quiet": wanted.quiet,
+        "fixed_table": wanted.fixed_table,
+    }

@@ -163,6 +163,13 @@ players = Table(
     # The person this enrolment is (migration 0017): across tournaments, for the ratings and
     # the seasons. Every enrolment has one: a new person unless the list named one.
     Column("person_id", Integer, nullable=True),
+    # A player's needs (migration 0019, ``tournament.needs``): their seat's vibration motor,
+    # large screens and quiet (no buzzer), sent with the lineup; and a table they are always
+    # drawn to, or null.
+    Column("needs_vibration", Boolean, nullable=False, server_default=false()),
+    Column("needs_large", Boolean, nullable=False, server_default=false()),
+    Column("needs_quiet", Boolean, nullable=False, server_default=false()),
+    Column("fixed_table", Integer, nullable=True),
 )
 Index("ix_players_code", players.c.code, unique=True)
 Index("ix_players_person", players.c.person_id)

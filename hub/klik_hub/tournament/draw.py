@@ -33,6 +33,11 @@ the seed and anyone can check the draw.
    when many steps in a row found nothing better; never on a time limit, so the result does
    not depend on the machine. A few such searches from fresh deals share the steps; the best
    is kept.
+   A player with a fixed table (issue 40: ``fixed``, a table they can reach) is dealt to it
+   and never swapped away, so the search parts repeats around them; a design is used only
+   where its tables can be numbered so that every fixed player sits at theirs. Fixed tables
+   that a round cannot honour (a table it has not, more players fixed to a table than it
+   seats) are a FixedTablesError naming the players.
 3. Seat letters are drawn last. Seat A starts a round's first game (000 f), so at each table
    A goes to a player who has started the fewest first games so far (in the earlier rounds and
    the ones drawn before it), ties drawn; the other seats are shuffled.
@@ -47,10 +52,10 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from klik.errors import KlikError
-from klik.words import nwords, words
+from klik.words import Words, nwords, words
 from klik_hub.tournament.golfers import golfer_rounds
 from klik_hub.tournament.planes import plane_rounds
 from klik_hub.tournament.spreads import spread_rounds
@@ -76,6 +81,16 @@ UNIT = 100  # the search's costs are whole hundredths of a repeat
 
 class DrawError(KlikError, ValueError):
     """The players cannot be drawn as asked; the message says why and what is allowed."""
+
+
+class FixedTablesError(DrawError):
+    """Fixed tables that a round cannot all honour: ``players`` the ones it cannot seat at
+    their tables (each with that table), ``tables`` how many tables the round has."""
+
+    def __init__(self, message: Words, players: Sequence[tuple[Any, int]], tables: int) -> None:
+        super().__init__(message)
+        self.players = tuple(players)
+        self.tables = tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +152,7 @@ def draw_round(
     ahead: int = 0,
     steps: int | None = None,
     apart: Apart[P] | None = None,
+    fixed: Mapping[P, int] | None = None,
 ) -> Round[P]:
     """One round's tables for ``players``, after the ``earlier`` rounds, from ``seed``.
 
@@ -144,9 +160,11 @@ def draw_round(
     planned with it (and thrown away), so this round leaves room for them: drawn one at a
     time with no look ahead, 16 players reach a fifth round without a repeat only by luck.
     ``apart``: who is kept apart (clubs, families); none when not given. The earlier rounds'
-    seat A (each table's first player) counts as a first game started.
+    seat A (each table's first player) counts as a first game started. ``fixed``: the
+    players who must sit at a table (player -> table number from 1), in this round and the
+    ones planned with it; a FixedTablesError if the round cannot seat them all there.
     """
-    return _draw(players, earlier, 1 + ahead, seed, steps=steps, apart=apart)[0]
+    return _draw(players, earlier, 1 + ahead, seed, steps=steps, apart=apart, fixed=fixed)[0]
 
 
 def draw_rounds(
@@ -165,7 +183,9 @@ def draw_rounds(
     """
     if rounds < 1:
         raise DrawError(words("{n} rounds: allowed are 1 or more", n=rounds))
-    return _draw(list(range(1, players + 1)), (), rounds, seed, steps=steps, apart=apart)
+    return _draw(
+        list(range(1, players + 1)), (), rounds, seed, steps=steps, apart=apart, fixed=None
+    )
 
 
 def repeats(rounds: Sequence[Round[P]]) -> int:
@@ -234,12 +254,14 @@ def _draw(
     *,
     steps: int | None,
     apart: Apart[P] | None,
+    fixed: Mapping[P, int] | None,
 ) -> list[Round[P]]:
     if len(set(players)) != len(players):
         raise DrawError(words("a player is listed twice"))
     sizes = table_sizes(len(players))
     rng = Random(seed)
     index = {p: i for i, p in enumerate(players)}
+    pins = _pins(players, index, fixed or {}, sizes)
     met = [[index[p] for p in table if p in index] for one in earlier for table in one]
     budget = min(STEPS_PER_PLAYER * len(players) * rounds, MAX_STEPS) if steps is None else steps
     keep = _Keep.of(players, apart)
@@ -256,9 +278,16 @@ def _draw(
             design = golfer_rounds(len(players), sizes, earlier_tables, rounds, rng)
         if design is None:
             design = spread_rounds(len(players), sizes, earlier_tables, rounds, rng)
+        if design is not None and pins:
+            # A design's tables may be numbered at will: fixed players' tables take their
+            # numbers; where two of them share a table with different numbers, the search.
+            arranged = [_arrange(tables, pins, sizes) for tables in design]
+            design = None if None in arranged else [t for t in arranged if t is not None]
     search: _Search | None = None
     for _ in range(RESTARTS):
-        attempt = _Search(len(players), sizes, rounds, rng, keep=keep, start=design or ())
+        attempt = _Search(
+            len(players), sizes, rounds, rng, keep=keep, start=design or (), pins=pins
+        )
         for table in met:
             attempt.met(table)
         attempt.run(max(1, budget // RESTARTS))
@@ -284,6 +313,49 @@ def _draw(
             seated.append(tuple(players[i] for i in order))
         drawn.append(tuple(seated))
     return drawn
+
+
+def _pins(
+    players: Sequence[P], index: Mapping[P, int], fixed: Mapping[P, int], sizes: Sequence[int]
+) -> dict[int, int]:
+    """``fixed`` of the ``players`` drawn as the search holds it: player index -> table index;
+    a FixedTablesError naming the players whose tables the round cannot give them."""
+    pins = {index[p]: t - 1 for p, t in fixed.items() if p in index}
+    held = Counter(pins.values())
+    bad = [
+        (p, t)
+        for p, t in fixed.items()
+        if p in index and not (1 <= t <= len(sizes) and held[t - 1] <= sizes[t - 1])
+    ]
+    if bad:
+        bad.sort(key=lambda x: (x[1], str(x[0])))
+        said = words("fixed tables: {n} cannot all be honoured", n=len(bad))
+        raise FixedTablesError(said, bad, len(sizes))
+    return pins
+
+
+def _arrange(
+    tables: Sequence[Sequence[int]], pins: Mapping[int, int], sizes: Sequence[int]
+) -> list[list[int]] | None:
+    """A round of ``tables`` numbered anew so that every pinned player sits at their table
+    and each number has its size (``sizes``); None if no numbering does."""
+    at = {q: k for k, table in enumerate(tables) for q in table}
+    by_number: dict[int, int] = {}  # table number (from 0) -> the table that takes it
+    for q, n in pins.items():
+        k = at[q]
+        if by_number.setdefault(n, k) != k or len(tables[k]) != sizes[n]:
+            return None
+    if len(set(by_number.values())) != len(by_number):
+        return None
+    rest = [k for k in range(len(tables)) if k not in by_number.values()]
+    out = []
+    for n, size in enumerate(sizes):
+        if n not in by_number:
+            k = next(k for k in rest if len(tables[k]) == size)  # sizes match as multisets
+            rest.remove(k)
+            by_number[n] = k
+        out.append(list(tables[by_number[n]]))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,9 +419,13 @@ class _Search:
         *,
         keep: _Keep,
         start: Sequence[list[list[int]]] = (),
+        pins: Mapping[int, int] | None = None,
     ) -> None:
-        """``start``: the first rounds to begin from (a design's); the others, fresh deals."""
+        """``start``: the first rounds to begin from (a design's, numbered for ``pins``); the
+        others, fresh deals. ``pins``: player -> the table they never leave."""
         self.n, self.rng, self.keep = n, rng, keep
+        self.pins = dict(pins or {})
+        self.pinned = [p in self.pins for p in range(n)]
         self.meet = [0] * (n * n)  # meetings of each ordered pair, earlier rounds included
         self.tables: list[list[list[int]]] = []  # round -> table -> players
         self.where: list[list[int]] = []  # round -> player -> its table
@@ -372,6 +448,8 @@ class _Search:
         keep, rng = self.keep, self.rng
         order = list(range(self.n))
         rng.shuffle(order)
+        if self.pins:
+            return self._deal_pinned(sizes, order)
         if keep.nobody:
             tables, begin = [], 0
             for size in sizes:
@@ -394,6 +472,33 @@ class _Search:
         tables = [[] for _ in sizes]
         seats = [t for pass_ in range(MAX_TABLE) for t, size in enumerate(sizes) if pass_ < size]
         for t, p in zip(seats, dealt, strict=True):
+            tables[t].append(p)
+        return tables
+
+    def _deal_pinned(self, sizes: Sequence[int], order: list[int]) -> list[list[int]]:
+        """A deal with every pinned player at their table first, then the others round the
+        room (families, then clubs, the biggest first) into the seats left."""
+        keep = self.keep
+        tables: list[list[int]] = [[] for _ in sizes]
+        for p, t in sorted(self.pins.items()):
+            tables[t].append(p)
+
+        def group(p: int) -> tuple[int, int]:
+            if keep.family[p] >= 0:
+                return (0, keep.family[p])
+            return (1, keep.club[p]) if keep.club[p] >= 0 else (2, p)
+
+        free = [p for p in order if not self.pinned[p]]
+        if not keep.nobody:
+            counts = Counter(group(p) for p in free)
+            free.sort(key=lambda p: (group(p)[0], -counts[group(p)], group(p)))
+        seats = [
+            t
+            for pass_ in range(MAX_TABLE)
+            for t, size in enumerate(sizes)
+            if len(tables[t]) <= pass_ < size  # a pinned player's seat is taken
+        ]
+        for t, p in zip(seats, free, strict=True):
             tables[t].append(p)
         return tables
 
@@ -478,12 +583,16 @@ class _Search:
         best_delta = 0
         walk = rng.random() < RANDOM_WALK
         positions = max(1, min(POSITIONS // n, len(conflicts)))
+        pinned = self.pinned
         for a, b in rng.sample(conflicts, positions):
+            movers = [q for q in (a, b) if not pinned[q]]
+            if not movers:  # two players fixed to one table: no swap parts them
+                continue
             r = rng.choice([r for r, where in enumerate(self.where) if where[a] == where[b]])
-            mover = rng.choice((a, b))
+            mover = rng.choice(movers)
             where = self.where[r]
             ta = where[mover]
-            others = [p for p in range(n) if where[p] != ta]
+            others = [p for p in range(n) if where[p] != ta and not pinned[p]]
             if not others:  # one table: nothing to swap with
                 return None
             if walk:

@@ -9,7 +9,9 @@ The CSV (UTF-8, with or without Excel's byte-order mark; fields separated by ``,
 Polish spreadsheets save them, or a tab) has a name and optionally a club or school a line.
 A first line naming the columns (``name``/``club``, or ``imię i nazwisko``, ``nazwisko``,
 ``gracz``, ``zawodnik`` / ``klub``, ``szkoła``, ``school``) says which is which; without one
-the name comes first. Blank lines are skipped.
+the name comes first. Blank lines are skipped. A ``needs`` column (``potrzeby``) holds a
+player's needs as words in one quoted cell: ``"vibration,large,quiet,table=3"``
+(``needs.from_words``); JSON's entries carry them as ``"needs": {...}`` (``needs.from_json``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from typing import Any
 from klik.errors import KlikError
 from klik.words import N_, Words, nwords, words
 from klik_hub.tournament import text as tx
+from klik_hub.tournament.needs import NONE, Needs, NeedsError
+from klik_hub.tournament.needs import from_json as needs_of_json
+from klik_hub.tournament.needs import from_words as needs_of_words
 
 MAX_NAME = 100  # characters; a seat's screen shows the first dozen
 # A tournament's players, enrolled at once or in turn: far above any hall (seed 001: 36), and
@@ -33,6 +38,7 @@ MAX_PLAYERS = 1000
 NAME_HEADERS = {"name", "imię i nazwisko", "imie i nazwisko", "nazwisko", "gracz", "zawodnik"}
 CLUB_HEADERS = {"club", "klub", "szkoła", "szkola", "school", "team", "drużyna"}
 ID_HEADERS = {"id", "licencja", "nr licencji", "numer licencji", "nr rankingu"}
+NEEDS_HEADERS = {"needs", "potrzeby"}
 PERSON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{0,31}")  # a federation's number, as written
 DELIMITERS = ";\t,"  # the first that the first line holds; none: a single column
 
@@ -55,6 +61,7 @@ class Entrant:
     # The person's federation or ranking number (a CSV's ``id`` column): the enrolment is
     # that person, known or new; "" for none, a new person of the hub's own.
     person: str = field(default="", compare=False)
+    needs: Needs = field(default=NONE, compare=False)  # issue 40: the seat's, a fixed table
 
 
 # What is wrong with a name or a club, by ``text.Fault``'s name (and ``long``): the rules are
@@ -102,16 +109,22 @@ def from_json(entries: Any) -> list[Entrant]:
         where = f"players[{k}]"  # a JSON path: the same in every language
         if not isinstance(entry, dict):
             raise RosterError(words('{where}: must be {{"name": ..., "club": ...}}', where=where))
-        unknown = sorted(set(entry) - {"name", "club"})
+        unknown = sorted(set(entry) - {"name", "club", "needs"})
         if unknown:
             raise RosterError(
                 words(
-                    "{where}: unknown field {field!r}; allowed: name, club",
+                    "{where}: unknown field {field!r}; allowed: name, club, needs",
                     where=where,
                     field=unknown[0],
                 )
             )
-        checked.append((where, entrant(entry.get("name"), entry.get("club"), where)))
+        one = entrant(entry.get("name"), entry.get("club"), where)
+        if "needs" in entry:
+            try:
+                one = replace(one, needs=needs_of_json(entry["needs"], f"{where}.needs"))
+            except NeedsError as error:
+                raise RosterError(error.message) from None
+        checked.append((where, one))
     return _whole(checked)
 
 
@@ -147,7 +160,11 @@ def from_csv(text: str) -> list[Entrant]:
             if person and not PERSON_ID.fullmatch(person):
                 said = N_("{where}: id {id!r}: allowed are 1 to 32 letters, digits, '.', '/', '-'")
                 raise RosterError(words(said, where=where, id=person))
-            checked.append((where, replace(one, person=person)))
+            try:
+                needs = needs_of_words(cells.get("needs", ""), where)
+            except NeedsError as error:
+                raise RosterError(error.message) from None
+            checked.append((where, replace(one, person=person, needs=needs)))
     except csv.Error as error:
         raise RosterError(words("line {n}: {error}", n=reader.line_num, error=str(error))) from None
     return _whole(checked)
@@ -162,6 +179,7 @@ def _columns(row: Sequence[str]) -> tuple[str, ...]:
         "name" if head in NAME_HEADERS
         else "club" if head in CLUB_HEADERS
         else "id" if head in ID_HEADERS
+        else "needs" if head in NEEDS_HEADERS
         else ""
         for head in heads
     )  # fmt: skip

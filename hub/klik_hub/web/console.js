@@ -32,6 +32,8 @@ const LABELS = {
   tieBreak: _("Ties: numbers in order"), drawNext: _("Draw the next round"),
   clubsWeight: _("Keep clubs apart (0 = off)"), familyPlayers: _("Players of one family (numbers)"),
   family: _("Family"), markFamily: _("Mark as one family"),
+  needs: _("Needs"), needVibration: _("Vibration at the seat"), needLarge: _("Large screen"),
+  needQuiet: _("Quiet (no buzzer)"), fixedTable: _("Fixed table (empty: none)"), here: _("Here"),
   sendLineups: _("Send the lineups to the tables"), startRound: _("Start the round on every table"),
   roundOver: _("Round time over"), printSheets: _("Print table sheets"),
   unplacedTitle: _("Results outside the round's lineup (assign or exclude them)"),
@@ -593,7 +595,8 @@ async function setup() {
   renew($("players").tBodies[0], ...players.map(p => el("tr", {class: !p.active && "bad", "data-player": p.id},
     el("td", {}, p.id), el("td", {}, p.name, !p.active && " (" + _("withdrawn") + ")", fromRound(p.from_round)),
     el("td", {}, p.club),
-    el("td", {}, p.family), el("td", {}, tick(p)), el("td", {class: "acts"}, playerActs(p)))));
+    el("td", {}, p.family), el("td", {"data-testid": `player-needs-${p.id}`}, needsSaid(p.needs)),
+    el("td", {}, tick(p)), el("td", {class: "acts"}, playerActs(p)))));
   for (const b of [$("checkin-toggle"), $("checkin-absent")]) b.hidden = !present;
   if (!present) { $("checkin-state").textContent = ""; return; }
   const here = present.checked_in.length;
@@ -803,8 +806,8 @@ function labels() {
   head("asking-list", [_("Digits on seat A"), _("Link"), _("Contact"), _("Table"), ""]);
   head("results", [_("Table"), _("Game"), _("Receipt"), _("Ending"), _("Winners"), _("Racks"),
     _("Small"), _("Big"), _("Points"), _("Received")]);
-  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Here"),
-    _("The judge's actions")]);
+  head("players", [_("No."), pgettext("player", "Name"), _("Club / school"), _("Family"), _("Needs"),
+    _("Here"), _("The judge's actions")]);
   head("round", [_("Table"), _("Seats"), _("Games missing"), _("Round time"), _("Meet again, one club")]);
   head("tresults", [_("Round"), _("Table"), _("Game"), _("Receipt"), _("Seats"), _("Counts"), ""]);
   head("audit", [pgettext("audit", "Of"), _("Correction"), _("Seat"), _("Value"), _("Reason"), _("Who"),
@@ -824,7 +827,9 @@ function labels() {
 // opening one dialog that names the player, asks for the reason (kept in the log) and says
 // what cannot be taken back. Escape or Anuluj sends nothing.
 const ACTS = {
-  change: {label: () => _("Change player's details"), fields: ["name", "club", "family"]},
+  change: {label: () => _("Change player's details"), fields: ["name", "club", "family", "needs"]},
+  // At the desk: here or not, and the needs the player tells (the check-in's own route).
+  checkin: {label: () => _("Check-in and needs"), fields: ["here", "needs"], noReason: true},
   withdraw: {label: () => _("Withdraw"), fields: [],
     what: p => _("Withdraw player {id} {name}? They are not drawn into any further round; their games so far count as the format says.", p)},
   reinstate: {label: () => _("Reinstate"), fields: [],
@@ -865,9 +870,30 @@ const showBig = () => {
 };
 
 function playerActs(p) {
-  const acts = ["change", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion", "person"];
+  const acts = ["change", "checkin", p.active ? "withdraw" : "reinstate", "warning", "deduction", "exclusion", "person"];
   return acts.map(act => el("button", {type: "button", "data-act": act, "data-player": p.id,
     "data-testid": `act-${act}-${p.id}`}, ACTS[act].label()));
+}
+
+// A player's needs (issue 40): the seat's setup, sent to the table with the lineup, and a
+// table the draw always seats them at. In words, never a colour or an icon alone.
+const NEEDS = ["vibration", "large", "quiet"];
+function needsSaid(needs) {
+  if (!needs) return "";
+  const said = [];
+  if (needs.fixed_table != null) said.push(_("fixed table {table}", {table: needs.fixed_table}));
+  if (needs.large) said.push(_("large screen"));
+  if (needs.vibration) said.push(_("vibration"));
+  if (needs.quiet) said.push(_("quiet (no buzzer)"));
+  return said.join(", ");
+}
+// The needs the dialog changes: only those keys (the hub keeps the others as they are).
+function neededNow(player, f) {
+  const was = player.needs || {}, now = {};
+  for (const key of NEEDS) if (f[key].checked !== Boolean(was[key])) now[key] = f[key].checked;
+  const table = f.fixed_table.value === "" ? null : Number(f.fixed_table.value);
+  if (table !== (was.fixed_table ?? null)) now.fixed_table = table;
+  return now;
 }
 
 function openAct(act, player) {
@@ -878,6 +904,13 @@ function openAct(act, player) {
   $("act-what").textContent = how.what ? how.what(player) : `${player.id} ${player.name}`;
   for (const label of form.querySelectorAll("[data-field]")) label.hidden = !how.fields.includes(label.dataset.field);
   for (const name of ["name", "club", "family"]) form.elements[name].value = player[name] ?? "";
+  const needs = player.needs || {};
+  for (const key of NEEDS) form.elements[key].checked = Boolean(needs[key]);
+  form.elements.fixed_table.value = needs.fixed_table ?? "";
+  form.elements.here.checked = Boolean(player.checked_in);
+  // The check-in's route keeps no reason: none is asked for.
+  form.elements.reason.required = !how.noReason;
+  form.elements.reason.closest("label").hidden = Boolean(how.noReason);
   $("act-ok").textContent = how.label();
   $("act-ok").disabled = false;
   if (act === "person") known(player);
@@ -922,7 +955,12 @@ $("act").addEventListener("close", async () => {
   let answer;
   const kind = act === "sanction" ? f.sanction.value : act;
   if (act === "sanction") Object.assign(player, sanctioned[f.player.value]);
-  if (kind === "person") {
+  if (kind === "checkin") {
+    const sent = {checked_in: f.here.checked};
+    const needs = neededNow(player, f);
+    if (Object.keys(needs).length) sent.needs = needs;
+    answer = await change("POST", `/api/v1/tournaments/${tid}/players/${player.id}/check-in`, sent);
+  } else if (kind === "person") {
     answer = await change("PUT", `/api/v1/tournaments/${tid}/players/${player.id}/person`,
       {person: Number(f.person.value), reason});
   } else if (["warning", "deduction", "exclusion"].includes(kind)) {
@@ -935,6 +973,8 @@ $("act").addEventListener("close", async () => {
     for (const name of act === "change" ? ["name", "club", "family"] : []) {
       if (f[name].value !== (player[name] ?? "")) sent[name] = f[name].value;
     }
+    const needs = act === "change" ? neededNow(player, f) : {};
+    if (Object.keys(needs).length) sent.needs = needs;
     answer = await change("PATCH", `/api/v1/tournaments/${tid}/players/${player.id}`, sent);
   }
   if (answer.ok) say(_("Saved: {action} — player {id} {name}.", {action: ACTS[kind].label(), ...player}));
