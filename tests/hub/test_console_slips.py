@@ -187,7 +187,7 @@ def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub:
     page.goto(f"{url}/?t={tid}")
     page.get_by_test_id("tab-setup").click()
     expect(page.locator("#players tbody tr td:not(.acts)")).to_have_text(
-        ["1", player, "<i>SP</i>", "", ""]
+        ["1", player, "<i>SP</i>", "", "", ""]  # the needs cell too: none
     )
     expect(page.locator("#players img, #players i")).to_have_count(0)
     expect(page.get_by_test_id("tournament").locator("option:checked")).to_have_text(
@@ -195,7 +195,7 @@ def test_names_are_shown_as_text_and_the_words_by_their_context(page: Page, hub:
     )
     expect(page.locator("#create label").first).to_have_text("Nazwa")
     expect(page.locator("#players thead")).to_have_text(
-        "NrImię i nazwiskoKlub / szkołaRodzinaObecnyDziałania sędziego"
+        "NrImię i nazwiskoKlub / szkołaRodzinaPotrzebyObecnyDziałania sędziego"
     )
 
 

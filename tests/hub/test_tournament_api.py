@@ -100,6 +100,9 @@ def test_a_bad_tournament_gets_one_line(hub: Hub, change: dict[str, Any], messag
     assert (answer.status_code, answer.json()) == (422, {"error": message})
 
 
+NO_NEEDS = {"vibration": False, "large": False, "quiet": False, "fixed_table": None}
+
+
 def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> None:
     url, _ = hub
     tid = create(url)
@@ -114,6 +117,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
         "checked_in": False,
         "from_round": 1,
         "person": 1,  # no id in the list: a new person of the hub's own
+        "needs": NO_NEEDS,  # none said: all false, no fixed table
     }
     assert [x["id"] for x in first.json()] == list(range(1, 9))
     late = httpx.post(f"{url}{API}/{tid}/players", json=[{"name": "Spóźniony Gość"}])
@@ -127,6 +131,7 @@ def test_players_are_enrolled_by_csv_then_json_with_start_numbers(hub: Hub) -> N
             "checked_in": False,
             "from_round": 1,  # enrolled before the first draw: not a late arrival
             "person": 9,
+            "needs": NO_NEEDS,
         }
     ]
     listed = httpx.get(f"{url}{API}/{tid}/players").json()
