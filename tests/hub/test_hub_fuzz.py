@@ -84,13 +84,16 @@ def test_no_request_the_api_describes_makes_a_server_error(store: Store) -> None
         operations = [result.ok() for result in schema.get_all_operations()]
         described = httpx.get(url + "/openapi.json").json()["paths"]
         assert len(operations) == sum(map(len, described.values()))  # every route, fuzzed...
+        # The same routes on PostgreSQL find its own faults (types, limits) in fewer examples:
+        # SQLite's run keeps the full count, and make test its 15 minutes (issue 40's tests).
+        examples = 40 if store.engine.dialect.name == "sqlite" else 25
         for operation in operations:
             if operation.path in STREAMS:
                 continue  # ... but a stream, which never ends (tests/hub/test_feed.py)
             cases = operation.as_strategy()
 
             @given(case=st.one_of(cases, cases.map(at_known)), polish=st.booleans())
-            @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+            @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
             def call(case: schemathesis.Case, polish: bool) -> None:
                 if polish:
                     case.headers = {**(case.headers or {}), "Accept-Language": "pl"}
