@@ -15,7 +15,7 @@ from typing import Any
 from klik.words import words
 from klik_hub import sql
 from klik_hub.office.errors import NotFoundError
-from klik_hub.office.players import player_json
+from klik_hub.office.players import enrolled, player_json
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
 
@@ -31,7 +31,7 @@ def suggestions(store: Store, tid: int, player_no: int) -> list[dict[str, Any]]:
     club, then the same name; never the person it is now."""
     with store.reading() as db:
         tournament(db, tid)
-        row = _enrolment(db, tid, player_no)
+        row = enrolled(db, tid, player_no)
         names = {x.id: x for x in sql.people.every(db)}
         titles = {x.id: x.name for x in sql.tournaments.newest_first(db)}
         found = []
@@ -57,7 +57,7 @@ def link(
     seasons count under that person at once (they are worked out from the games)."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
-        row = _enrolment(db, tid, player_no)
+        row = enrolled(db, tid, player_no)
         if sql.people.one(db, person) is None:
             raise NotFoundError(words("no person {person}", person=person))
         sql.people.link(db, tid, player_no, person)
@@ -67,11 +67,3 @@ def link(
             at=utc_iso(store.now_ms()),
         )  # fmt: skip
         return player_json(sql.players.one(db, tid, player_no))
-
-
-def _enrolment(db: Any, tid: int, player_no: int) -> Any:
-    row = sql.players.one(db, tid, player_no)
-    if row is None:
-        said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
-        raise NotFoundError(said)
-    return row

@@ -22,7 +22,7 @@ from klik.words import Language, words
 from klik_hub import sql
 from klik_hub.office.errors import ConflictError, NotFoundError
 from klik_hub.office.player_page import NO_PAGE, code_of
-from klik_hub.office.players import active
+from klik_hub.office.players import active, enrolled
 from klik_hub.office.tournaments import tournament
 from klik_hub.storage.store import Store, utc_iso
 
@@ -78,10 +78,7 @@ def tick(store: Store, tid: int, player: int, checked_in: bool, by: str) -> dict
     ``state``. NotFoundError for a player not enrolled."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
-        row = sql.players.one(db, tid, player)
-        if row is None:
-            said = words("tournament {tid} has no player {player}", tid=tid, player=player)
-            raise NotFoundError(said)
+        row = enrolled(db, tid, player)
         if bool(row.checked_in) != checked_in:
             sql.players.change(db, tid, player, {"checked_in": checked_in})
             _log(store, db, tid, "checkin", player=player, args={"in": checked_in}, by=by)

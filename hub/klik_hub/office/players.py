@@ -122,6 +122,15 @@ def listed(store: Store, tid: int) -> list[dict[str, Any]]:
     return [player_json(x) for x in found]
 
 
+def enrolled(db: Connection, tid: int, player_no: int) -> Any:
+    """Player ``player_no``'s row in tournament ``tid``; NotFoundError when none is enrolled."""
+    row = sql.players.one(db, tid, player_no)
+    if row is None:
+        said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
+        raise NotFoundError(said)
+    return row
+
+
 def edit(
     store: Store, tid: int, player_no: int, change: dict[str, Any], *, reason: str, by: str
 ) -> dict[str, Any]:
@@ -131,10 +140,7 @@ def edit(
     is not drawn again; their games stay and count for their opponents."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
-        row = sql.players.one(db, tid, player_no)
-        if row is None:
-            said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
-            raise NotFoundError(said)
+        row = enrolled(db, tid, player_no)
         before = {
             "name": row.name, "club": row.club, "family": row.family, "active": bool(row.active),
             "needs": sql.players.needs(row).json(),
@@ -193,10 +199,7 @@ def tell_needs(store: Store, tid: int, player_no: int, given: dict[str, Any], by
     change anything; nothing when they do not (a desk's form sends them every time)."""
     with store.writing() as db:
         tournament(db, tid, lock=True)
-        row = sql.players.one(db, tid, player_no)
-        if row is None:
-            said = words("tournament {tid} has no player {player}", tid=tid, player=player_no)
-            raise NotFoundError(said)
+        row = enrolled(db, tid, player_no)
         before = sql.players.needs(row)
         after = replace(before, **given)
         if after == before:
